@@ -1,0 +1,217 @@
+package io.hybridcache.core.api;
+
+import io.hybridcache.core.admission.AcceptAll;
+import io.hybridcache.core.admission.AdmissionPolicy;
+import io.hybridcache.core.device.Device;
+import io.hybridcache.core.index.IndexEntry;
+import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.reclaim.VictimPolicy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Immutable, validated configuration of a {@link HybridCache}. Built with {@link #builder(Path)};
+ * {@link Builder#build()} validates every field and the error names the field and its bad value.
+ * Thread-safe: immutable (the admission policy instance it carries is itself thread-safe).
+ *
+ * <p>The defaults and their meaning are listed in the README's configuration table.
+ */
+public final class CacheConfig {
+  public static final long KIB = 1024;
+  public static final long MIB = 1024 * KIB;
+  public static final long GIB = 1024 * MIB;
+  /** Segments the flash tier needs at least: one active per lifetime class, spares for reclaim. */
+  public static final int MIN_SEGMENTS = 4;
+
+  private final Path directory;
+  private final String name;
+  private final long dramBytes;
+  private final long flashBytes;
+  private final int segmentBytes;
+  private final int writeBufferBytes;
+  private final boolean directIo;
+  private final IndexType indexType;
+  private final long expectedEntries;
+  private final VictimPolicy victimPolicy;
+  private final int reclaimFreeSegments;
+  private final double reinsertAllBelowLiveRatio;
+  private final int cascadeQueueEntries;
+  private final AdmissionPolicy admission;
+  private final Duration faultRetryInterval;
+  private final Path writeTrace;
+  private final boolean jmx;
+
+  private CacheConfig(Builder b) {
+    this.directory = b.directory;
+    this.name = b.name;
+    this.dramBytes = b.dramBytes;
+    this.flashBytes = b.flashBytes;
+    this.segmentBytes = b.segmentBytes;
+    this.writeBufferBytes = b.writeBufferBytes;
+    this.directIo = b.directIo;
+    this.indexType = b.indexType;
+    this.expectedEntries = b.expectedEntries > 0 ? b.expectedEntries : Math.max(16_384, b.flashBytes / 512);
+    this.victimPolicy = b.victimPolicy;
+    this.reclaimFreeSegments = b.reclaimFreeSegments;
+    this.reinsertAllBelowLiveRatio = b.reinsertAllBelowLiveRatio;
+    this.cascadeQueueEntries = b.cascadeQueueEntries;
+    this.admission = b.admission;
+    this.faultRetryInterval = b.faultRetryInterval;
+    this.writeTrace = b.writeTrace;
+    this.jmx = b.jmx;
+  }
+
+  public static Builder builder(Path directory) {
+    return new Builder().directory(directory);
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.directory = directory;
+    b.name = name;
+    b.dramBytes = dramBytes;
+    b.flashBytes = flashBytes;
+    b.segmentBytes = segmentBytes;
+    b.writeBufferBytes = writeBufferBytes;
+    b.directIo = directIo;
+    b.indexType = indexType;
+    b.expectedEntries = expectedEntries;
+    b.victimPolicy = victimPolicy;
+    b.reclaimFreeSegments = reclaimFreeSegments;
+    b.reinsertAllBelowLiveRatio = reinsertAllBelowLiveRatio;
+    b.cascadeQueueEntries = cascadeQueueEntries;
+    b.admission = admission;
+    b.faultRetryInterval = faultRetryInterval;
+    b.writeTrace = writeTrace;
+    b.jmx = jmx;
+    return b;
+  }
+
+  /** Directory holding segment files, the index and the clean-shutdown marker. */
+  public Path directory() { return directory; }
+  /** Name used in logs and the JMX ObjectName. */
+  public String name() { return name; }
+  /** Byte budget of the DRAM tier (keys + values + per-entry overhead). */
+  public long dramBytes() { return dramBytes; }
+  /** Byte budget of the flash tier: the segment files never exceed it. */
+  public long flashBytes() { return flashBytes; }
+  public int segmentBytes() { return segmentBytes; }
+  public int segmentCount() { return (int) (flashBytes / segmentBytes); }
+  public int writeBufferBytes() { return writeBufferBytes; }
+  public boolean directIo() { return directIo; }
+  public IndexType indexType() { return indexType; }
+  /** Index capacity hint (Chronicle Map is sized by it). */
+  public long expectedEntries() { return expectedEntries; }
+  public VictimPolicy victimPolicy() { return victimPolicy; }
+  /** Reclaim runs while fewer free segments than this remain. */
+  public int reclaimFreeSegments() { return reclaimFreeSegments; }
+  /** While live bytes are below this fraction of the flash budget, reclaim reinserts every live entry. */
+  public double reinsertAllBelowLiveRatio() { return reinsertAllBelowLiveRatio; }
+  public int cascadeQueueEntries() { return cascadeQueueEntries; }
+  public AdmissionPolicy admission() { return admission; }
+  public Duration faultRetryInterval() { return faultRetryInterval; }
+  /** Device write trace file, or null for none. */
+  public Path writeTrace() { return writeTrace; }
+  public boolean jmx() { return jmx; }
+
+  /** Largest entry (header + key + value) the flash tier stores; larger ones stay in DRAM only. */
+  public int maxFlashEntryBytes() {
+    return Math.min(IndexEntry.MAX_ENTRY_BYTES, writeBufferBytes);
+  }
+
+  @Override
+  public String toString() {
+    return "CacheConfig{directory=" + directory + ", name=" + name + ", dramBytes=" + dramBytes
+        + ", flashBytes=" + flashBytes + ", segmentBytes=" + segmentBytes + ", writeBufferBytes="
+        + writeBufferBytes + ", directIo=" + directIo + ", index=" + indexType + ", expectedEntries="
+        + expectedEntries + ", victimPolicy=" + victimPolicy.name() + ", reclaimFreeSegments="
+        + reclaimFreeSegments + ", reinsertAllBelowLiveRatio=" + reinsertAllBelowLiveRatio
+        + ", cascadeQueueEntries=" + cascadeQueueEntries + ", admission=" + admission.name()
+        + ", faultRetryInterval=" + faultRetryInterval + ", writeTrace=" + writeTrace + ", jmx=" + jmx + "}";
+  }
+
+  /** Mutable builder; not thread-safe. Setters do not validate, {@link #build()} does. */
+  public static final class Builder {
+    private Path directory;
+    private String name = "hybridcache";
+    private long dramBytes = 64 * MIB;
+    private long flashBytes = GIB;
+    private int segmentBytes = (int) (64 * MIB);
+    private int writeBufferBytes = (int) MIB;
+    private boolean directIo = true;
+    private IndexType indexType = IndexType.CHRONICLE;
+    private long expectedEntries;
+    private VictimPolicy victimPolicy = VictimPolicy.greedy();
+    private int reclaimFreeSegments = 2;
+    private double reinsertAllBelowLiveRatio = 0.5;
+    private int cascadeQueueEntries = 4096;
+    private AdmissionPolicy admission = new AcceptAll();
+    private Duration faultRetryInterval = Duration.ofSeconds(5);
+    private Path writeTrace;
+    private boolean jmx = true;
+
+    private Builder() {}
+
+    public Builder directory(Path v) { directory = v; return this; }
+    public Builder name(String v) { name = v; return this; }
+    public Builder dramBytes(long v) { dramBytes = v; return this; }
+    public Builder flashBytes(long v) { flashBytes = v; return this; }
+    public Builder segmentBytes(int v) { segmentBytes = v; return this; }
+    public Builder writeBufferBytes(int v) { writeBufferBytes = v; return this; }
+    public Builder directIo(boolean v) { directIo = v; return this; }
+    public Builder indexType(IndexType v) { indexType = v; return this; }
+    public Builder expectedEntries(long v) { expectedEntries = v; return this; }
+    public Builder victimPolicy(VictimPolicy v) { victimPolicy = v; return this; }
+    public Builder reclaimFreeSegments(int v) { reclaimFreeSegments = v; return this; }
+    public Builder reinsertAllBelowLiveRatio(double v) { reinsertAllBelowLiveRatio = v; return this; }
+    public Builder cascadeQueueEntries(int v) { cascadeQueueEntries = v; return this; }
+    public Builder admission(AdmissionPolicy v) { admission = v; return this; }
+    public Builder faultRetryInterval(Duration v) { faultRetryInterval = v; return this; }
+    public Builder writeTrace(Path v) { writeTrace = v; return this; }
+    public Builder jmx(boolean v) { jmx = v; return this; }
+
+    /** Validates every field; the exception message names the first bad field and its value. */
+    public CacheConfig build() {
+      require(directory != null, "directory", "must be set", directory);
+      require(name != null && !name.isBlank() && name.matches("[A-Za-z0-9._-]+"), "name",
+          "must be non-empty letters, digits, '.', '_' or '-'", name);
+      require(dramBytes >= MIB, "dramBytes", "must be >= 1 MiB", dramBytes);
+      require(segmentBytes >= 64 * KIB && segmentBytes <= IndexEntry.MAX_SEGMENT_BYTES
+              && segmentBytes % Device.ALIGNMENT == 0,
+          "segmentBytes", "must be a multiple of 4096 in [64 KiB, 128 MiB]", segmentBytes);
+      require(writeBufferBytes >= Device.ALIGNMENT && writeBufferBytes % Device.ALIGNMENT == 0
+              && writeBufferBytes <= segmentBytes - Device.ALIGNMENT,
+          "writeBufferBytes", "must be a multiple of 4096 and at most segmentBytes - 4096", writeBufferBytes);
+      require(flashBytes / Math.max(1, segmentBytes) >= MIN_SEGMENTS + reclaimFreeSegments, "flashBytes",
+          "must hold at least " + MIN_SEGMENTS + " + reclaimFreeSegments segments of segmentBytes", flashBytes);
+      require(indexType != null, "indexType", "must be set", indexType);
+      require(expectedEntries >= 0, "expectedEntries", "must be >= 0 (0 = derive from flashBytes)", expectedEntries);
+      require(victimPolicy != null, "victimPolicy", "must be set", victimPolicy);
+      require(reclaimFreeSegments >= 1, "reclaimFreeSegments", "must be >= 1", reclaimFreeSegments);
+      require(reinsertAllBelowLiveRatio >= 0 && reinsertAllBelowLiveRatio <= 1, "reinsertAllBelowLiveRatio",
+          "must be in [0, 1]", reinsertAllBelowLiveRatio);
+      require(cascadeQueueEntries >= 1, "cascadeQueueEntries", "must be >= 1", cascadeQueueEntries);
+      require(admission != null, "admission", "must be set", admission);
+      require(faultRetryInterval != null && !faultRetryInterval.isNegative(), "faultRetryInterval",
+          "must be >= 0", faultRetryInterval);
+      return new CacheConfig(this);
+    }
+
+    private static void require(boolean ok, String field, String rule, Object value) {
+      if (!ok) {
+        throw new IllegalArgumentException(field + " " + rule + ", was " + value);
+      }
+    }
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof CacheConfig c && toString().equals(c.toString());
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(toString());
+  }
+}

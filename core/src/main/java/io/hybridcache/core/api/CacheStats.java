@@ -1,0 +1,95 @@
+package io.hybridcache.core.api;
+
+/**
+ * An immutable snapshot of a cache's counters, taken by {@link HybridCache#stats()}. Counters are
+ * cumulative since open; gauges (bytes, entries, segments) are as of the snapshot.
+ *
+ * @param gets lookups
+ * @param dramHits lookups served by the DRAM tier
+ * @param flashHits lookups served by the flash tier (then promoted to DRAM)
+ * @param misses lookups served by neither tier
+ * @param flashLookups lookups that reached the flash index with a candidate entry
+ * @param deviceReads device reads made by lookups (flash hits and flash lookups that failed verification)
+ * @param bufferHits flash hits served from an unflushed write buffer (no device read)
+ * @param corruptReads flash reads rejected by the magic, CRC, segment or key check
+ * @param puts writes by the caller
+ * @param removes removals by the caller
+ * @param dramEntries entries in the DRAM tier
+ * @param dramWeightedBytes bytes the DRAM tier accounts for
+ * @param flashEntries entries in the flash index
+ * @param flashLiveBytes bytes of live entries on flash
+ * @param indexMemoryBytes DRAM the flash index holds
+ * @param bytesAdmitted bytes of entries accepted for writing to flash from DRAM evictions (entry size)
+ * @param flushBytesWritten bytes written to the device for new entries (FRESH and caller classes)
+ * @param reclaimBytesWritten bytes written to the device by reclaim reinsertion (SURVIVOR)
+ * @param reinserted entries reclaim moved to a SURVIVOR segment
+ * @param reclaimEvicted live entries reclaim dropped
+ * @param reclaimedSegments segments emptied by reclaim
+ * @param admissionRejected evictions the admission policy refused
+ * @param queueRejected evictions refused because the cascade queue was full
+ * @param tooLargeRejected evictions too large for a flash entry
+ * @param freeSegments segments slots holding no segment
+ * @param activeSegments segments accepting appends (one per lifetime class in use)
+ * @param sealedSegments full segments serving reads
+ * @param ioErrors device errors seen
+ * @param degraded true while the flash tier is out of service after an I/O error or a full disk
+ */
+public record CacheStats(
+    long gets,
+    long dramHits,
+    long flashHits,
+    long misses,
+    long flashLookups,
+    long deviceReads,
+    long bufferHits,
+    long corruptReads,
+    long puts,
+    long removes,
+    long dramEntries,
+    long dramWeightedBytes,
+    long flashEntries,
+    long flashLiveBytes,
+    long indexMemoryBytes,
+    long bytesAdmitted,
+    long flushBytesWritten,
+    long reclaimBytesWritten,
+    long reinserted,
+    long reclaimEvicted,
+    long reclaimedSegments,
+    long admissionRejected,
+    long queueRejected,
+    long tooLargeRejected,
+    int freeSegments,
+    int activeSegments,
+    int sealedSegments,
+    long ioErrors,
+    boolean degraded) {
+
+  public double hitRatioDram() {
+    return gets == 0 ? 0 : (double) dramHits / gets;
+  }
+
+  public double hitRatioFlash() {
+    return gets == 0 ? 0 : (double) flashHits / gets;
+  }
+
+  public double hitRatio() {
+    return gets == 0 ? 0 : (double) (dramHits + flashHits) / gets;
+  }
+
+  /** Device reads per flash hit served from the device (buffer hits excluded): the paper's "one seek". */
+  public double deviceReadsPerFlashHit() {
+    long deviceHits = flashHits - bufferHits;
+    return deviceHits <= 0 ? 0 : (double) deviceReads / deviceHits;
+  }
+
+  /** (bytes written by flushes + by reclaim) / bytes admitted. */
+  public double appWriteAmplification() {
+    return bytesAdmitted == 0 ? 0 : (double) (flushBytesWritten + reclaimBytesWritten) / bytesAdmitted;
+  }
+
+  /** DRAM the flash index costs per flash-resident entry. */
+  public double dramBytesPerFlashEntry() {
+    return flashEntries == 0 ? 0 : (double) indexMemoryBytes / flashEntries;
+  }
+}

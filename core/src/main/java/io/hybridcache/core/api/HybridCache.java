@@ -1,0 +1,56 @@
+package io.hybridcache.core.api;
+
+import java.io.Closeable;
+import java.time.Duration;
+
+/**
+ * A DRAM tier chained over a segmented flash tier for byte-array keys and values.
+ *
+ * <p>Thread-safe: every method may be called from any number of threads. Lookups never block one
+ * another; writes to flash happen on one writer thread fed by a bounded queue, so no caller ever
+ * waits for the device on a write.
+ *
+ * <p>See {@link io.hybridcache.core.engine.Engine} for the design note.
+ */
+public interface HybridCache extends Closeable {
+
+  /** Opens (creating or warm-restarting) the cache described by {@code config}. */
+  static HybridCache open(CacheConfig config) {
+    return io.hybridcache.core.engine.Engine.open(config);
+  }
+
+  /** The value for {@code key}, or null on a miss. A flash hit is promoted to DRAM. */
+  byte[] get(byte[] key);
+
+  /** Stores {@code value} for {@code key} in DRAM; it reaches flash when DRAM evicts it. */
+  void put(byte[] key, byte[] value);
+
+  /** As {@link #put(byte[], byte[])}, expiring after {@code ttl}. */
+  void put(byte[] key, byte[] value, Duration ttl);
+
+  /** Removes {@code key} from both tiers before returning; true if a tier held it. */
+  boolean remove(byte[] key);
+
+  /** True if a tier holds {@code key} (a flash entry later found corrupt reads as a miss). */
+  boolean containsKey(byte[] key);
+
+  /** Empties both tiers. */
+  void clear();
+
+  /** A snapshot of the counters. */
+  CacheStats stats();
+
+  CacheConfig config();
+
+  /** A view with typed keys and values over this cache. */
+  default <K, V> TypedCache<K, V> typed(Codec<K> keyCodec, Codec<V> valueCodec) {
+    return new TypedCache<>(this, keyCodec, valueCodec);
+  }
+
+  /**
+   * Writes dirty DRAM entries and write buffers to flash, persists the index and segment table and
+   * writes the clean-shutdown marker, so the next open is warm. Idempotent.
+   */
+  @Override
+  void close();
+}

@@ -1,0 +1,84 @@
+package io.hybridcache.core.index;
+
+import io.hybridcache.core.segment.SegmentAddress;
+
+/**
+ * The only codec of the packed index value: where a flash entry lives, how many bytes to read, and
+ * whether it was read since written. One {@code long}, so an index slot costs 16 bytes of key and value.
+ *
+ * <pre>
+ *  bit 63..36  segment id         28 bits (ids wrap only after 2^28 segments, 16 EiB at 64 MiB each)
+ *  bit 35..13  offset / 16        23 bits (entries start 16-byte aligned; segments up to 128 MiB)
+ *  bit 12..1   length in sectors  12 bits (sector = 512 bytes, rounded up; entries up to 2 MiB - 512)
+ *  bit 0       accessed           set on a flash hit, read by reclaim to decide reinsertion
+ * </pre>
+ *
+ * <p>Thread-safe: stateless. The value 0 is never a valid entry (segment ids start at 1) and means
+ * absent in every {@link Index}.
+ */
+public final class IndexEntry {
+  public static final long NONE = 0L;
+  public static final int OFFSET_ALIGNMENT = 16;
+  public static final int SECTOR_BYTES = 512;
+  public static final long MAX_SEGMENT_ID = (1L << 28) - 1;
+  public static final long MAX_SEGMENT_BYTES = (1L << 23) * OFFSET_ALIGNMENT;
+  public static final int MAX_SECTORS = (1 << 12) - 1;
+  public static final int MAX_ENTRY_BYTES = MAX_SECTORS * SECTOR_BYTES;
+
+  private static final long ACCESSED = 1L;
+
+  private IndexEntry() {}
+
+  /** Packs an entry at {@code address} whose on-flash size is {@code entryBytes}; not accessed. */
+  public static long pack(long address, int entryBytes) {
+    long segmentId = SegmentAddress.segmentId(address);
+    long offset = SegmentAddress.offset(address);
+    if (segmentId == 0 || segmentId > MAX_SEGMENT_ID) {
+      throw new IllegalArgumentException("segment id out of index range: " + segmentId);
+    }
+    if ((offset & (OFFSET_ALIGNMENT - 1)) != 0 || offset >= MAX_SEGMENT_BYTES) {
+      throw new IllegalArgumentException("offset not 16-aligned or past 128 MiB: " + offset);
+    }
+    if (entryBytes <= 0 || entryBytes > MAX_ENTRY_BYTES) {
+      throw new IllegalArgumentException("entry size out of range: " + entryBytes);
+    }
+    long sectors = (entryBytes + SECTOR_BYTES - 1) / SECTOR_BYTES;
+    return (segmentId << 36) | ((offset / OFFSET_ALIGNMENT) << 13) | (sectors << 1);
+  }
+
+  public static long address(long packed) {
+    return SegmentAddress.of(segmentId(packed), offset(packed));
+  }
+
+  public static long segmentId(long packed) {
+    return packed >>> 36;
+  }
+
+  public static long offset(long packed) {
+    return ((packed >>> 13) & ((1L << 23) - 1)) * OFFSET_ALIGNMENT;
+  }
+
+  /** Upper bound of the entry's size on flash: its length rounded up to whole sectors. */
+  public static int sizeBytes(long packed) {
+    return (int) ((packed >>> 1) & MAX_SECTORS) * SECTOR_BYTES;
+  }
+
+  public static boolean accessed(long packed) {
+    return (packed & ACCESSED) != 0;
+  }
+
+  public static long withAccessed(long packed) {
+    return packed | ACCESSED;
+  }
+
+  /** The same entry, ignoring the accessed bit: two packed values name the same bytes iff equal here. */
+  public static long location(long packed) {
+    return packed & ~ACCESSED;
+  }
+
+  public static String toString(long packed) {
+    return packed == NONE
+        ? "none"
+        : segmentId(packed) + ":" + offset(packed) + "+" + sizeBytes(packed) + (accessed(packed) ? "*" : "");
+  }
+}
