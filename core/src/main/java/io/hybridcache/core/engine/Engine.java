@@ -228,6 +228,16 @@ public final class Engine implements HybridCache {
     flash.barrier(true);
   }
 
+  /** Writes every dirty entry to flash and empties DRAM, so the next reads are flash reads (tests). */
+  void writeBackAndDropDram() {
+    writeBack();
+    dram.clear();
+  }
+
+  FlashTier flashTier() {
+    return flash;
+  }
+
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {

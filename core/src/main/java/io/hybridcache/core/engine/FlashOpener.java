@@ -59,6 +59,10 @@ final class FlashOpener {
     return c.directory().resolve(META);
   }
 
+  static Path chronicleFile(CacheConfig c) {
+    return c.directory().resolve("index.cm");
+  }
+
   static Path heapIndexFile(CacheConfig c) {
     return c.directory().resolve("index.heap");
   }
@@ -82,6 +86,11 @@ final class FlashOpener {
     long savedSequence = clean ? table.load(metaFile(config), classes) : -1;
     if (clean && savedSequence < 0) {
       LOG.warn("{}: segment table unreadable; recovering from slot headers", config.name());
+      clean = false;
+    }
+    if (clean && config.indexType() == IndexType.CHRONICLE && !FileChecksum.verifyAndRemove(chronicleFile(config))) {
+      LOG.warn("{}: index file fails its checksum; starting from an empty index", config.name());
+      Files.deleteIfExists(chronicleFile(config));
       clean = false;
     }
     Index index = openIndex(config, clean);
@@ -115,7 +124,7 @@ final class FlashOpener {
       }
       return idx;
     }
-    return ChronicleIndex.open(config.directory().resolve("index.cm"), config.expectedEntries(), !clean);
+    return ChronicleIndex.open(chronicleFile(config), config.expectedEntries(), !clean);
   }
 
   /** Rebuilds the segment table from slot headers and live bytes from the index. */

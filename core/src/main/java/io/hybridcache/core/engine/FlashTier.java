@@ -121,16 +121,20 @@ final class FlashTier {
     if (degraded) {
       return null;
     }
-    long packed = index.get(hash);
-    if (packed == IndexEntry.NONE) {
-      return null;
-    }
-    counters.flashLookups.increment();
+    long packed;
     EntryFormat.Entry e;
     try {
+      packed = index.get(hash);
+      if (packed == IndexEntry.NONE) {
+        return null;
+      }
+      counters.flashLookups.increment();
       e = reader.read(packed);
     } catch (IOException ex) {
       fail(ex);
+      return null;
+    } catch (RuntimeException ex) {
+      counters.corruptReads.increment(); // a damaged index value or structure: a miss, never a wrong value
       return null;
     }
     if (e == null) {
@@ -237,6 +241,14 @@ final class FlashTier {
     }
     closeQuietly(index);
     closeQuietly(device);
+    if (ok && config.indexType() == io.hybridcache.core.index.IndexType.CHRONICLE) {
+      try {
+        FileChecksum.write(FlashOpener.chronicleFile(config));
+      } catch (IOException e) {
+        ok = false;
+        LOG.warn("{}: could not checksum the index ({})", config.name(), e.toString());
+      }
+    }
     if (trace != null) {
       closeQuietly(trace);
     }
