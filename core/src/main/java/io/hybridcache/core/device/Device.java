@@ -59,7 +59,7 @@ public interface Device extends Closeable {
   /** Allocates a direct buffer of {@code bytes} (rounded up to ALIGNMENT) aligned to ALIGNMENT. */
   static ByteBuffer allocateAligned(int bytes) {
     int size = roundUp(bytes);
-    return ByteBuffer.allocateDirect(size + ALIGNMENT).alignedSlice(ALIGNMENT).limit(size);
+    return ByteBuffer.allocateDirect(size + ALIGNMENT).alignedSlice(ALIGNMENT).limit(size).slice();
   }
 
   static int roundUp(int bytes) {

@@ -162,7 +162,7 @@ public final class Engine implements HybridCache {
     int bytes = EntryFormat.entryBytes(key.bytes().length, e.value().length);
     if (bytes > config.maxFlashEntryBytes()) {
       counters.tooLargeRejected.increment();
-    } else if (flash.degraded()) {
+    } else if (!flash.acceptsWrites()) {
       counters.degradedRejected.increment();
     } else if (config.admission().accept(key.hash64(), bytes)
         && !flash.offer(key, e.value(), e.sequence(), e.expiryMillis(), LifetimeClass.FRESH)) {
@@ -208,7 +208,7 @@ public final class Engine implements HybridCache {
   public void writeBack() {
     for (Map.Entry<ByteKey, DramEntry> en : dram.map().entrySet()) {
       DramEntry e = en.getValue();
-      if (!e.dirty()) {
+      if (!e.dirty() || EntryFormat.entryBytes(en.getKey().bytes().length, e.value().length) > config.maxFlashEntryBytes()) {
         continue;
       }
       DramEntry clean = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis());

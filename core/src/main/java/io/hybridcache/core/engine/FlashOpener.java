@@ -88,12 +88,11 @@ final class FlashOpener {
       LOG.warn("{}: segment table unreadable; recovering from slot headers", config.name());
       clean = false;
     }
-    if (clean && config.indexType() == IndexType.CHRONICLE && !FileChecksum.verifyAndRemove(chronicleFile(config))) {
-      LOG.warn("{}: index file fails its checksum; starting from an empty index", config.name());
-      Files.deleteIfExists(chronicleFile(config));
+    Index index = openIndex(config, clean);
+    if (clean && index.size() == 0 && table.segments().stream().anyMatch(s -> s.liveBytes() > 0)) {
+      LOG.warn("{}: the index came back empty (damaged and reset); rebuilding the segment table", config.name());
       clean = false;
     }
-    Index index = openIndex(config, clean);
     if (!clean) {
       recover(config, device, table, index, classes);
     }

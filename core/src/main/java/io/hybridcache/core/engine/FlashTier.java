@@ -114,6 +114,11 @@ final class FlashTier {
   Device device() { return device; }
   boolean degraded() { return degraded; }
 
+  /** False while degraded and before the retry time: evictions are then dropped without queueing. */
+  boolean acceptsWrites() {
+    return !degraded || System.nanoTime() - retryAtNanos >= 0;
+  }
+
   // ---- caller threads ----
 
   /** The verified entry for {@code key}, or null; marks it accessed for reclaim. */
@@ -241,14 +246,6 @@ final class FlashTier {
     }
     closeQuietly(index);
     closeQuietly(device);
-    if (ok && config.indexType() == io.hybridcache.core.index.IndexType.CHRONICLE) {
-      try {
-        FileChecksum.write(FlashOpener.chronicleFile(config));
-      } catch (IOException e) {
-        ok = false;
-        LOG.warn("{}: could not checksum the index ({})", config.name(), e.toString());
-      }
-    }
     if (trace != null) {
       closeQuietly(trace);
     }

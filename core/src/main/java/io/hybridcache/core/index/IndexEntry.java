@@ -9,7 +9,8 @@ import io.hybridcache.core.segment.SegmentAddress;
  * <pre>
  *  bit 63..36  segment id         28 bits (ids wrap only after 2^28 segments, 16 EiB at 64 MiB each)
  *  bit 35..13  offset / 16        23 bits (entries start 16-byte aligned; segments up to 128 MiB)
- *  bit 12..1   length in sectors  12 bits (sector = 512 bytes, rounded up; entries up to 2 MiB - 512)
+ *  bit 12..1   size class         12 bits: u &lt; 2048: u * 64 bytes (entries up to 128 KiB, 64-byte
+ *                                  precision); else 131008 + (u - 2047) * 4 KiB (up to ~8 MiB)
  *  bit 0       accessed           set on a flash hit, read by reclaim to decide reinsertion
  * </pre>
  *
@@ -19,11 +20,14 @@ import io.hybridcache.core.segment.SegmentAddress;
 public final class IndexEntry {
   public static final long NONE = 0L;
   public static final int OFFSET_ALIGNMENT = 16;
-  public static final int SECTOR_BYTES = 512;
   public static final long MAX_SEGMENT_ID = (1L << 28) - 1;
   public static final long MAX_SEGMENT_BYTES = (1L << 23) * OFFSET_ALIGNMENT;
-  public static final int MAX_SECTORS = (1 << 12) - 1;
-  public static final int MAX_ENTRY_BYTES = MAX_SECTORS * SECTOR_BYTES;
+  private static final int SIZE_MASK = (1 << 12) - 1;
+  private static final int FINE_UNIT = 64;
+  private static final int FINE_CLASSES = 2047;
+  private static final int FINE_MAX = FINE_CLASSES * FINE_UNIT; // 131008
+  private static final int COARSE_UNIT = 4096;
+  public static final int MAX_ENTRY_BYTES = FINE_MAX + (SIZE_MASK - FINE_CLASSES) * COARSE_UNIT;
 
   private static final long ACCESSED = 1L;
 
@@ -42,8 +46,10 @@ public final class IndexEntry {
     if (entryBytes <= 0 || entryBytes > MAX_ENTRY_BYTES) {
       throw new IllegalArgumentException("entry size out of range: " + entryBytes);
     }
-    long sectors = (entryBytes + SECTOR_BYTES - 1) / SECTOR_BYTES;
-    return (segmentId << 36) | ((offset / OFFSET_ALIGNMENT) << 13) | (sectors << 1);
+    long sizeClass = entryBytes <= FINE_MAX
+        ? (entryBytes + FINE_UNIT - 1) / FINE_UNIT
+        : FINE_CLASSES + (entryBytes - FINE_MAX + COARSE_UNIT - 1) / COARSE_UNIT;
+    return (segmentId << 36) | ((offset / OFFSET_ALIGNMENT) << 13) | (sizeClass << 1);
   }
 
   public static long address(long packed) {
@@ -58,9 +64,10 @@ public final class IndexEntry {
     return ((packed >>> 13) & ((1L << 23) - 1)) * OFFSET_ALIGNMENT;
   }
 
-  /** Upper bound of the entry's size on flash: its length rounded up to whole sectors. */
+  /** Upper bound of the entry's size on flash: its length rounded up to its size class. */
   public static int sizeBytes(long packed) {
-    return (int) ((packed >>> 1) & MAX_SECTORS) * SECTOR_BYTES;
+    int u = (int) ((packed >>> 1) & SIZE_MASK);
+    return u <= FINE_CLASSES ? u * FINE_UNIT : FINE_MAX + (u - FINE_CLASSES) * COARSE_UNIT;
   }
 
   public static boolean accessed(long packed) {

@@ -58,7 +58,9 @@ class CrashTest {
         }
       }
     }
-    assertTrue(hits > 0, "recovered caches must serve what reached flash");
+    if (index == IndexType.CHRONICLE) {
+      assertTrue(hits > 0, "a recovered persisted index must serve what reached flash");
+    } // the heap index is not persisted on a crash: the recovered cache is empty, which is correct
   }
 
   private Process startChild(IndexType index, int round) throws Exception {

@@ -204,7 +204,7 @@ class EngineTest {
         () -> CacheConfig.builder(dir).segmentBytes(1000).build());
     assertTrue(e.getMessage().startsWith("segmentBytes"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class,
-        () -> CacheConfig.builder(dir).flashBytes(CacheConfig.MIB).segmentBytes(1 << 20).build());
+        () -> CacheConfig.builder(dir).flashBytes(CacheConfig.MIB).segmentBytes(1 << 20).writeBufferBytes(1 << 16).build());
     assertTrue(e.getMessage().startsWith("flashBytes"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> CacheConfig.builder(null).build());
     assertTrue(e.getMessage().startsWith("directory"), e.getMessage());

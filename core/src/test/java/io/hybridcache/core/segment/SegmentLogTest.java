@@ -64,12 +64,12 @@ class SegmentLogTest {
     assertTrue(last > first + 1, "several segments were filled");
     Segment s = table.get(first);
     assertEquals(Segment.State.SEALED, s.state());
-    assertTrue(s.writtenBytes() <= SEGMENT);
+    assertEquals(0.0, s.garbageRatio(), "nothing unlinked yet");
     table.release(s);
     assertNull(reader.read(packed.get(0)), "a released segment's entries are misses");
-    long next = writer.append(LifetimeClass.FRESH, bytes("x"), new byte[60_000], 0, seq.incrementAndGet());
+    long next = writer.append(LifetimeClass.FRESH, bytes("x"), new byte[10_000], 0, seq.incrementAndGet());
     assertNotEquals(first, IndexEntry.segmentId(next));
-    assertTrue(IndexEntry.segmentId(next) > last);
+    assertTrue(IndexEntry.segmentId(next) >= last, "ids only grow");
   }
 
   @Test
