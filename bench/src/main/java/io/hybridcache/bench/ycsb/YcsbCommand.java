@@ -87,6 +87,9 @@ public final class YcsbCommand implements Callable<Integer> {
   @Option(names = "--dir", paramLabel = "DIR", description = "data directory, wiped before the load phase (default: ${DEFAULT-VALUE})")
   Path dir = Path.of("target/ycsb-data");
 
+  @Option(names = "--verify", description = "YCSB dataintegrity=true: check every value read back (slower; a wrong value fails the run)")
+  boolean verify;
+
   @Option(names = "--json", paramLabel = "FILE", description = "also write the figures as JSON to FILE")
   Path json;
 
@@ -186,6 +189,9 @@ public final class YcsbCommand implements Callable<Integer> {
     p.put("measurementtype", "hdrhistogram");
     p.put("hdrhistogram.percentiles", "50,95,99,99.9");
     p.put("status.interval", Integer.toString(statusInterval));
+    if (verify) {
+      p.put("dataintegrity", "true");
+    }
     if (db.equals(BINDING)) {
       cacheProperties(cacheDir).forEach((k, v) -> p.put((String) k, (String) v));
       p.put(HybridCacheDB.STATS_FILE, statsFile.toString());
@@ -227,6 +233,10 @@ public final class YcsbCommand implements Callable<Integer> {
     if (errors > 0) {
       problems.add(errors + " operations returned ERROR");
     }
+    long wrong = o.returns("VERIFY", "UNEXPECTED_STATE") + o.returns("VERIFY", "ERROR");
+    if (wrong > 0) {
+      problems.add(wrong + " reads returned data that failed YCSB's dataintegrity check");
+    }
     CacheStats stats = null;
     if (db.equals(BINDING)) {
       if (Files.isRegularFile(statsFile)) {
@@ -267,6 +277,10 @@ public final class YcsbCommand implements Callable<Integer> {
     }
     n.put("read_not_found", o.returns("NOT_FOUND"));
     n.put("errors", o.returns("ERROR") + load.output().returns("ERROR"));
+    if (verify) {
+      n.put("verified_reads", o.returns("VERIFY", "OK"));
+      n.put("failed_verifications", o.returns("VERIFY", "UNEXPECTED_STATE") + o.returns("VERIFY", "ERROR"));
+    }
     CacheStats s = run == null ? null : run.stats();
     if (s != null) {
       StatsJson.addDerived(n, s);

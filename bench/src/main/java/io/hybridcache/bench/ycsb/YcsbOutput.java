@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
  */
 public final class YcsbOutput {
   private static final Pattern LINE = Pattern.compile("^\\[([^\\]]+)\\],\\s*([^,]+?),\\s*(\\S+)\\s*$");
-  /** Sections that are not operations. */
-  private static final List<String> NOT_OPS = List.of("OVERALL", "CLEANUP");
+  /** Sections that are not operations (VERIFY: dataintegrity checks of reads). */
+  private static final List<String> NOT_OPS = List.of("OVERALL", "CLEANUP", "VERIFY");
 
   private final Map<String, Map<String, String>> sections;
 
@@ -71,7 +71,7 @@ public final class YcsbOutput {
     return number(op, ordinal + "PercentileLatency(us)");
   }
 
-  /** Operation sections (READ, UPDATE, READ-FAILED, ...): those with an Operations count, minus CLEANUP. */
+  /** Operation sections (READ, UPDATE, READ-FAILED, ...): those with an Operations count, minus CLEANUP and VERIFY. */
   public List<String> operations() {
     return sections.entrySet().stream()
         .filter(e -> e.getValue().containsKey("Operations") && !NOT_OPS.contains(e.getKey()))
