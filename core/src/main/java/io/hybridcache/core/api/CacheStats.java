@@ -28,6 +28,7 @@ package io.hybridcache.core.api;
  * @param admissionRejected evictions the admission policy refused
  * @param queueRejected evictions refused because the cascade queue was full
  * @param tooLargeRejected evictions too large for a flash entry
+ * @param degradedRejected evictions dropped because the flash tier was degraded, full or out of index room
  * @param freeSegments segments slots holding no segment
  * @param activeSegments segments accepting appends (one per lifetime class in use)
  * @param sealedSegments full segments serving reads
@@ -59,6 +60,7 @@ public record CacheStats(
     long admissionRejected,
     long queueRejected,
     long tooLargeRejected,
+    long degradedRejected,
     int freeSegments,
     int activeSegments,
     int sealedSegments,

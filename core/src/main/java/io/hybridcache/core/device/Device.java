@@ -27,11 +27,26 @@ public interface Device extends Closeable {
   /** Writes {@code src} (position to limit) at {@code offset} of {@code slot}; fully, or throws. */
   void write(int slot, long offset, ByteBuffer src) throws IOException;
 
-  /** Fills {@code dst} (position to limit) from {@code offset} of {@code slot}: one device read. */
+  /**
+   * Fills {@code dst} (position to limit) from {@code offset} of {@code slot}: one device read.
+   * Reading a slot that is not {@link #allocated} throws an IOException.
+   */
   void read(int slot, long offset, ByteBuffer dst) throws IOException;
 
-  /** Tells the device the slot's contents are garbage (trim / punch hole); contents become undefined. */
+  /**
+   * Tells the device the slot's contents are garbage (trim / punch hole); contents become undefined
+   * (zeros or old data), the slot stays allocated. A no-op on a slot that is not allocated.
+   */
   void discard(int slot) throws IOException;
+
+  /**
+   * True when the slot has its full {@link #slotBytes} of storage (for files: the slot file exists with
+   * the full size), which the first write to a slot arranges. Recovery inspects only allocated slots.
+   */
+  boolean allocated(int slot);
+
+  /** The live counters of this device (reads, writes, bytes, discards). */
+  DeviceCounters counters();
 
   /** Makes completed writes durable. */
   void sync() throws IOException;

@@ -1,17 +1,271 @@
 package io.hybridcache.core.engine;
 
 import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.device.FileDevice;
+import io.hybridcache.core.dram.ByteKey;
+import io.hybridcache.core.dram.DramEntry;
+import io.hybridcache.core.dram.DramTier;
+import io.hybridcache.core.format.EntryFormat;
+import io.hybridcache.core.placement.LifetimeClass;
+import io.hybridcache.core.placement.LifetimeClasses;
+import io.hybridcache.core.segment.Segment;
+import io.hybridcache.core.stats.Counters;
+import io.hybridcache.core.stats.StatsMXBean;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * TEMPORARY stub so branch {@code bench} compiles before the engine lands on main. Drop this
- * commit ("TEMP stub Engine") at merge: the real class replaces it.
+ * The {@link HybridCache}: a Caffeine DRAM tier chained over the segmented flash tier of the CaSSanDra
+ * paper (section IV), with reclaim, admission and warm restart beyond it.
+ *
+ * <p>Thread-safe. The engine only orchestrates: DRAM lives in {@link DramTier}, flash in
+ * {@link FlashTier} (index, segments, writer thread, reclaim).
+ *
+ * <p>Concurrency: {@code get} walks DRAM then flash without locks and promotes a flash hit as a clean
+ * DRAM entry inside {@code compute}, only if the index still points at what was read. {@code put} and
+ * {@code remove} run their flash invalidation inside the DRAM tier's {@code compute} for the key, which
+ * is atomic with that key's eviction; together with the flash tier's inflight sequence this keeps a
+ * key's versions ordered: after {@code put(k, v2)} returns, no tier ever serves an older {@code k}. Dirty
+ * evictions go through the admission policy to the writer's bounded queue; a full queue is a counted
+ * rejection, never a blocked caller.
+ *
+ * <p>Reclaim and restart are described in {@link FlashTier}, {@link FlashOpener} and
+ * {@link io.hybridcache.core.reclaim.Reclaimer}.
  */
-public final class Engine {
-  private Engine() {}
+public final class Engine implements HybridCache {
+  private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
 
-  /** Always throws: the engine is not on this branch yet. */
-  public static HybridCache open(CacheConfig c) {
-    throw new UnsupportedOperationException("Engine stub on branch bench: merge main for the real engine");
+  private final CacheConfig config;
+  private final Counters counters = new Counters();
+  private final AtomicLong sequence = new AtomicLong();
+  private final LifetimeClasses classes = new LifetimeClasses();
+  private final DramTier dram;
+  private final FlashTier flash;
+  private final StatsMXBean mbean;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private Engine(CacheConfig config, FlashOpener.DeviceFactory devices) throws IOException {
+    this.config = config;
+    this.flash = FlashOpener.open(config, devices, counters, sequence, classes);
+    this.dram = new DramTier(config.dramBytes(), this::onDirtyEviction);
+    flash.start();
+    this.mbean = config.jmx() ? StatsMXBean.register(config.name(), this::stats) : null;
+  }
+
+  /** Opens a cache on files in {@code config.directory()}. */
+  public static HybridCache open(CacheConfig config) {
+    return open(config, FileDevice::open);
+  }
+
+  /** Opens a cache over the devices {@code devices} makes (fault injection in tests). */
+  static Engine open(CacheConfig config, FlashOpener.DeviceFactory devices) {
+    Objects.requireNonNull(config, "config");
+    try {
+      return new Engine(config, devices);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open hybridcache in " + config.directory() + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public byte[] get(byte[] key) {
+    checkKey(key);
+    counters.gets.increment();
+    ByteKey k = new ByteKey(key);
+    DramEntry d = dram.get(k);
+    if (d != null && !d.expired(System.currentTimeMillis())) {
+      counters.dramHits.increment();
+      return d.value();
+    }
+    FlashTier.Hit hit = flash.lookup(k.hash64(), key);
+    if (hit == null) {
+      counters.misses.increment();
+      return null;
+    }
+    counters.flashHits.increment();
+    EntryFormat.Entry e = hit.entry();
+    DramEntry promoted = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis());
+    dram.map().compute(new ByteKey(e.key()), (kk, cur) ->
+        cur != null ? cur : flash.stillAt(kk.hash64(), hit.packed()) ? promoted : null);
+    return e.value();
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value) {
+    put(key, value, 0L);
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value, Duration ttl) {
+    Objects.requireNonNull(ttl, "ttl");
+    if (ttl.isNegative() || ttl.isZero()) {
+      throw new IllegalArgumentException("ttl must be positive: " + ttl);
+    }
+    put(key, value, System.currentTimeMillis() + ttl.toMillis());
+  }
+
+  private void put(byte[] key, byte[] value, long expiryMillis) {
+    checkKey(key);
+    Objects.requireNonNull(value, "value");
+    checkOpen();
+    counters.puts.increment();
+    ByteKey k = new ByteKey(key.clone());
+    DramEntry entry = new DramEntry(value.clone(), true, sequence.incrementAndGet(), expiryMillis);
+    dram.map().compute(k, (kk, old) -> {
+      flash.invalidate(kk.hash64());
+      return entry;
+    });
+  }
+
+  @Override
+  public boolean remove(byte[] key) {
+    checkKey(key);
+    checkOpen();
+    counters.removes.increment();
+    boolean[] held = {false};
+    dram.map().compute(new ByteKey(key), (kk, old) -> {
+      held[0] = flash.invalidate(kk.hash64()) | (old != null);
+      return null;
+    });
+    return held[0];
+  }
+
+  @Override
+  public boolean containsKey(byte[] key) {
+    checkKey(key);
+    ByteKey k = new ByteKey(key);
+    DramEntry d = dram.get(k);
+    if (d != null && !d.expired(System.currentTimeMillis())) {
+      return true;
+    }
+    return flash.lookup(k.hash64(), key) != null;
+  }
+
+  @Override
+  public void clear() {
+    checkOpen();
+    dram.clear();
+    flash.clear();
+  }
+
+  /** Dirty DRAM eviction: admission, then the writer's queue. Runs inside Caffeine's eviction. */
+  private void onDirtyEviction(ByteKey key, DramEntry e) {
+    int bytes = EntryFormat.entryBytes(key.bytes().length, e.value().length);
+    if (bytes > config.maxFlashEntryBytes()) {
+      counters.tooLargeRejected.increment();
+    } else if (flash.degraded()) {
+      counters.degradedRejected.increment();
+    } else if (config.admission().accept(key.hash64(), bytes)
+        && !flash.offer(key, e.value(), e.sequence(), e.expiryMillis(), LifetimeClass.FRESH)) {
+      counters.queueRejected.increment();
+    }
+  }
+
+  @Override
+  public CacheStats stats() {
+    int free = flash.table().freeSlots();
+    int active = 0;
+    int sealed = 0;
+    long live = 0;
+    for (Segment s : flash.table().segments()) {
+      if (s.state() == Segment.State.ACTIVE) {
+        active++;
+      } else {
+        sealed++;
+      }
+      live += s.liveBytes();
+    }
+    Counters c = counters;
+    return new CacheStats(c.gets.sum(), c.dramHits.sum(), c.flashHits.sum(), c.misses.sum(),
+        c.flashLookups.sum(), c.deviceReads.sum(), c.bufferHits.sum(), c.corruptReads.sum(), c.puts.sum(),
+        c.removes.sum(), dram.entries(), dram.weightedBytes(), flash.index().size(), live,
+        flash.index().memoryBytes(), c.bytesAdmitted.sum(), c.flushBytesWritten.sum(),
+        c.reclaimBytesWritten.sum(), c.reinserted.sum(), c.reclaimEvicted.sum(), c.reclaimedSegments.sum(),
+        config.admission().rejected(), c.queueRejected.sum(), c.tooLargeRejected.sum(),
+        c.degradedRejected.sum(), free, active, sealed, c.ioErrors.sum(), flash.degraded());
+  }
+
+  @Override
+  public CacheConfig config() {
+    return config;
+  }
+
+  /** Waits until every write queued so far is on flash and indexed (tests and benchmarks). */
+  public void awaitFlashWrites() {
+    flash.barrier(true);
+  }
+
+  /** Pushes every dirty DRAM entry to flash now, keeping them in DRAM as clean copies. */
+  public void writeBack() {
+    for (Map.Entry<ByteKey, DramEntry> en : dram.map().entrySet()) {
+      DramEntry e = en.getValue();
+      if (!e.dirty()) {
+        continue;
+      }
+      DramEntry clean = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis());
+      dram.map().computeIfPresent(en.getKey(), (k, cur) -> {
+        if (cur != e) {
+          return cur;
+        }
+        try {
+          flash.put(k, e.value(), e.sequence(), e.expiryMillis(), LifetimeClass.FRESH);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          return cur;
+        }
+        return clean;
+      });
+    }
+    flash.barrier(true);
+  }
+
+  /** Writes every dirty entry to flash and empties DRAM, so the next reads are flash reads (tests). */
+  void writeBackAndDropDram() {
+    writeBack();
+    dram.clear();
+  }
+
+  FlashTier flashTier() {
+    return flash;
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      if (!flash.degraded()) {
+        writeBack();
+      }
+    } finally {
+      flash.close();
+      if (mbean != null) {
+        mbean.unregister();
+      }
+      LOG.info("{}: closed", config.name());
+    }
+  }
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("cache " + config.name() + " is closed");
+    }
+  }
+
+  private static void checkKey(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    if (key.length == 0 || key.length > EntryFormat.MAX_KEY_BYTES) {
+      throw new IllegalArgumentException("key length must be 1.." + EntryFormat.MAX_KEY_BYTES + ", was " + key.length);
+    }
   }
 }

@@ -1,0 +1,33 @@
+package io.hybridcache.core.dram;
+
+import io.hybridcache.core.index.KeyHash;
+import java.util.Arrays;
+
+/**
+ * A byte-array key with its 64-bit {@link KeyHash} computed once. Immutable and thread-safe as long as
+ * nobody modifies the array after construction (the cache copies caller arrays it keeps).
+ */
+public final class ByteKey {
+  private final byte[] bytes;
+  private final long hash;
+
+  public ByteKey(byte[] bytes) {
+    this.bytes = bytes;
+    this.hash = KeyHash.of(bytes);
+  }
+
+  public byte[] bytes() { return bytes; }
+
+  /** The 64-bit hash the flash index is keyed by. */
+  public long hash64() { return hash; }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ByteKey k && k.hash == hash && Arrays.equals(k.bytes, bytes);
+  }
+
+  @Override
+  public int hashCode() {
+    return (int) (hash ^ (hash >>> 32));
+  }
+}

@@ -1,0 +1,84 @@
+package io.hybridcache.core.dram;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.BiConsumer;
+
+/**
+ * The DRAM tier: Caffeine (W-TinyLFU) bounded by bytes, each entry weighing key + value +
+ * {@link DramEntry#OVERHEAD_BYTES}.
+ *
+ * <p>Thread-safe (Caffeine). Concurrency: eviction runs on the calling thread (a same-thread executor),
+ * and the eviction listener runs inside the atomic removal of the entry, so it is ordered with any
+ * {@code compute} on the same key: the engine relies on this to keep a key's DRAM and flash versions
+ * in order. The listener receives only dirty entries evicted for size; clean ones are dropped (they are
+ * still on flash) and expired ones are dead.
+ */
+public final class DramTier {
+  private final Cache<ByteKey, DramEntry> cache;
+
+  public DramTier(long maxBytes, BiConsumer<ByteKey, DramEntry> dirtyEvictions) {
+    this.cache = Caffeine.newBuilder()
+        .maximumWeight(maxBytes)
+        .weigher((ByteKey k, DramEntry v) -> k.bytes().length + v.value().length + DramEntry.OVERHEAD_BYTES)
+        .expireAfter(new Expiry<ByteKey, DramEntry>() {
+          @Override
+          public long expireAfterCreate(ByteKey key, DramEntry value, long currentTime) {
+            return remainingNanos(value);
+          }
+
+          @Override
+          public long expireAfterUpdate(ByteKey key, DramEntry value, long currentTime, long currentDuration) {
+            return remainingNanos(value);
+          }
+
+          @Override
+          public long expireAfterRead(ByteKey key, DramEntry value, long currentTime, long currentDuration) {
+            return currentDuration;
+          }
+        })
+        .executor(Runnable::run)
+        .evictionListener((ByteKey k, DramEntry v, RemovalCause cause) -> {
+          if (cause == RemovalCause.SIZE && v != null && v.dirty()) {
+            dirtyEvictions.accept(k, v);
+          }
+        })
+        .build();
+  }
+
+  private static long remainingNanos(DramEntry v) {
+    if (v.expiryMillis() == 0) {
+      return Long.MAX_VALUE;
+    }
+    return Math.max(0, (v.expiryMillis() - System.currentTimeMillis()) * 1_000_000L);
+  }
+
+  public DramEntry get(ByteKey key) {
+    return cache.getIfPresent(key);
+  }
+
+  /** The live map: {@code compute} on it is atomic with eviction of the same key. */
+  public ConcurrentMap<ByteKey, DramEntry> map() {
+    return cache.asMap();
+  }
+
+  public long entries() {
+    return cache.estimatedSize();
+  }
+
+  public long weightedBytes() {
+    return cache.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
+  }
+
+  /** Runs pending maintenance (evictions) now. */
+  public void cleanUp() {
+    cache.cleanUp();
+  }
+
+  public void clear() {
+    cache.invalidateAll();
+  }
+}

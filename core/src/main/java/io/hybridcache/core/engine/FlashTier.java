@@ -1,0 +1,474 @@
+package io.hybridcache.core.engine;
+
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.device.Device;
+import io.hybridcache.core.dram.ByteKey;
+import io.hybridcache.core.format.EntryFormat;
+import io.hybridcache.core.index.Index;
+import io.hybridcache.core.index.IndexEntry;
+import io.hybridcache.core.index.IndexFullException;
+import io.hybridcache.core.placement.LifetimeClass;
+import io.hybridcache.core.reclaim.Reclaimer;
+import io.hybridcache.core.segment.FlashReader;
+import io.hybridcache.core.segment.Segment;
+import io.hybridcache.core.segment.SegmentTable;
+import io.hybridcache.core.segment.SegmentWriter;
+import io.hybridcache.core.stats.Counters;
+import io.hybridcache.core.stats.WriteTrace;
+import io.hybridcache.core.index.HeapIndex;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.nio.channels.FileChannel;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The flash tier: index + segments + one writer thread fed by a bounded queue of DRAM evictions.
+ *
+ * <p>Thread-safe. Concurrency: lookups run on caller threads, lock-free down to the index and device.
+ * Everything that writes segments (appends, flushes, sealing, reclaim) runs on the single writer
+ * thread "hybridcache-writer-NAME", so segments need no locks. A caller never waits for it: writes are
+ * {@link BlockingQueue#offer offered} and a full queue is a counted rejection.
+ *
+ * <p>Ordering of a key's versions: {@code inflight} maps a key hash to the sequence number of the one
+ * write for it that may still be installed. The writer installs an appended entry in the index only
+ * inside {@code inflight.compute} and only if its sequence is still there; {@link #invalidate} (called
+ * by the engine inside the DRAM tier's atomic compute for the key) removes the inflight mark and then
+ * the index entry. So an older version written late is never installed over a newer one, and reclaim's
+ * reinsertion loses every race through its index compare-and-set.
+ *
+ * <p>Faults: a device error degrades the tier to DRAM-only (lookups miss, writes are dropped and
+ * counted) with one warning; after {@code faultRetryInterval} the writer drops index entries of
+ * abandoned segments and tries again.
+ */
+final class FlashTier {
+  private static final Logger LOG = LoggerFactory.getLogger(FlashTier.class);
+  private static final long IDLE_FLUSH_MILLIS = 200;
+
+  private final CacheConfig config;
+  private final Device device;
+  private final Index index;
+  private final SegmentTable table;
+  private final SegmentWriter writer;
+  private final FlashReader reader;
+  private final Reclaimer reclaimer;
+  private final Counters counters;
+  private final WriteTrace trace;
+  private final AtomicLong sequence;
+  private final BlockingQueue<Command> queue;
+  private final ConcurrentHashMap<Long, Long> inflight = new ConcurrentHashMap<>();
+  private final Thread thread;
+  private volatile boolean degraded;
+  private volatile long retryAtNanos;
+  private boolean abandoned; // writer thread
+  private boolean reclaiming; // writer thread
+  private boolean warned; // writer thread and fail(): a benign race at worst logs twice
+
+  private sealed interface Command permits Write, Barrier, Stop, Clear {}
+
+  private record Write(ByteKey key, byte[] value, long sequence, long expiryMillis, LifetimeClass lifetimeClass)
+      implements Command {}
+
+  private record Barrier(boolean flush, CompletableFuture<Void> done) implements Command {}
+
+  private record Stop() implements Command {}
+
+  private record Clear(CompletableFuture<Void> done) implements Command {}
+
+  /** A verified flash hit and the index value it was found under. */
+  record Hit(EntryFormat.Entry entry, long packed) {}
+
+  FlashTier(CacheConfig config, Device device, Index index, SegmentTable table, SegmentWriter writer,
+      WriteTrace trace, Counters counters, AtomicLong sequence) {
+    this.config = config;
+    this.trace = trace;
+    this.device = device;
+    this.index = index;
+    this.table = table;
+    this.writer = writer;
+    this.counters = counters;
+    this.sequence = sequence;
+    this.reader = new FlashReader(device, table, counters);
+    this.reclaimer = new Reclaimer(device, table, index, writer, counters, config.victimPolicy(),
+        config.reinsertAllBelowLiveRatio(), config.flashBytes(), sequence::get, System::currentTimeMillis);
+    this.queue = new ArrayBlockingQueue<>(config.cascadeQueueEntries());
+    writer.slotSource(this::freeSlot);
+    this.thread = new Thread(this::run, "hybridcache-writer-" + config.name());
+    thread.setDaemon(true);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  Index index() { return index; }
+  SegmentTable table() { return table; }
+  Device device() { return device; }
+  boolean degraded() { return degraded; }
+
+  // ---- caller threads ----
+
+  /** The verified entry for {@code key}, or null; marks it accessed for reclaim. */
+  Hit lookup(long hash, byte[] key) {
+    if (degraded) {
+      return null;
+    }
+    long packed;
+    EntryFormat.Entry e;
+    try {
+      packed = index.get(hash);
+      if (packed == IndexEntry.NONE) {
+        return null;
+      }
+      counters.flashLookups.increment();
+      e = reader.read(packed);
+    } catch (IOException ex) {
+      fail(ex);
+      return null;
+    } catch (RuntimeException ex) {
+      counters.corruptReads.increment(); // a damaged index value or structure: a miss, never a wrong value
+      return null;
+    }
+    if (e == null) {
+      index.remove(hash, packed); // stale or corrupt: unlink exactly this entry
+      return null;
+    }
+    if (!Arrays.equals(e.key(), key)) {
+      return null; // another key with the same 64-bit hash
+    }
+    if (e.expired(System.currentTimeMillis())) {
+      if (index.remove(hash, packed)) {
+        addGarbage(packed);
+      }
+      return null;
+    }
+    if (!IndexEntry.accessed(packed)) {
+      index.replace(hash, packed, IndexEntry.withAccessed(packed));
+    }
+    return new Hit(e, packed);
+  }
+
+  /** True if the index still points at the entry {@code packed} names (ignoring the accessed bit). */
+  boolean stillAt(long hash, long packed) {
+    return IndexEntry.location(index.get(hash)) == IndexEntry.location(packed);
+  }
+
+  /**
+   * Unlinks any flash version of the key and cancels a queued write of it. Call inside the DRAM tier's
+   * compute for the key. Returns true if the index held an entry.
+   */
+  boolean invalidate(long hash) {
+    inflight.remove(hash);
+    long old = index.remove(hash);
+    if (old != IndexEntry.NONE) {
+      addGarbage(old);
+      return true;
+    }
+    return false;
+  }
+
+  /** Queues a write without blocking; false if the queue is full. */
+  boolean offer(ByteKey key, byte[] value, long seq, long expiryMillis, LifetimeClass c) {
+    inflight.put(key.hash64(), seq);
+    if (queue.offer(new Write(key, value, seq, expiryMillis, c))) {
+      return true;
+    }
+    inflight.remove(key.hash64(), seq);
+    return false;
+  }
+
+  /** Queues a write, waiting for room (close only). */
+  void put(ByteKey key, byte[] value, long seq, long expiryMillis, LifetimeClass c) throws InterruptedException {
+    inflight.put(key.hash64(), seq);
+    queue.put(new Write(key, value, seq, expiryMillis, c));
+  }
+
+  /** Waits until every write queued before it is installed; with {@code flush}, also on the device. */
+  void barrier(boolean flush) {
+    await(new Barrier(flush, new CompletableFuture<>()));
+  }
+
+  /** Drops every flash entry. */
+  void clear() {
+    inflight.clear();
+    Clear c = new Clear(new CompletableFuture<>());
+    try {
+      queue.put(c);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    c.done().join();
+  }
+
+  /** Stops the writer after it drained the queue and flushed every buffer. */
+  void stop() {
+    barrier(true);
+    try {
+      queue.put(new Stop());
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Stops the writer, persists index and segment table and, if nothing failed, writes the
+   * clean-shutdown marker that makes the next open warm.
+   */
+  void close() {
+    stop();
+    boolean ok = !degraded;
+    try {
+      device.sync();
+      index.flush();
+      if (index instanceof HeapIndex heap) {
+        heap.saveTo(FlashOpener.heapIndexFile(config));
+      }
+      table.save(FlashOpener.metaFile(config), sequence.get());
+    } catch (IOException | RuntimeException e) {
+      ok = false;
+      LOG.warn("{}: could not persist the flash tier at close ({}); the next open recovers", config.name(),
+          e.toString());
+    }
+    closeQuietly(index);
+    closeQuietly(device);
+    if (ok && config.indexType() == io.hybridcache.core.index.IndexType.CHRONICLE) {
+      try {
+        FileChecksum.write(FlashOpener.chronicleFile(config));
+      } catch (IOException e) {
+        ok = false;
+        LOG.warn("{}: could not checksum the index ({})", config.name(), e.toString());
+      }
+    }
+    if (trace != null) {
+      closeQuietly(trace);
+    }
+    if (ok) {
+      try (FileChannel ch = FileChannel.open(config.directory().resolve(FlashOpener.CLEAN_MARKER),
+          StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        ch.force(true);
+      } catch (IOException e) {
+        LOG.warn("{}: could not write the clean marker ({})", config.name(), e.toString());
+      }
+    }
+  }
+
+  private static void closeQuietly(java.io.Closeable c) {
+    try {
+      c.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("close failed", e);
+    }
+  }
+
+  private void await(Barrier b) {
+    if (!thread.isAlive()) {
+      return;
+    }
+    try {
+      queue.put(b);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    b.done().join();
+  }
+
+  void addGarbage(long packed) {
+    Segment s = table.get(IndexEntry.segmentId(packed));
+    if (s != null) {
+      s.addGarbage(IndexEntry.sizeBytes(packed));
+    }
+  }
+
+  /** Records a device error; the first one of an episode logs a warning. */
+  void fail(IOException e) {
+    counters.ioErrors.increment();
+    retryAtNanos = System.nanoTime() + config.faultRetryInterval().toNanos();
+    if (!degraded) {
+      degraded = true;
+      if (!warned) {
+        warned = true;
+        LOG.warn("{}: flash tier degraded to DRAM-only after a device error ({}); retrying every {}",
+            config.name(), e.toString(), config.faultRetryInterval());
+      }
+    }
+  }
+
+  // ---- writer thread ----
+
+  private void run() {
+    while (true) {
+      Command c;
+      try {
+        c = queue.poll(IDLE_FLUSH_MILLIS, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (c == null) {
+        if (!degraded && writer.hasUnflushed()) {
+          io(writer::flushAll);
+        }
+        continue;
+      }
+      try {
+        if (c instanceof Stop) {
+          return;
+        } else if (c instanceof Barrier b) {
+          if (b.flush() && !degraded) {
+            io(() -> {
+              writer.flushAll();
+              device.sync();
+            });
+          }
+          b.done().complete(null);
+        } else if (c instanceof Clear cl) {
+          clearLocked();
+          cl.done().complete(null);
+        } else {
+          write((Write) c);
+        }
+      } catch (RuntimeException e) {
+        LOG.error("{}: unexpected error on the flash writer; the command was dropped", config.name(), e);
+        if (c instanceof Barrier b) {
+          b.done().complete(null);
+        } else if (c instanceof Clear cl) {
+          cl.done().complete(null);
+        }
+      }
+    }
+  }
+
+  private void write(Write w) {
+    long hash = w.key().hash64();
+    if (degraded && !tryRecoverLocked()) {
+      inflight.remove(hash, w.sequence());
+      counters.degradedRejected.increment();
+      return;
+    }
+    Long pending = inflight.get(hash);
+    if (pending == null || pending != w.sequence()) {
+      return; // superseded by a newer put or a remove: don't spend flash on it
+    }
+    long packed;
+    try {
+      packed = writer.append(w.lifetimeClass(), w.key().bytes(), w.value(), w.expiryMillis(), w.sequence());
+    } catch (IOException e) {
+      fail(e);
+      inflight.remove(hash, w.sequence());
+      abandonLocked();
+      return;
+    }
+    if (packed == IndexEntry.NONE) {
+      inflight.remove(hash, w.sequence());
+      counters.degradedRejected.increment();
+      return;
+    }
+    warned = false;
+    install(hash, w.sequence(), packed, EntryFormat.entryBytes(w.key().bytes().length, w.value().length));
+  }
+
+  private void install(long hash, long seq, long packed, int entryBytes) {
+    inflight.compute(hash, (h, s) -> {
+      if (s != null && s == seq) {
+        try {
+          long old = index.put(hash, packed);
+          if (old != IndexEntry.NONE) {
+            addGarbage(old);
+          }
+          counters.bytesAdmitted.add(entryBytes);
+        } catch (IndexFullException e) {
+          addGarbage(packed);
+          counters.degradedRejected.increment();
+        }
+        return null;
+      }
+      addGarbage(packed); // a newer version or a removal won
+      return s;
+    });
+  }
+
+  /** Slot for a new segment: reclaims first when free slots run low (not while reclaiming). */
+  private int freeSlot() {
+    if (!reclaiming) {
+      reclaiming = true;
+      try {
+        while (table.freeSlots() <= config.reclaimFreeSegments()) {
+          Segment victim = reclaimer.chooseVictim();
+          if (victim == null) {
+            break;
+          }
+          reclaimer.reclaim(victim);
+        }
+      } catch (IOException e) {
+        fail(e);
+      } finally {
+        reclaiming = false;
+      }
+    }
+    return table.takeFreeSlot();
+  }
+
+  private void abandonLocked() {
+    if (!abandoned) {
+      abandoned = true;
+      writer.abandonAll();
+    }
+  }
+
+  /** After the retry interval: forget entries of abandoned segments and take writes again. */
+  private boolean tryRecoverLocked() {
+    if (System.nanoTime() - retryAtNanos < 0) {
+      return false;
+    }
+    abandonLocked();
+    long[] dropped = {0};
+    index.forEach((hash, packed) -> {
+      if (table.get(IndexEntry.segmentId(packed)) == null && index.remove(hash, packed)) {
+        dropped[0]++;
+      }
+    });
+    abandoned = false;
+    degraded = false;
+    LOG.info("{}: flash tier back in service ({} entries of lost segments dropped)", config.name(), dropped[0]);
+    return true;
+  }
+
+  private void clearLocked() {
+    writer.abandonAll();
+    index.clear();
+    for (Segment s : table.segments().toArray(new Segment[0])) {
+      if (s.state() != Segment.State.ACTIVE) {
+        table.release(s);
+        writer.recordTrim(s.slot());
+        try {
+          device.discard(s.slot());
+        } catch (IOException e) {
+          // trimming is advice
+        }
+      }
+    }
+  }
+
+  private interface IoAction {
+    void run() throws IOException;
+  }
+
+  private void io(IoAction a) {
+    try {
+      a.run();
+    } catch (IOException e) {
+      fail(e);
+      abandonLocked();
+    }
+  }
+}

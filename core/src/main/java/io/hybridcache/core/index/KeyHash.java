@@ -1,0 +1,18 @@
+package io.hybridcache.core.index;
+
+import net.openhft.hashing.LongHashFunction;
+
+/**
+ * The 64-bit key hash the index is keyed by (XXH3 from zero-allocation-hashing). Never 0: 0 is the
+ * empty marker of {@link HeapIndex}, so it is remapped to 1. Thread-safe: stateless.
+ */
+public final class KeyHash {
+  private static final LongHashFunction XX3 = LongHashFunction.xx3();
+
+  private KeyHash() {}
+
+  public static long of(byte[] key) {
+    long h = XX3.hashBytes(key);
+    return h == 0 ? 1 : h;
+  }
+}

@@ -1,0 +1,207 @@
+package io.hybridcache.core.segment;
+
+import io.hybridcache.core.placement.LifetimeClasses;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.zip.CRC32C;
+
+/**
+ * Which segment lives in which slot, and which slots are free. Segment ids grow by one per new
+ * segment and are never reused.
+ *
+ * <p>Thread-safe for readers: {@link #get} and the counters may be called from any thread (concurrent
+ * map, volatile counts). Creating and releasing segments is confined to the flash writer thread.
+ *
+ * <p>Persistence: on a clean close the table is saved to {@code segments.meta} (written to a temp file,
+ * forced, renamed). Format, little-endian: magic "HCT1", version 1, next segment id (8), next sequence
+ * (8), count (4), then per segment id (8), slot (4), class id (4), state ordinal (1), written (8),
+ * garbage (8), flushed offset (8), sealed sequence (8); then CRC32C (4) of everything before it. A file
+ * that fails the check is ignored and the cache recovers from slot headers instead.
+ */
+public final class SegmentTable {
+  private static final int MAGIC = 0x31544348;
+  private static final int VERSION = 1;
+  private static final int RECORD_BYTES = 8 + 4 + 4 + 1 + 8 + 8 + 8 + 8;
+
+  private final ConcurrentMap<Long, Segment> byId = new ConcurrentHashMap<>();
+  private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>(); // writer thread
+  private final int slotCount;
+  private volatile int freeCount;
+  private long nextSegmentId = 1; // writer thread
+
+  public SegmentTable(int slotCount) {
+    this.slotCount = slotCount;
+  }
+
+  public int slotCount() { return slotCount; }
+
+  public Segment get(long segmentId) {
+    return byId.get(segmentId);
+  }
+
+  public Collection<Segment> segments() {
+    return byId.values();
+  }
+
+  public int freeSlots() {
+    return freeCount;
+  }
+
+  public long nextSegmentIdPeek() {
+    return nextSegmentId;
+  }
+
+  // ---- writer thread ----
+
+  /** Marks every slot not used by a known segment free. Call once after loading or recovering. */
+  public void rebuildFreeList() {
+    BitSet used = new BitSet(slotCount);
+    for (Segment s : byId.values()) {
+      used.set(s.slot());
+    }
+    freeSlots.clear();
+    for (int i = 0; i < slotCount; i++) {
+      if (!used.get(i)) {
+        freeSlots.add(i);
+      }
+    }
+    freeCount = freeSlots.size();
+  }
+
+  /** Takes a free slot for a new segment, or returns -1 when none is free. */
+  public int takeFreeSlot() {
+    Integer slot = freeSlots.pollFirst();
+    freeCount = freeSlots.size();
+    return slot == null ? -1 : slot;
+  }
+
+  public void returnFreeSlot(int slot) {
+    freeSlots.addFirst(slot);
+    freeCount = freeSlots.size();
+  }
+
+  public long allocateSegmentId() {
+    return nextSegmentId++;
+  }
+
+  /** Ids below this are never handed out again (recovery raises it past every id seen). */
+  public void raiseNextSegmentId(long atLeast) {
+    nextSegmentId = Math.max(nextSegmentId, atLeast);
+  }
+
+  public void add(Segment s) {
+    byId.put(s.id(), s);
+  }
+
+  /** Forgets {@code s}; its slot becomes free. */
+  public void release(Segment s) {
+    if (byId.remove(s.id(), s)) {
+      returnFreeSlot(s.slot());
+    }
+  }
+
+  /** Forgets {@code s} without freeing its slot (the caller reuses or frees it). */
+  public void forget(Segment s) {
+    byId.remove(s.id(), s);
+  }
+
+  public void clear() {
+    byId.clear();
+    rebuildFreeList();
+  }
+
+  // ---- persistence ----
+
+  public void save(Path file, long nextSequence) throws IOException {
+    List<Segment> all = new ArrayList<>(byId.values());
+    ByteBuffer b = ByteBuffer.allocate(4 + 4 + 8 + 8 + 4 + all.size() * RECORD_BYTES + 4)
+        .order(ByteOrder.LITTLE_ENDIAN);
+    b.putInt(MAGIC).putInt(VERSION).putLong(nextSegmentId).putLong(nextSequence).putInt(all.size());
+    for (Segment s : all) {
+      b.putLong(s.id()).putInt(s.slot()).putInt(s.lifetimeClass().id()).put((byte) s.state().ordinal())
+          .putLong(s.writtenBytes()).putLong(s.garbageBytes()).putLong(s.flushedOffset())
+          .putLong(s.sealedSequence());
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(b.array(), 0, b.position());
+    b.putInt((int) crc.getValue());
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING)) {
+      b.flip();
+      while (b.hasRemaining()) {
+        ch.write(b);
+      }
+      ch.force(true);
+    }
+    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /**
+   * Loads a table saved by {@link #save}; returns the saved next sequence, or -1 (table left empty) if
+   * the file is missing, corrupt, or names slots outside {@code slotCount}.
+   */
+  public long load(Path file, LifetimeClasses classes) {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(file);
+    } catch (IOException e) {
+      return -1;
+    }
+    if (bytes.length < 32) {
+      return -1;
+    }
+    ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, bytes.length - 4);
+    if ((int) crc.getValue() != b.getInt(bytes.length - 4) || b.getInt() != MAGIC || b.getInt() != VERSION) {
+      return -1;
+    }
+    long nextId = b.getLong();
+    long nextSeq = b.getLong();
+    int count = b.getInt();
+    if (count < 0 || count > slotCount || bytes.length != 32 + count * RECORD_BYTES) {
+      return -1;
+    }
+    List<Segment> loaded = new ArrayList<>(count);
+    BitSet slots = new BitSet(slotCount);
+    for (int i = 0; i < count; i++) {
+      long id = b.getLong();
+      int slot = b.getInt();
+      int classId = b.getInt();
+      int state = b.get();
+      long written = b.getLong();
+      long garbage = b.getLong();
+      long flushed = b.getLong();
+      long sealedSeq = b.getLong();
+      if (slot < 0 || slot >= slotCount || slots.get(slot) || id <= 0 || id >= nextId
+          || state < 0 || state >= Segment.State.values().length) {
+        return -1;
+      }
+      slots.set(slot);
+      Segment.State st = Segment.State.values()[state];
+      Segment s = new Segment(id, slot, classes.byId(classId),
+          st == Segment.State.RECLAIMING ? Segment.State.SEALED : st);
+      s.restore(written, garbage, flushed, sealedSeq);
+      loaded.add(s);
+    }
+    byId.clear();
+    loaded.forEach(this::add);
+    nextSegmentId = nextId;
+    rebuildFreeList();
+    return nextSeq;
+  }
+}

@@ -1,0 +1,234 @@
+package io.hybridcache.core.segment;
+
+import io.hybridcache.core.device.Device;
+import io.hybridcache.core.format.EntryFormat;
+import io.hybridcache.core.format.SegmentHeader;
+import io.hybridcache.core.index.IndexEntry;
+import io.hybridcache.core.placement.LifetimeClass;
+import io.hybridcache.core.stats.Counters;
+import io.hybridcache.core.stats.WriteTrace;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Appends entries to the active segment of their lifetime class through that class's write buffer
+ * (CaSSanDra paper, section IV: append-only segment files, one active segment, a write buffer flushed
+ * with one sequential write when full).
+ *
+ * <p>Not thread-safe: confined to the flash writer thread, which is the only thread that appends,
+ * flushes, seals or opens segments. Readers see its results through {@link Segment}'s volatile fields
+ * and {@link WriteBuffer}'s sequence lock.
+ *
+ * <p>Format: a segment is its header page ({@link SegmentHeader}) followed by entries
+ * ({@link EntryFormat}) at 16-byte aligned offsets; each buffer flush writes a whole number of 4 KiB
+ * pages, zero padded, so the next buffer starts page aligned.
+ */
+public final class SegmentWriter {
+  private static final Logger LOG = LoggerFactory.getLogger(SegmentWriter.class);
+
+  /** Supplies a free slot for a new segment, reclaiming one if needed; -1 if none can be had. */
+  @FunctionalInterface
+  public interface SlotSource {
+    int freeSlot();
+  }
+
+  private final Device device;
+  private final SegmentTable table;
+  private final Counters counters;
+  private final WriteTrace trace;
+  private final int bufferBytes;
+  private final long segmentBytes;
+  private final LongSupplier sequence;
+  private final Map<Integer, ClassLog> logs = new HashMap<>();
+  private SlotSource slots;
+  private boolean traceFailed;
+
+  /** The active segment and buffer of one lifetime class. */
+  private static final class ClassLog {
+    final LifetimeClass lifetimeClass;
+    final WriteBuffer buffer;
+    Segment segment;
+
+    ClassLog(LifetimeClass c, int bufferBytes) {
+      this.lifetimeClass = c;
+      this.buffer = new WriteBuffer(bufferBytes);
+    }
+  }
+
+  public SegmentWriter(Device device, SegmentTable table, Counters counters, WriteTrace trace, int bufferBytes,
+      LongSupplier sequence) {
+    this.device = device;
+    this.table = table;
+    this.counters = counters;
+    this.trace = trace;
+    this.bufferBytes = bufferBytes;
+    this.segmentBytes = device.slotBytes();
+    this.sequence = sequence;
+  }
+
+  public void slotSource(SlotSource s) {
+    this.slots = s;
+  }
+
+  /**
+   * Appends an entry for {@code lifetimeClass}; returns its packed index entry, or
+   * {@link IndexEntry#NONE} if no segment could be opened (no free slot). The entry is readable
+   * (published in the buffer) when this returns.
+   *
+   * @throws IOException from the device; the caller degrades the tier and calls {@link #abandonAll()}
+   */
+  public long append(LifetimeClass lifetimeClass, byte[] key, byte[] value, long expiryMillis, long seq)
+      throws IOException {
+    int size = EntryFormat.entryBytes(key.length, value.length);
+    if (size > bufferBytes || size > IndexEntry.MAX_ENTRY_BYTES) {
+      throw new IllegalArgumentException("entry of " + size + " bytes exceeds the write buffer");
+    }
+    ClassLog log = logs.computeIfAbsent(lifetimeClass.id(), id -> new ClassLog(lifetimeClass, bufferBytes));
+    if (log.segment != null && log.buffer.free() < size) {
+      flushLocked(log);
+    }
+    if (log.segment == null || log.buffer.base() + log.buffer.used() + size > segmentBytes) {
+      if (log.segment != null) {
+        sealLocked(log);
+      }
+      if (!openLocked(log)) {
+        return IndexEntry.NONE;
+      }
+    }
+    WriteBuffer buf = log.buffer;
+    long offset = buf.base() + buf.used();
+    ByteBuffer slice = buf.appendSlice(size);
+    EntryFormat.write(slice, log.segment.id(), lifetimeClass.id(), seq, expiryMillis, key, value);
+    buf.publish(size, IndexEntry.OFFSET_ALIGNMENT);
+    long packed = IndexEntry.pack(SegmentAddress.of(log.segment.id(), offset), size);
+    log.segment.addWritten(IndexEntry.sizeBytes(packed));
+    return packed;
+  }
+
+  /** Writes every non-empty buffer to the device (zero padded to a page); segments stay active. */
+  public void flushAll() throws IOException {
+    for (ClassLog log : logs.values()) {
+      if (log.segment != null) {
+        flushLocked(log);
+      }
+    }
+  }
+
+  /** True if some buffer holds unflushed entries. */
+  public boolean hasUnflushed() {
+    for (ClassLog log : logs.values()) {
+      if (log.segment != null && log.buffer.used() > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Continues appending to {@code s}, an active segment restored from the segment table. */
+  public void resume(Segment s) {
+    ClassLog log = logs.computeIfAbsent(s.lifetimeClass().id(), id -> new ClassLog(s.lifetimeClass(), bufferBytes));
+    if (log.segment != null || s.flushedOffset() + Device.ALIGNMENT > segmentBytes) {
+      s.seal(sequence.getAsLong());
+      return;
+    }
+    log.segment = s;
+    log.buffer.reset(s.id(), s.flushedOffset());
+    s.setBuffer(log.buffer);
+  }
+
+  /**
+   * Drops every active segment after a device error: their entries become unreachable (reads of them
+   * miss) and their slots return to the free list.
+   */
+  public void abandonAll() {
+    for (ClassLog log : logs.values()) {
+      Segment s = log.segment;
+      if (s != null) {
+        s.setBuffer(null);
+        table.release(s);
+        log.segment = null;
+        log.buffer.reset(0, 0);
+      }
+    }
+  }
+
+  private boolean openLocked(ClassLog log) throws IOException {
+    int slot = slots.freeSlot();
+    if (slot < 0) {
+      return false;
+    }
+    long id = table.allocateSegmentId();
+    long seq = sequence.getAsLong();
+    try {
+      ByteBuffer header = SegmentHeader.encode(id, log.lifetimeClass.id(), seq);
+      device.write(slot, 0, header);
+      record(slot, 0, Device.ALIGNMENT, log.lifetimeClass);
+    } catch (IOException e) {
+      table.returnFreeSlot(slot);
+      throw e;
+    }
+    Segment s = new Segment(id, slot, log.lifetimeClass, Segment.State.ACTIVE);
+    s.restore(0, 0, SegmentHeader.FIRST_ENTRY_OFFSET, 0);
+    log.buffer.reset(id, SegmentHeader.FIRST_ENTRY_OFFSET);
+    s.setBuffer(log.buffer);
+    log.segment = s;
+    table.add(s);
+    return true;
+  }
+
+  private void flushLocked(ClassLog log) throws IOException {
+    WriteBuffer buf = log.buffer;
+    if (buf.used() == 0) {
+      return;
+    }
+    Segment s = log.segment;
+    ByteBuffer slice = buf.flushSlice();
+    int len = slice.remaining();
+    long base = buf.base();
+    device.write(s.slot(), base, slice);
+    record(s.slot(), base, len, log.lifetimeClass);
+    s.setFlushedOffset(base + len);
+    buf.reset(s.id(), base + len);
+  }
+
+  private void sealLocked(ClassLog log) throws IOException {
+    flushLocked(log);
+    Segment s = log.segment;
+    s.setBuffer(null);
+    s.seal(sequence.getAsLong());
+    log.segment = null;
+  }
+
+  private void record(int slot, long offset, long len, LifetimeClass c) {
+    if (c.id() == LifetimeClass.SURVIVOR.id()) {
+      counters.reclaimBytesWritten.add(len);
+    } else {
+      counters.flushBytesWritten.add(len);
+    }
+    if (trace != null && !traceFailed) {
+      try {
+        trace.write(slot * segmentBytes + offset, len, c.id(), c.name());
+      } catch (IOException e) {
+        traceFailed = true;
+        LOG.warn("write trace disabled after an error: {}", e.toString());
+      }
+    }
+  }
+
+  /** Records a discard of {@code slot} in the trace. */
+  public void recordTrim(int slot) {
+    if (trace != null && !traceFailed) {
+      try {
+        trace.trim(slot * segmentBytes, segmentBytes);
+      } catch (IOException e) {
+        traceFailed = true;
+        LOG.warn("write trace disabled after an error: {}", e.toString());
+      }
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package io.hybridcache.core.stats;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The cache's cumulative counters. Thread-safe: each is a {@link LongAdder}, incremented from any
+ * thread without contention and summed when a snapshot is taken.
+ */
+public final class Counters {
+  public final LongAdder gets = new LongAdder();
+  public final LongAdder dramHits = new LongAdder();
+  public final LongAdder flashHits = new LongAdder();
+  public final LongAdder misses = new LongAdder();
+  public final LongAdder flashLookups = new LongAdder();
+  public final LongAdder deviceReads = new LongAdder();
+  public final LongAdder bufferHits = new LongAdder();
+  public final LongAdder corruptReads = new LongAdder();
+  public final LongAdder puts = new LongAdder();
+  public final LongAdder removes = new LongAdder();
+  public final LongAdder bytesAdmitted = new LongAdder();
+  public final LongAdder flushBytesWritten = new LongAdder();
+  public final LongAdder reclaimBytesWritten = new LongAdder();
+  public final LongAdder reinserted = new LongAdder();
+  public final LongAdder reclaimEvicted = new LongAdder();
+  public final LongAdder reclaimedSegments = new LongAdder();
+  public final LongAdder queueRejected = new LongAdder();
+  public final LongAdder tooLargeRejected = new LongAdder();
+  public final LongAdder degradedRejected = new LongAdder();
+  public final LongAdder ioErrors = new LongAdder();
+}

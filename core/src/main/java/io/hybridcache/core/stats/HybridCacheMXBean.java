@@ -1,0 +1,30 @@
+package io.hybridcache.core.stats;
+
+/**
+ * JMX view of a cache, registered as {@code io.hybridcache:type=HybridCache,name=NAME}. Every attribute
+ * is read from a fresh stats snapshot.
+ */
+public interface HybridCacheMXBean {
+  long getGets();
+  long getDramHits();
+  long getFlashHits();
+  long getMisses();
+  double getHitRatioDram();
+  double getHitRatioFlash();
+  double getDeviceReadsPerFlashHit();
+  long getDramBytes();
+  long getFlashEntries();
+  long getFlashLiveBytes();
+  double getDramBytesPerFlashEntry();
+  long getBytesAdmitted();
+  long getFlushBytesWritten();
+  long getReclaimBytesWritten();
+  double getAppWriteAmplification();
+  long getQueueRejected();
+  long getAdmissionRejected();
+  int getFreeSegments();
+  int getActiveSegments();
+  int getSealedSegments();
+  long getIoErrors();
+  boolean isDegraded();
+}

@@ -1,0 +1,225 @@
+package io.hybridcache.core.device;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * TEST-ONLY fault-injection fake: a {@link Device} that wraps any other and, on command, makes writes
+ * fail as a full disk or an I/O error, makes reads fail, or flips one random bit in the bytes a read
+ * returns. Never use it outside tests. Thread-safe: every switch is an atomic reference to an
+ * immutable arming with an atomic countdown, so "fail the next N writes" fails exactly N writes
+ * however many threads race, and {@link #heal()} takes effect for every call that starts after it.
+ *
+ * <p><b>Concurrency.</b> No locks. A call decides whether to fail by consuming one unit of the armed
+ * countdown ({@link Long#MAX_VALUE} stands for "all"); arming replaces the previous arming of that
+ * switch. The delegate's own thread-safety applies to the calls passed through.
+ *
+ * <p><b>Errors.</b> An injected write failure throws before the delegate is called (nothing is
+ * written, nothing is allocated), with the message {@link #DISK_FULL_MESSAGE} (what the kernel's ENOSPC
+ * says) or {@link #IO_ERROR_MESSAGE}; an injected read failure throws {@link #IO_ERROR_MESSAGE} before
+ * reading; a corruption happens after a successful delegate read. Injected faults are counted here
+ * ({@link #injectedFaults()}); {@link #counters()} are the delegate's and count only what reached it.
+ */
+public final class FaultInjectingDevice implements Device {
+  /** What the kernel says for ENOSPC, so code matching on it treats an injected full disk as real. */
+  public static final String DISK_FULL_MESSAGE = "No space left on device";
+  public static final String IO_ERROR_MESSAGE = "Input/output error";
+
+  /** How an injected write fails. */
+  public enum WriteFault {
+    DISK_FULL,
+    IO_ERROR
+  }
+
+  private static final long ALL = Long.MAX_VALUE;
+
+  private final Device delegate;
+  private final Random random; // java.util.Random is thread-safe
+  private final Switch<WriteFault> writes = new Switch<>();
+  private final Switch<Boolean> readFailures = new Switch<>();
+  private final Switch<Boolean> readCorruptions = new Switch<>();
+  private final LongAdder writeFaults = new LongAdder();
+  private final LongAdder readFaults = new LongAdder();
+  private final LongAdder corruptions = new LongAdder();
+
+  public FaultInjectingDevice(Device delegate) {
+    this(delegate, 0x5eed);
+  }
+
+  /** With a seed for the corrupted bit positions, so a failing test replays. */
+  public FaultInjectingDevice(Device delegate, long seed) {
+    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    this.random = new Random(seed);
+  }
+
+  public Device delegate() {
+    return delegate;
+  }
+
+  /** The next {@code count} writes fail with {@code fault}. */
+  public FaultInjectingDevice failNextWrites(long count, WriteFault fault) {
+    writes.arm(Objects.requireNonNull(fault), requirePositive(count));
+    return this;
+  }
+
+  /** Every write fails with {@code fault} until {@link #heal()}. */
+  public FaultInjectingDevice failAllWrites(WriteFault fault) {
+    writes.arm(Objects.requireNonNull(fault), ALL);
+    return this;
+  }
+
+  /** The next {@code count} reads fail with an I/O error. */
+  public FaultInjectingDevice failNextReads(long count) {
+    readFailures.arm(Boolean.TRUE, requirePositive(count));
+    return this;
+  }
+
+  public FaultInjectingDevice failAllReads() {
+    readFailures.arm(Boolean.TRUE, ALL);
+    return this;
+  }
+
+  /** The next {@code count} reads each return their bytes with one random bit flipped. */
+  public FaultInjectingDevice corruptNextReads(long count) {
+    readCorruptions.arm(Boolean.TRUE, requirePositive(count));
+    return this;
+  }
+
+  public FaultInjectingDevice corruptAllReads() {
+    readCorruptions.arm(Boolean.TRUE, ALL);
+    return this;
+  }
+
+  /** Disarms every switch: calls from now on pass through untouched. Counts are kept. */
+  public void heal() {
+    writes.disarm();
+    readFailures.disarm();
+    readCorruptions.disarm();
+  }
+
+  public long injectedFaults() {
+    return writeFaults.sum() + readFaults.sum() + corruptions.sum();
+  }
+
+  public long injectedWriteFaults() {
+    return writeFaults.sum();
+  }
+
+  public long injectedReadFaults() {
+    return readFaults.sum();
+  }
+
+  public long injectedCorruptions() {
+    return corruptions.sum();
+  }
+
+  @Override
+  public void write(int slot, long offset, ByteBuffer src) throws IOException {
+    WriteFault fault = writes.fire();
+    if (fault != null) {
+      writeFaults.increment();
+      throw new IOException(fault == WriteFault.DISK_FULL
+          ? DISK_FULL_MESSAGE + " (injected)" : IO_ERROR_MESSAGE + " (injected write fault)");
+    }
+    delegate.write(slot, offset, src);
+  }
+
+  @Override
+  public void read(int slot, long offset, ByteBuffer dst) throws IOException {
+    if (readFailures.fire() != null) {
+      readFaults.increment();
+      throw new IOException(IO_ERROR_MESSAGE + " (injected read fault)");
+    }
+    int start = dst.position();
+    delegate.read(slot, offset, dst);
+    int length = dst.position() - start;
+    if (length > 0 && readCorruptions.fire() != null) {
+      corruptions.increment();
+      int at = start + random.nextInt(length);
+      dst.put(at, (byte) (dst.get(at) ^ (1 << random.nextInt(8))));
+    }
+  }
+
+  @Override
+  public int slotCount() {
+    return delegate.slotCount();
+  }
+
+  @Override
+  public long slotBytes() {
+    return delegate.slotBytes();
+  }
+
+  @Override
+  public boolean directIo() {
+    return delegate.directIo();
+  }
+
+  @Override
+  public void discard(int slot) throws IOException {
+    delegate.discard(slot);
+  }
+
+  @Override
+  public void sync() throws IOException {
+    delegate.sync();
+  }
+
+  @Override
+  public boolean allocated(int slot) {
+    return delegate.allocated(slot);
+  }
+
+  @Override
+  public boolean setWriteLifeHint(int slot, int hint) {
+    return delegate.setWriteLifeHint(slot, hint);
+  }
+
+  /** The delegate's counters: calls that failed here never reached it and are not in them. */
+  @Override
+  public DeviceCounters counters() {
+    return delegate.counters();
+  }
+
+  @Override
+  public void close() throws IOException {
+    delegate.close();
+  }
+
+  private static long requirePositive(long count) {
+    if (count <= 0) {
+      throw new IllegalArgumentException("count must be > 0: " + count);
+    }
+    return count;
+  }
+
+  /** One fault switch: an immutable arming (what to inject, how many times left), swapped atomically. */
+  private static final class Switch<K> {
+    private final AtomicReference<Armed<K>> armed = new AtomicReference<>();
+
+    void arm(K kind, long count) {
+      armed.set(new Armed<>(kind, new AtomicLong(count)));
+    }
+
+    void disarm() {
+      armed.set(null);
+    }
+
+    /** The fault to inject on this call, or null. */
+    K fire() {
+      Armed<K> current = armed.get();
+      if (current == null) {
+        return null;
+      }
+      long before = current.remaining.getAndUpdate(r -> r == ALL ? ALL : Math.max(0, r - 1));
+      return before > 0 ? current.kind : null;
+    }
+
+    private record Armed<K>(K kind, AtomicLong remaining) {}
+  }
+}
