@@ -214,7 +214,7 @@ public final class CacheProbe {
       for (long p : puts) {
         total += p;
       }
-      long rejected = s.admissionRejected() + s.queueRejected() + s.tooLargeRejected();
+      long rejected = s.admissionRejected() + s.queueRejected() + s.tooLargeRejected() + s.degradedRejected();
       long flashed = Math.max(0, total - s.dramEntries() - rejected);
       double mib = 1024.0 * 1024.0;
       return new InsertResult(threads, flashed * (double) valueBytes / secs / mib,
