@@ -1,0 +1,97 @@
+package io.hybridcache.bench;
+
+import io.hybridcache.bench.limits.LimitsCommand;
+import io.hybridcache.bench.ycsb.YcsbCommand;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * Command line of the benchmarks: {@code java -jar bench/target/hybridcache-bench.jar <command>}.
+ *
+ * <ul>
+ *   <li>{@code ycsb}: a YCSB core workload (default B, 95% reads) against the cache, load and run
+ *       phases in two JVMs; prints throughput, read latency and the cache's hit ratios.
+ *   <li>{@code limits}: what the disk can do (fio) next to what the cache gets out of it
+ *       (flash-hit reads, insert bandwidth), as ratios.
+ * </ul>
+ *
+ * <p>Exit codes: {@value #OK} success, {@value #FAILED} the benchmark ran but failed (a child JVM
+ * failed, operations errored, the cache could not be opened), {@value #USAGE} bad command line,
+ * {@value #ENVIRONMENT} a required tool is missing (fio).
+ */
+@Command(name = "hybridcache-bench",
+    mixinStandardHelpOptions = true,
+    versionProvider = BenchMain.Version.class,
+    description = {
+        "Benchmarks of hybridcache, a flash tier under a Caffeine DRAM cache.",
+        "Run from the repository root (paths such as src/workloads/workloadb are relative to it)."},
+    subcommands = {YcsbCommand.class, LimitsCommand.class, CommandLine.HelpCommand.class},
+    footerHeading = "%nExit codes:%n",
+    footer = {"  0  success", "  1  the benchmark failed (see the messages above)", "  2  bad command line",
+        "  3  a required tool is missing (fio)", "",
+        "Examples:",
+        "  java -jar bench/target/hybridcache-bench.jar ycsb",
+        "  java -jar bench/target/hybridcache-bench.jar ycsb --workload src/workloads/workloada",
+        "  java -jar bench/target/hybridcache-bench.jar limits --quick --json limits.json",
+        "  java -jar bench/target/hybridcache-bench.jar help ycsb"})
+public final class BenchMain implements Runnable {
+  public static final int OK = 0;
+  public static final int FAILED = 1;
+  public static final int USAGE = 2;
+  public static final int ENVIRONMENT = 3;
+
+  @Spec
+  CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(execute(args));
+  }
+
+  /** Runs the command line and returns the exit code (no System.exit; for tests). */
+  public static int execute(String... args) {
+    // Before any Chronicle class loads (FACTS.md): no usage analytics.
+    System.setProperty("chronicle.analytics.disable", "true");
+    CommandLine cl = new CommandLine(new BenchMain());
+    cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
+      PrintWriter err = cmd.getErr();
+      err.println("error: " + describe(ex));
+      if (Boolean.getBoolean("hybridcache.bench.stacktrace")) {
+        ex.printStackTrace(err);
+      } else {
+        err.println("(run with -Dhybridcache.bench.stacktrace=true for the stack trace)");
+      }
+      err.flush();
+      return FAILED;
+    });
+    cl.setExitCodeExceptionMapper(ex -> ex instanceof CommandLine.ParameterException ? USAGE : FAILED);
+    return cl.execute(args);
+  }
+
+  /** Message of {@code t} with its causes, e.g. "cannot open: x; caused by UnsupportedOperationException: y". */
+  public static String describe(Throwable t) {
+    StringBuilder sb = new StringBuilder(String.valueOf(t.getMessage() != null ? t.getMessage() : t.toString()));
+    for (Throwable c = t.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      sb.append("; caused by ").append(c);
+    }
+    return sb.toString();
+  }
+
+  @Override
+  public void run() {
+    // No subcommand: show the usage and fail as a usage error.
+    throw new CommandLine.ParameterException(spec.commandLine(), "missing command: choose ycsb or limits");
+  }
+
+  /** The version from the jar manifest, or "dev" when run from classes. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = BenchMain.class.getPackage().getImplementationVersion();
+      return new String[] {"hybridcache-bench " + (v == null ? "dev" : v),
+          "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.home") + ")"};
+    }
+  }
+}

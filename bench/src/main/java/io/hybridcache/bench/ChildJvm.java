@@ -1,0 +1,140 @@
+package io.hybridcache.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Runs a child JVM (same java executable and classpath as this one, with the flags Chronicle Map
+ * needs on Java 17) or any other child process: streams its stderr to ours with a prefix and
+ * captures its stdout. Not thread-safe: one {@link #run} at a time per caller.
+ */
+public final class ChildJvm {
+  /** The --add-opens/--add-exports flags of FACTS.md (the parent pom's hybridcache.jvm.opens). */
+  public static final List<String> JVM_FLAGS = List.of(
+      "--add-opens=java.base/java.lang=ALL-UNNAMED",
+      "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+      "--add-opens=java.base/java.io=ALL-UNNAMED",
+      "--add-opens=java.base/java.nio=ALL-UNNAMED",
+      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+      "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
+      "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+      "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
+      "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+      "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
+      "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
+      "-Dchronicle.analytics.disable=true");
+
+  private static final int STDERR_TAIL_LINES = 40;
+
+  private ChildJvm() {}
+
+  /** What a child printed and how it ended. */
+  public record Result(int exitCode, List<String> stdout, List<String> stderrTail) {}
+
+  /** {@code java <JVM_FLAGS> <jvmArgs> -cp <our classpath> mainClass args...}. */
+  public static List<String> javaCommand(List<String> jvmArgs, String mainClass, List<String> args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(JVM_FLAGS);
+    cmd.addAll(jvmArgs);
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(mainClass);
+    cmd.addAll(args);
+    return cmd;
+  }
+
+  /**
+   * Runs {@code command} in the current directory, copying each stderr line to {@code err} as
+   * {@code prefix + line} and each stdout line to {@code stdoutLine} (if not null) and to
+   * {@code stdoutCopy} (if not null). The child is destroyed if this JVM exits first.
+   */
+  public static Result run(List<String> command, String prefix, PrintStream err, Consumer<String> stdoutLine,
+                           Path stdoutCopy) throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(command);
+    Process p = pb.start();
+    Thread killer = new Thread(p::destroyForcibly, "kill-child-" + p.pid());
+    Runtime.getRuntime().addShutdownHook(killer);
+    try {
+      p.getOutputStream().close();
+      List<String> out = Collections.synchronizedList(new ArrayList<>());
+      Deque<String> tail = new ArrayDeque<>();
+      Thread errPump = pump(p.getErrorStream(), line -> {
+        err.println(prefix + line);
+        synchronized (tail) {
+          tail.addLast(line);
+          if (tail.size() > STDERR_TAIL_LINES) {
+            tail.removeFirst();
+          }
+        }
+      }, "stderr-" + p.pid());
+      Thread outPump = pump(p.getInputStream(), line -> {
+        out.add(line);
+        if (stdoutLine != null) {
+          stdoutLine.accept(line);
+        }
+      }, "stdout-" + p.pid());
+      int code = p.waitFor();
+      errPump.join();
+      outPump.join();
+      if (stdoutCopy != null) {
+        Files.write(stdoutCopy, out, StandardCharsets.UTF_8);
+      }
+      List<String> tailCopy;
+      synchronized (tail) {
+        tailCopy = List.copyOf(tail);
+      }
+      return new Result(code, List.copyOf(out), tailCopy);
+    } finally {
+      if (p.isAlive()) {
+        p.destroyForcibly();
+      }
+      try {
+        Runtime.getRuntime().removeShutdownHook(killer);
+      } catch (IllegalStateException ignored) {
+        // already shutting down: the hook runs
+      }
+    }
+  }
+
+  private static Thread pump(InputStream in, Consumer<String> sink, String name) {
+    Thread t = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = r.readLine()) != null) {
+          sink.accept(line);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }, name);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  /** {@code command} quoted for a shell, for logs. */
+  public static String quote(List<String> command) {
+    StringBuilder sb = new StringBuilder();
+    for (String a : command) {
+      if (sb.length() > 0) {
+        sb.append(' ');
+      }
+      sb.append(a.matches("[A-Za-z0-9_./=:,@%+-]+") ? a : "'" + a.replace("'", "'\\''") + "'");
+    }
+    return sb.toString();
+  }
+}

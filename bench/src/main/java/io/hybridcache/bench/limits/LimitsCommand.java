@@ -1,0 +1,342 @@
+package io.hybridcache.bench.limits;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hybridcache.bench.BenchDirs;
+import io.hybridcache.bench.BenchMain;
+import io.hybridcache.bench.Sizes;
+import io.hybridcache.bench.StatsJson;
+import io.hybridcache.bench.TextTable;
+import io.hybridcache.bench.ycsb.YcsbCommand;
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.index.IndexType;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The disk's limits (fio) next to what the cache gets out of the same disk, as ratios.
+ *
+ * <p>fio, direct I/O, in {@code --dir}: 4 KiB random reads at queue depth 1 with 1 and with 4
+ * jobs (time-based, on a test file of {@code --fio-size}), and 1 MiB sequential writes to a new
+ * file. Cache ({@link CacheProbe}), same directory, direct I/O, 1 MiB DRAM tier: flash-hit gets
+ * of 1 KiB values at 1 and 4 threads after a warm reopen, and insert bandwidth. The figures are
+ * ratios to fio run in the same job because the disk here is shared and virtual.
+ *
+ * <p>Run: {@code java -jar bench/target/hybridcache-bench.jar limits --quick} (3 s per figure,
+ * small files; about a minute) or without {@code --quick} (10 s per figure). fio is installed
+ * with apt-get when missing and we are root; otherwise the command says how to install it.
+ */
+@Command(name = "limits", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Compares the cache's flash reads and inserts with the disk's limits measured by fio.",
+        "fio: 4 KiB random read QD1 at 1 and 4 jobs, 1 MiB sequential write (direct I/O).",
+        "Cache on the same disk: flash-hit gets at 1 and 4 threads, insert bandwidth; each as a ratio to fio.",
+        "The directory is wiped first; fio is apt-get installed when missing and we are root."})
+public final class LimitsCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--dir", paramLabel = "DIR", description = "scratch directory, wiped first (default: ${DEFAULT-VALUE})")
+  Path dir = Path.of("target/limits");
+
+  @Option(names = "--runtime", paramLabel = "SECONDS", description = "seconds per figure (default: 10; 3 with --quick)")
+  Integer runtime;
+
+  @Option(names = "--quick", description = "3 s per figure and smaller files")
+  boolean quick;
+
+  @Option(names = "--json", paramLabel = "FILE", description = "also write the figures as JSON to FILE")
+  Path json;
+
+  @Option(names = "--fio-size", paramLabel = "SIZE", converter = Sizes.Converter.class,
+      description = "random-read test file size (default: 1GiB; 256MiB with --quick)")
+  Long fioSize;
+
+  @Option(names = "--write-size", paramLabel = "SIZE", converter = Sizes.Converter.class,
+      description = "sequential-write file size, an upper bound next to --runtime (default: 4GiB; 1GiB with --quick)")
+  Long writeSize;
+
+  @Option(names = "--ioengine", paramLabel = "ENGINE", description = "fio ioengine, psync (pread per job, like the cache) or libaio (default: ${DEFAULT-VALUE})")
+  String ioengine = "psync";
+
+  @Option(names = "--fio", paramLabel = "PATH", description = "fio executable (default: ${DEFAULT-VALUE})")
+  String fioExecutable = "fio";
+
+  @Option(names = "--no-install", description = "do not apt-get install fio when it is missing")
+  boolean noInstall;
+
+  @Option(names = "--fio-only", description = "skip the cache measurements")
+  boolean fioOnly;
+
+  @Option(names = "--cache-only", description = "skip fio")
+  boolean cacheOnly;
+
+  @Option(names = "--entries", paramLabel = "N", description = "entries filled for the read test (default: 200000; 50000 with --quick)")
+  Long entries;
+
+  @Option(names = "--value-size", paramLabel = "SIZE", converter = Sizes.Converter.class,
+      description = "value bytes of the cache tests (default: 1KiB)")
+  long valueSize = 1024;
+
+  @Option(names = "--insert-threads", paramLabel = "N", description = "threads putting in the insert test (default: ${DEFAULT-VALUE})")
+  int insertThreads = 1;
+
+  @Option(names = "--segment", paramLabel = "SIZE", converter = Sizes.Converter.class,
+      description = "segment bytes of the cache tests (default: 16MiB)")
+  long segment = 16 * CacheConfig.MIB;
+
+  @Option(names = "--index", paramLabel = "heap|chronicle", converter = YcsbCommand.IndexConverter.class,
+      description = "flash index of the cache tests (default: chronicle)")
+  IndexType index = IndexType.CHRONICLE;
+
+  @Option(names = "--keep", description = "keep the test files and cache directories")
+  boolean keep;
+
+  /** How caches are opened; tests may swap it. */
+  Function<CacheConfig, HybridCache> opener = HybridCache::open;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintStream err = System.err;
+    if (fioOnly && cacheOnly) {
+      throw new ParameterException(spec.commandLine(), "--fio-only and --cache-only exclude each other");
+    }
+    int secs = runtime != null ? runtime : quick ? 3 : 10;
+    if (secs <= 0) {
+      throw new ParameterException(spec.commandLine(), "--runtime must be > 0");
+    }
+    long readFile = fioSize != null ? fioSize : quick ? 256 * CacheConfig.MIB : CacheConfig.GIB;
+    long writeFile = writeSize != null ? writeSize : quick ? CacheConfig.GIB : 4 * CacheConfig.GIB;
+    long n = entries != null ? entries : quick ? 50_000 : 200_000;
+    long readFlash = roundUp(Math.max(2 * n * (valueSize + 64), (CacheConfig.MIN_SEGMENTS + 4) * segment), segment);
+    long insertFlash = quick ? 256 * CacheConfig.MIB : CacheConfig.GIB;
+    insertFlash = roundUp(Math.max(insertFlash, (CacheConfig.MIN_SEGMENTS + 4) * segment), segment);
+
+    Path work = BenchDirs.prepare(dir);
+    long needed = (cacheOnly ? 0 : readFile + writeFile) + (fioOnly ? 0 : readFlash + insertFlash);
+    long usable = Files.getFileStore(work).getUsableSpace();
+    if (usable < needed + CacheConfig.GIB) {
+      err.printf("limits: %s has %s free, the tests need about %s plus 1 GiB of headroom: use --quick or smaller sizes%n",
+          work, Sizes.format(usable), Sizes.format(needed));
+      return BenchMain.FAILED;
+    }
+    ObjectNode out = StatsJson.MAPPER.createObjectNode();
+    out.put("runtime_s", secs);
+    out.put("dir", work.toString());
+    boolean ok = true;
+
+    Fio.Result r1 = null;
+    Fio.Result r4 = null;
+    Fio.Result w = null;
+    if (!cacheOnly) {
+      Fio fio = new Fio(fioExecutable);
+      String version = fio.ensure(!noInstall, err);
+      if (version == null) {
+        return BenchMain.ENVIRONMENT;
+      }
+      out.put("fio_version", version);
+      out.put("fio_ioengine", ioengine);
+      Path rf = work.resolve("fio-randread.dat");
+      err.printf("limits: fio %s; random reads on %s (%s), runtime %d s per test%n", version, rf,
+          Sizes.format(readFile), secs);
+      r1 = fio.run(randRead(rf, readFile, 1, secs), "read", err);
+      r4 = fio.run(randRead(rf, readFile, 4, secs), "read", err);
+      Path wf = work.resolve("fio-seqwrite.dat");
+      Files.deleteIfExists(wf);
+      Map<String, String> sw = new LinkedHashMap<>();
+      sw.put("name", "seqwrite");
+      sw.put("filename", wf.toString());
+      sw.put("size", Long.toString(writeFile));
+      sw.put("rw", "write");
+      sw.put("bs", "1M");
+      sw.put("direct", "1");
+      sw.put("ioengine", ioengine);
+      sw.put("iodepth", "1");
+      sw.put("numjobs", "1");
+      sw.put("runtime", Integer.toString(secs));
+      sw.put("end_fsync", "1");
+      w = fio.run(sw, "write", err);
+      if (!keep) {
+        Files.deleteIfExists(rf);
+        Files.deleteIfExists(wf);
+      }
+      out.put("fio_randread_iops_1", r1.iops());
+      out.put("fio_randread_iops_4", r4.iops());
+      out.put("fio_seqwrite_mibs", w.mibPerSec());
+      out.put("fio_randread_p50_us_1", r1.p50Us());
+      out.put("fio_randread_p99_us_1", r1.p99Us());
+      out.put("fio_randread_p50_us_4", r4.p50Us());
+      out.put("fio_randread_p99_us_4", r4.p99Us());
+    }
+
+    CacheProbe.ReadResult c1 = null;
+    CacheProbe.ReadResult c4 = null;
+    CacheProbe.InsertResult ins = null;
+    String cacheError = null;
+    if (!fioOnly) {
+      CacheProbe probe = new CacheProbe(opener, err);
+      Duration warm = Duration.ofMillis(quick ? 500 : 1000);
+      Duration run = Duration.ofSeconds(secs);
+      try {
+        CacheConfig rc = config(work.resolve("cache-read"), readFlash, n);
+        err.printf("limits: cache flash reads: %,d entries of %s, DRAM 1 MiB, flash %s, index %s%n", n,
+            Sizes.format(valueSize), Sizes.format(readFlash), index.name().toLowerCase());
+        try (HybridCache c = probe.fillAndReopen(rc, n, (int) valueSize)) {
+          c1 = probe.read(c, n, (int) valueSize, 1, warm, run);
+          err.printf("limits: 1 thread: %,.0f flash hits/s%n", c1.flashHitsPerSec());
+          c4 = probe.read(c, n, (int) valueSize, 4, warm, run);
+          err.printf("limits: 4 threads: %,.0f flash hits/s%n", c4.flashHitsPerSec());
+        }
+        CacheConfig ic = config(work.resolve("cache-insert"), insertFlash, 0);
+        err.printf("limits: cache inserts: %d thread(s), values of %s, DRAM 1 MiB, flash %s%n", insertThreads,
+            Sizes.format(valueSize), Sizes.format(insertFlash));
+        ins = probe.insert(ic, insertThreads, (int) valueSize, run);
+        if (!ins.caughtUp()) {
+          err.println("limits: warning: the flash tier's flushed bytes did not catch up with what it admitted");
+        }
+        if (ins.rejected() > ins.puts() / 100) {
+          err.printf("limits: note: %,d of %,d puts were evicted from DRAM but not admitted to flash (cascade queue"
+              + " full or admission refused); cache_insert_mibs counts only what reached flash%n", ins.rejected(), ins.puts());
+        }
+      } catch (RuntimeException e) {
+        cacheError = BenchMain.describe(e);
+        err.println("limits: the cache measurements failed: " + cacheError);
+        if (Boolean.getBoolean("hybridcache.bench.stacktrace")) {
+          e.printStackTrace(err);
+        }
+        ok = false;
+      } finally {
+        if (!keep) {
+          BenchDirs.deleteContents(work);
+        }
+      }
+      putRead(out, "1", c1);
+      putRead(out, "4", c4);
+      if (ins != null) {
+        out.put("cache_insert_mibs", ins.valueMiBs());
+        out.put("cache_insert_put_mibs", ins.putMiBs());
+        out.put("cache_insert_device_mibs", ins.deviceMiBs());
+        out.put("cache_insert_seconds", ins.seconds());
+        out.put("cache_insert_puts", ins.puts());
+        out.put("cache_insert_rejected", ins.rejected());
+        out.put("cache_insert_caught_up", ins.caughtUp());
+      } else {
+        out.putNull("cache_insert_mibs");
+      }
+      if (cacheError != null) {
+        out.put("cache_error", cacheError);
+      }
+    }
+    Double ratio1 = ratio(c1 == null ? null : c1.flashHitsPerSec(), r1 == null ? null : r1.iops());
+    Double ratio4 = ratio(c4 == null ? null : c4.flashHitsPerSec(), r4 == null ? null : r4.iops());
+    Double ratioW = ratio(ins == null ? null : ins.valueMiBs(), w == null ? null : w.mibPerSec());
+    putRatio(out, "ratio_flash_read_1", ratio1);
+    putRatio(out, "ratio_flash_read_4", ratio4);
+    putRatio(out, "ratio_insert", ratioW);
+
+    TextTable t = new TextTable("figure", "fio", "cache", "cache/fio");
+    t.row("4 KiB random read, 1 thread (IOPS; cache: flash hits/s)", r1 == null ? null : r1.iops(),
+        c1 == null ? null : c1.flashHitsPerSec(), ratio1);
+    t.row("4 KiB random read, 4 threads (IOPS; cache: flash hits/s)", r4 == null ? null : r4.iops(),
+        c4 == null ? null : c4.flashHitsPerSec(), ratio4);
+    t.row("read p50 / p99, 1 thread (us)", r1 == null ? null : pair(r1.p50Us(), r1.p99Us()),
+        c1 == null ? null : pair(c1.p50Us(), c1.p99Us()), null);
+    t.row("read p50 / p99, 4 threads (us)", r4 == null ? null : pair(r4.p50Us(), r4.p99Us()),
+        c4 == null ? null : pair(c4.p50Us(), c4.p99Us()), null);
+    t.row("device reads per flash hit, 1 / 4 threads", null,
+        c1 == null || c4 == null ? null : pair(c1.deviceReadsPerFlashHit(), c4.deviceReadsPerFlashHit()), null);
+    t.row("1 MiB sequential write (MiB/s; cache: inserted value MiB/s)", w == null ? null : w.mibPerSec(),
+        ins == null ? null : ins.valueMiBs(), ratioW);
+    t.row("cache insert: device MiB/s written", null, ins == null ? null : ins.deviceMiBs(), null);
+    t.print(System.out);
+    System.out.flush();
+
+    if (json != null) {
+      Path j = json.toAbsolutePath();
+      if (j.getParent() != null) {
+        Files.createDirectories(j.getParent());
+      }
+      StatsJson.MAPPER.writeValue(j.toFile(), out);
+      err.println("limits: wrote " + j);
+    }
+    return ok ? BenchMain.OK : BenchMain.FAILED;
+  }
+
+  private CacheConfig config(Path cacheDir, long flash, long expected) {
+    CacheConfig.Builder b = CacheConfig.builder(cacheDir)
+        .name("limits")
+        .dramBytes(CacheConfig.MIB)
+        .flashBytes(flash)
+        .segmentBytes((int) segment)
+        .directIo(true)
+        .indexType(index)
+        .jmx(false);
+    if (expected > 0) {
+      b.expectedEntries(expected + expected / 4);
+    }
+    return b.build();
+  }
+
+  private Map<String, String> randRead(Path file, long size, int jobs, int secs) {
+    Map<String, String> o = new LinkedHashMap<>();
+    o.put("name", "randread" + jobs);
+    o.put("filename", file.toString());
+    o.put("size", Long.toString(size));
+    o.put("rw", "randread");
+    o.put("bs", "4k");
+    o.put("direct", "1");
+    o.put("ioengine", ioengine);
+    o.put("iodepth", "1");
+    o.put("numjobs", Integer.toString(jobs));
+    o.put("time_based", null);
+    o.put("runtime", Integer.toString(secs));
+    o.put("norandommap", null);
+    o.put("randrepeat", "0");
+    return o;
+  }
+
+  private static void putRead(ObjectNode out, String threads, CacheProbe.ReadResult r) {
+    if (r == null) {
+      out.putNull("cache_flash_read_iops_" + threads);
+      return;
+    }
+    out.put("cache_flash_read_iops_" + threads, r.flashHitsPerSec());
+    out.put("cache_gets_per_sec_" + threads, r.getsPerSec());
+    out.put("cache_read_p50_us_" + threads, r.p50Us());
+    out.put("cache_read_p99_us_" + threads, r.p99Us());
+    out.put("cache_dram_hit_share_" + threads, r.dramHitShare());
+    out.put("cache_miss_share_" + threads, r.missShare());
+    out.put("device_reads_per_flash_hit_" + threads, r.deviceReadsPerFlashHit());
+  }
+
+  private static void putRatio(ObjectNode out, String key, Double v) {
+    if (v == null) {
+      out.putNull(key);
+    } else {
+      out.put(key, v);
+    }
+  }
+
+  private static Double ratio(Double a, Double b) {
+    return a == null || b == null || b == 0 ? null : a / b;
+  }
+
+  private static String pair(double a, double b) {
+    return TextTable.cell(a) + " / " + TextTable.cell(b);
+  }
+
+  private static long roundUp(long v, long unit) {
+    return (v + unit - 1) / unit * unit;
+  }
+}

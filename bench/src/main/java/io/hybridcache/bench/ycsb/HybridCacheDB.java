@@ -1,0 +1,349 @@
+package io.hybridcache.bench.ycsb;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hybridcache.bench.Sizes;
+import io.hybridcache.bench.StatsJson;
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.CacheStats;
+import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.index.IndexType;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.Vector;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import site.ycsb.ByteArrayByteIterator;
+import site.ycsb.ByteIterator;
+import site.ycsb.DB;
+import site.ycsb.DBException;
+import site.ycsb.Status;
+
+/**
+ * YCSB binding for {@link HybridCache}: runs YCSB core workloads against the cache on local files.
+ *
+ * <p>Run (the {@code ycsb} subcommand of {@link io.hybridcache.bench.BenchMain} does this, load then
+ * run in two JVMs): {@code java <FACTS.md flags> -cp hybridcache-bench.jar site.ycsb.Client -load
+ * -db io.hybridcache.bench.ycsb.HybridCacheDB -P src/workloads/workloadb -p hybridcache.dir=DIR -s}.
+ *
+ * <p>Properties (all optional; sizes accept 4096, 512k, 16MiB, 1g): {@value #DIR} (default
+ * target/ycsb-data/cache), {@value #DRAM_BYTES}, {@value #FLASH_BYTES}, {@value #SEGMENT_BYTES},
+ * {@value #WRITE_BUFFER_BYTES}, {@value #DIRECT_IO} (true|false), {@value #INDEX} (heap|chronicle),
+ * {@value #EXPECTED_ENTRIES}, {@value #JMX} (true|false), {@value #STATS_FILE} (where the last
+ * cleanup writes the cache's {@link CacheStats} as JSON). Unset sizes take the {@link CacheConfig}
+ * defaults; an unknown {@code hybridcache.*} key fails init, so typos do not go unnoticed.
+ *
+ * <p>Records: each YCSB record is one cache entry, key = the YCSB key as UTF-8 (prefixed by
+ * "table:" for tables other than usertable), value = {@link RecordCodec} of its fields. read
+ * returns the requested fields; update is a read-modify-write merge (a missing record gets just
+ * the given fields); insert is put; delete is remove; scan is NOT_IMPLEMENTED (no ordered keys).
+ *
+ * <p>Concurrency: YCSB creates one DB per client thread and calls init and cleanup on that
+ * thread. All instances in a JVM share one cache, reference-counted under {@link #LOCK}: the
+ * first init opens it, the last cleanup closes it (a clean close, so the next JVM opens warm). If
+ * every instance of a short run finishes before the last one starts, the cache is closed and
+ * reopened in between: correct, but the stats file then covers only the last open. update, insert
+ * and delete of one key are serialized by a lock stripe so concurrent read-modify-writes of
+ * different fields do not lose each other; reads take no lock. A shutdown hook closes the cache
+ * if YCSB exits without calling cleanup (it does on a workload exception).
+ */
+public class HybridCacheDB extends DB {
+  public static final String PREFIX = "hybridcache.";
+  public static final String DIR = PREFIX + "dir";
+  public static final String DRAM_BYTES = PREFIX + "dram.bytes";
+  public static final String FLASH_BYTES = PREFIX + "flash.bytes";
+  public static final String SEGMENT_BYTES = PREFIX + "segment.bytes";
+  public static final String WRITE_BUFFER_BYTES = PREFIX + "write.buffer.bytes";
+  public static final String DIRECT_IO = PREFIX + "direct.io";
+  public static final String INDEX = PREFIX + "index";
+  public static final String EXPECTED_ENTRIES = PREFIX + "expected.entries";
+  public static final String JMX = PREFIX + "jmx";
+  public static final String STATS_FILE = PREFIX + "stats.file";
+  private static final Set<String> KNOWN = Set.of(DIR, DRAM_BYTES, FLASH_BYTES, SEGMENT_BYTES,
+      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE);
+  private static final String DEFAULT_TABLE = "usertable";
+  private static final int STRIPES = 1024;
+
+  /** Guards {@link #shared}, {@link #refs}, {@link #statsFile}, {@link #hookInstalled}, {@link #openFailure}. */
+  private static final Object LOCK = new Object();
+  private static HybridCache shared;
+  private static int refs;
+  private static Path statsFile;
+  private static boolean hookInstalled;
+  /** Why the open failed in this JVM, or null; later inits fail fast with it. */
+  private static String openFailure;
+  /** How the shared cache is opened; tests swap in an in-memory cache. */
+  static volatile Function<CacheConfig, HybridCache> opener = HybridCache::open;
+
+  private static final Object[] STRIPE_LOCKS = new Object[STRIPES];
+  private static final AtomicLong ERRORS = new AtomicLong();
+
+  static {
+    // The library is meant to set this too; set it before any Chronicle class loads (FACTS.md).
+    System.setProperty("chronicle.analytics.disable", "true");
+    for (int i = 0; i < STRIPES; i++) {
+      STRIPE_LOCKS[i] = new Object();
+    }
+  }
+
+  /** This instance's reference to the shared cache: set in init, cleared in cleanup (owning YCSB thread). */
+  private HybridCache cache;
+
+  @Override
+  public void init() throws DBException {
+    synchronized (LOCK) {
+      if (refs == 0) {
+        CacheConfig config;
+        try {
+          config = configFrom(getProperties());
+        } catch (IllegalArgumentException e) {
+          throw new DBException("bad hybridcache.* property: " + e.getMessage(), e);
+        }
+        if (openFailure != null) {
+          // Another client thread already failed to open it: say so briefly instead of retrying.
+          throw new DBException("cannot open the cache (failed in another client thread): " + openFailure);
+        }
+        try {
+          shared = opener.apply(config);
+        } catch (RuntimeException e) {
+          openFailure = e.toString();
+          throw new DBException("cannot open the cache " + config + ": " + e, e);
+        }
+        String sf = getProperties().getProperty(STATS_FILE);
+        statsFile = sf == null || sf.isBlank() ? null : Path.of(sf);
+        ERRORS.set(0);
+        if (!hookInstalled) {
+          Runtime.getRuntime().addShutdownHook(new Thread(HybridCacheDB::closeOnExit, "hybridcache-ycsb-exit"));
+          hookInstalled = true;
+        }
+      }
+      refs++;
+      cache = shared;
+    }
+  }
+
+  @Override
+  public void cleanup() throws DBException {
+    synchronized (LOCK) {
+      if (cache == null) {
+        return;
+      }
+      cache = null;
+      if (--refs > 0) {
+        return;
+      }
+      HybridCache c = shared;
+      shared = null;
+      try {
+        closeAndReport(c, statsFile);
+      } catch (Exception e) {
+        throw new DBException("closing the cache failed: " + e, e);
+      }
+    }
+  }
+
+  /** Closes {@code c} and writes its stats to {@code file} (if not null); caller holds LOCK. */
+  private static void closeAndReport(HybridCache c, Path file) throws Exception {
+    CacheStats before;
+    try {
+      before = c.stats();
+    } finally {
+      c.close();
+    }
+    CacheStats stats = before;
+    String snapshot = "before_close";
+    try {
+      stats = c.stats(); // includes the writes close made, if the engine still answers
+      snapshot = "after_close";
+    } catch (RuntimeException ignored) {
+      // a closed cache need not answer: the snapshot taken before close stands
+    }
+    if (file != null) {
+      ObjectNode extra = StatsJson.MAPPER.createObjectNode();
+      extra.put("snapshot", snapshot);
+      extra.put("binding_errors", ERRORS.get());
+      StatsJson.write(file, stats, extra);
+    }
+  }
+
+  private static void closeOnExit() {
+    synchronized (LOCK) {
+      if (shared != null) {
+        System.err.println("hybridcache: YCSB exited with " + refs + " DB instance(s) not cleaned up; closing the cache");
+        try {
+          closeAndReport(shared, statsFile);
+        } catch (Exception e) {
+          System.err.println("hybridcache: close at exit failed: " + e);
+        }
+        shared = null;
+        refs = 0;
+      }
+    }
+  }
+
+  /** Forgets a failed open (tests run several scenarios in one JVM). */
+  static void resetForTests() {
+    synchronized (LOCK) {
+      openFailure = null;
+    }
+  }
+
+  /** The cache configuration the {@code hybridcache.*} properties describe. */
+  public static CacheConfig configFrom(Properties p) {
+    for (String k : p.stringPropertyNames()) {
+      if (k.startsWith(PREFIX) && !KNOWN.contains(k)) {
+        throw new IllegalArgumentException("unknown property " + k + " (known: " + KNOWN + ")");
+      }
+    }
+    CacheConfig.Builder b = CacheConfig.builder(Path.of(p.getProperty(DIR, "target/ycsb-data/cache")))
+        .name("ycsb");
+    String v;
+    if ((v = p.getProperty(DRAM_BYTES)) != null) {
+      b.dramBytes(Sizes.parse(v));
+    }
+    if ((v = p.getProperty(FLASH_BYTES)) != null) {
+      b.flashBytes(Sizes.parse(v));
+    }
+    if ((v = p.getProperty(SEGMENT_BYTES)) != null) {
+      b.segmentBytes(toInt(SEGMENT_BYTES, Sizes.parse(v)));
+    }
+    if ((v = p.getProperty(WRITE_BUFFER_BYTES)) != null) {
+      b.writeBufferBytes(toInt(WRITE_BUFFER_BYTES, Sizes.parse(v)));
+    }
+    if ((v = p.getProperty(DIRECT_IO)) != null) {
+      b.directIo(parseBoolean(DIRECT_IO, v));
+    }
+    if ((v = p.getProperty(INDEX)) != null) {
+      b.indexType(parseIndex(v));
+    }
+    if ((v = p.getProperty(EXPECTED_ENTRIES)) != null) {
+      b.expectedEntries(Long.parseLong(v.trim()));
+    }
+    if ((v = p.getProperty(JMX)) != null) {
+      b.jmx(parseBoolean(JMX, v));
+    }
+    return b.build();
+  }
+
+  /** heap or chronicle (case-insensitive). */
+  public static IndexType parseIndex(String v) {
+    try {
+      return IndexType.valueOf(v.trim().toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(INDEX + " must be heap or chronicle, was " + v, e);
+    }
+  }
+
+  private static boolean parseBoolean(String key, String v) {
+    return switch (v.trim().toLowerCase(Locale.ROOT)) {
+      case "true", "yes", "1" -> true;
+      case "false", "no", "0" -> false;
+      default -> throw new IllegalArgumentException(key + " must be true or false, was " + v);
+    };
+  }
+
+  private static int toInt(String key, long v) {
+    if (v > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(key + " too large, was " + v);
+    }
+    return (int) v;
+  }
+
+  @Override
+  public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+    try {
+      byte[] record = cache.get(key(table, key));
+      if (record == null) {
+        return Status.NOT_FOUND;
+      }
+      for (Map.Entry<String, byte[]> e : RecordCodec.decode(record, fields).entrySet()) {
+        result.put(e.getKey(), new ByteArrayByteIterator(e.getValue()));
+      }
+      return Status.OK;
+    } catch (RuntimeException e) {
+      return error("read", key, e);
+    }
+  }
+
+  @Override
+  public Status scan(String table, String startkey, int recordcount, Set<String> fields,
+                     Vector<HashMap<String, ByteIterator>> result) {
+    return Status.NOT_IMPLEMENTED;
+  }
+
+  @Override
+  public Status update(String table, String key, Map<String, ByteIterator> values) {
+    try {
+      byte[] k = key(table, key);
+      Map<String, byte[]> updates = toBytes(values);
+      synchronized (stripe(k)) {
+        cache.put(k, RecordCodec.merge(cache.get(k), updates));
+      }
+      return Status.OK;
+    } catch (RuntimeException e) {
+      return error("update", key, e);
+    }
+  }
+
+  @Override
+  public Status insert(String table, String key, Map<String, ByteIterator> values) {
+    try {
+      byte[] k = key(table, key);
+      byte[] record = RecordCodec.encode(toBytes(values));
+      synchronized (stripe(k)) {
+        cache.put(k, record);
+      }
+      return Status.OK;
+    } catch (RuntimeException e) {
+      return error("insert", key, e);
+    }
+  }
+
+  @Override
+  public Status delete(String table, String key) {
+    try {
+      byte[] k = key(table, key);
+      boolean removed;
+      synchronized (stripe(k)) {
+        removed = cache.remove(k);
+      }
+      return removed ? Status.OK : Status.NOT_FOUND;
+    } catch (RuntimeException e) {
+      return error("delete", key, e);
+    }
+  }
+
+  static byte[] key(String table, String key) {
+    String k = table == null || table.equals(DEFAULT_TABLE) ? key : table + ":" + key;
+    return k.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static Object stripe(byte[] key) {
+    return STRIPE_LOCKS[(java.util.Arrays.hashCode(key) & 0x7fffffff) % STRIPES];
+  }
+
+  private static Map<String, byte[]> toBytes(Map<String, ByteIterator> values) {
+    Map<String, byte[]> m = new LinkedHashMap<>(values.size() * 2);
+    for (Map.Entry<String, ByteIterator> e : values.entrySet()) {
+      m.put(e.getKey(), e.getValue().toArray());
+    }
+    return m;
+  }
+
+  /** Counts the error; prints the first few with their stack trace, then only a count every 10000. */
+  private static Status error(String op, String key, RuntimeException e) {
+    long n = ERRORS.incrementAndGet();
+    if (n <= 3) {
+      System.err.println("hybridcache: " + op + " " + key + " failed: " + e);
+      e.printStackTrace();
+    } else if (n % 10_000 == 0) {
+      System.err.println("hybridcache: " + n + " operations failed so far");
+    }
+    return Status.ERROR;
+  }
+}

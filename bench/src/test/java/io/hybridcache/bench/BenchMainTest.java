@@ -1,0 +1,20 @@
+package io.hybridcache.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+class BenchMainTest {
+  @Test
+  void exitCodes() {
+    assertEquals(BenchMain.OK, BenchMain.execute("--help"));
+    assertEquals(BenchMain.OK, BenchMain.execute("ycsb", "--help"));
+    assertEquals(BenchMain.OK, BenchMain.execute("limits", "--help"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute());
+    assertEquals(BenchMain.USAGE, BenchMain.execute("nosuchcommand"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--threads", "many"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--dram", "lots"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--workload", "target/no/such/workload"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("limits", "--fio-only", "--cache-only"));
+  }
+}

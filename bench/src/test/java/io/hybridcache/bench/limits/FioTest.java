@@ -1,0 +1,57 @@
+package io.hybridcache.bench.limits;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
+
+class FioTest {
+  private static final String REPORT = """
+      fio: some warning before the report
+      {
+        "fio version" : "fio-3.33",
+        "jobs" : [
+          {
+            "jobname" : "randread1",
+            "error" : 0,
+            "read" : {
+              "io_bytes" : 671088640,
+              "bw_bytes" : 67108864,
+              "iops" : 16384.5,
+              "runtime" : 10000,
+              "clat_ns" : { "percentile" : { "50.000000" : 39424, "99.000000" : 93184 } }
+            },
+            "write" : { "io_bytes" : 0, "bw_bytes" : 0, "iops" : 0.0, "runtime" : 0 }
+          }
+        ]
+      }
+      """;
+
+  @Test
+  void parsesTheJsonReport() throws IOException {
+    Fio.Result r = Fio.parse(REPORT, "read");
+    assertEquals(16384.5, r.iops());
+    assertEquals(64.0, r.mibPerSec());
+    assertEquals(39.424, r.p50Us(), 1e-9);
+    assertEquals(93.184, r.p99Us(), 1e-9);
+    assertEquals(10.0, r.runtimeSec());
+    assertEquals(671088640, r.ioBytes());
+  }
+
+  @Test
+  void failsOnMissingOrFailedReports() {
+    assertThrows(IOException.class, () -> Fio.parse("fio: command not understood", "read"));
+    assertThrows(IOException.class, () -> Fio.parse(REPORT.replace("\"error\" : 0", "\"error\" : 5"), "read"));
+    assertThrows(IOException.class, () -> Fio.parse(REPORT, "trim"));
+  }
+
+  @Test
+  void missingExecutableIsReported() throws Exception {
+    Fio fio = new Fio("/nonexistent/fio");
+    assertEquals(null, fio.version());
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    assertEquals(null, fio.ensure(true, new java.io.PrintStream(bytes, true)));
+    org.junit.jupiter.api.Assertions.assertTrue(bytes.toString().contains("apt-get install"), bytes.toString());
+  }
+}

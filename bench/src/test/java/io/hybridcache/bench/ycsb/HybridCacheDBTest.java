@@ -1,0 +1,172 @@
+package io.hybridcache.bench.ycsb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hybridcache.bench.MapCache;
+import io.hybridcache.bench.StatsJson;
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.CacheStats;
+import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.index.IndexType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.Vector;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import site.ycsb.ByteIterator;
+import site.ycsb.DBException;
+import site.ycsb.Status;
+import site.ycsb.StringByteIterator;
+
+class HybridCacheDBTest {
+  @TempDir
+  Path tmp;
+  private final List<MapCache> opened = new ArrayList<>();
+  private Function<CacheConfig, HybridCache> saved;
+
+  @BeforeEach
+  void swapOpener() {
+    saved = HybridCacheDB.opener;
+    HybridCacheDB.opener = c -> {
+      MapCache m = new MapCache(c);
+      opened.add(m);
+      return m;
+    };
+  }
+
+  @AfterEach
+  void restoreOpener() {
+    HybridCacheDB.opener = saved;
+  }
+
+  private HybridCacheDB db(Properties p) throws DBException {
+    HybridCacheDB db = new HybridCacheDB();
+    db.setProperties(p);
+    db.init();
+    return db;
+  }
+
+  private Properties props() {
+    Properties p = new Properties();
+    p.setProperty(HybridCacheDB.DIR, tmp.resolve("cache").toString());
+    p.setProperty(HybridCacheDB.STATS_FILE, tmp.resolve("stats.json").toString());
+    p.setProperty("recordcount", "10"); // YCSB properties without the prefix are ignored
+    return p;
+  }
+
+  private static Map<String, ByteIterator> fields(String... kv) {
+    Map<String, String> m = new HashMap<>();
+    for (int i = 0; i < kv.length; i += 2) {
+      m.put(kv[i], kv[i + 1]);
+    }
+    return StringByteIterator.getByteIteratorMap(m);
+  }
+
+  @Test
+  void crudAndMerge() throws Exception {
+    HybridCacheDB db = db(props());
+    assertEquals(Status.OK, db.insert("usertable", "user1", fields("field0", "a", "field1", "b")));
+    Map<String, ByteIterator> r = new HashMap<>();
+    assertEquals(Status.OK, db.read("usertable", "user1", null, r));
+    assertEquals(Map.of("field0", "a", "field1", "b"), StringByteIterator.getStringMap(r));
+
+    assertEquals(Status.OK, db.update("usertable", "user1", fields("field1", "B", "field2", "c")));
+    r.clear();
+    assertEquals(Status.OK, db.read("usertable", "user1", Set.of("field1", "field2"), r));
+    assertEquals(Map.of("field1", "B", "field2", "c"), StringByteIterator.getStringMap(r));
+
+    assertEquals(Status.OK, db.update("usertable", "user2", fields("field9", "z")));
+    r.clear();
+    assertEquals(Status.OK, db.read("usertable", "user2", null, r));
+    assertEquals(Map.of("field9", "z"), StringByteIterator.getStringMap(r));
+
+    assertEquals(Status.NOT_FOUND, db.read("usertable", "nobody", null, new HashMap<>()));
+    assertEquals(Status.NOT_FOUND, db.read("othertable", "user1", null, new HashMap<>()));
+    assertEquals(Status.OK, db.delete("usertable", "user1"));
+    assertEquals(Status.NOT_FOUND, db.delete("usertable", "user1"));
+    assertEquals(Status.NOT_IMPLEMENTED, db.scan("usertable", "user1", 10, null, new Vector<>()));
+    db.cleanup();
+  }
+
+  @Test
+  void oneSharedCacheClosedByTheLastCleanupWhichWritesStats() throws Exception {
+    Properties p = props();
+    HybridCacheDB a = db(p);
+    HybridCacheDB b = db(p);
+    assertEquals(1, opened.size());
+    a.insert("usertable", "k", fields("f", "v"));
+    b.read("usertable", "k", null, new HashMap<>());
+    a.cleanup();
+    a.cleanup(); // idempotent per instance
+    assertFalse(opened.get(0).closed.get());
+    assertFalse(Files.exists(tmp.resolve("stats.json")));
+    b.cleanup();
+    assertTrue(opened.get(0).closed.get());
+
+    JsonNode j = StatsJson.MAPPER.readTree(tmp.resolve("stats.json").toFile());
+    assertEquals(1, j.get("gets").asLong());
+    assertEquals(1.0, j.get("hit_ratio_dram").asDouble());
+    assertTrue(j.has("device_reads_per_flash_hit"));
+    assertEquals("after_close", j.get("snapshot").asText()); // MapCache still answers stats() once closed
+    CacheStats s = StatsJson.read(tmp.resolve("stats.json"));
+    assertEquals(1, s.puts());
+
+    HybridCacheDB c = db(p); // a later init opens a new cache
+    assertEquals(2, opened.size());
+    c.cleanup();
+  }
+
+  @Test
+  void configFromProperties() throws Exception {
+    Properties p = props();
+    p.setProperty(HybridCacheDB.DRAM_BYTES, "16MiB");
+    p.setProperty(HybridCacheDB.FLASH_BYTES, "512m");
+    p.setProperty(HybridCacheDB.SEGMENT_BYTES, "16777216");
+    p.setProperty(HybridCacheDB.WRITE_BUFFER_BYTES, "256k");
+    p.setProperty(HybridCacheDB.DIRECT_IO, "false");
+    p.setProperty(HybridCacheDB.INDEX, "heap");
+    CacheConfig c = HybridCacheDB.configFrom(p);
+    assertEquals(16L << 20, c.dramBytes());
+    assertEquals(512L << 20, c.flashBytes());
+    assertEquals(16 << 20, c.segmentBytes());
+    assertEquals(256 << 10, c.writeBufferBytes());
+    assertFalse(c.directIo());
+    assertSame(IndexType.HEAP, c.indexType());
+
+    p.setProperty("hybridcache.dram.byts", "1");
+    assertThrows(IllegalArgumentException.class, () -> HybridCacheDB.configFrom(p));
+    DBException e = assertThrows(DBException.class, () -> db(p));
+    assertTrue(e.getMessage().contains("hybridcache.dram.byts"), e.getMessage());
+    assertTrue(opened.isEmpty());
+  }
+
+  @Test
+  void openFailureIsReportedWithItsCause() {
+    HybridCacheDB.opener = c -> {
+      throw new UnsupportedOperationException("no engine");
+    };
+    DBException e = assertThrows(DBException.class, () -> db(props()));
+    assertTrue(e.getMessage().contains("no engine"), e.getMessage());
+    assertTrue(e.getCause() instanceof UnsupportedOperationException);
+    HybridCacheDB.opener = c -> {
+      throw new AssertionError("a failed open is not retried in the same JVM");
+    };
+    DBException again = assertThrows(DBException.class, () -> db(props()));
+    assertTrue(again.getMessage().contains("another client thread"), again.getMessage());
+    HybridCacheDB.resetForTests();
+  }
+}

@@ -1,0 +1,2 @@
+/** Cassandra integration of hybridcache: placeholder until its issue. */
+package io.hybridcache.cassandra;

@@ -1,0 +1,2 @@
+/** MongoDB integration of hybridcache: placeholder until its issue. */
+package io.hybridcache.mongo;
