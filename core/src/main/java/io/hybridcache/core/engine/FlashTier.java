@@ -98,7 +98,7 @@ final class FlashTier {
     this.sequence = sequence;
     this.reader = new FlashReader(device, table, counters);
     this.reclaimer = new Reclaimer(device, table, index, writer, counters, config.victimPolicy(),
-        config.reinsertAllBelowLiveRatio(), config.flashBytes(), sequence::get, System::currentTimeMillis);
+        config.reinsertAllBelowLiveRatio(), config.flashBytes(), config.trimReclaimed(), sequence::get, System::currentTimeMillis);
     this.queue = new ArrayBlockingQueue<>(config.cascadeQueueEntries());
     writer.slotSource(this::freeSlot);
     this.thread = new Thread(this::run, "hybridcache-writer-" + config.name());

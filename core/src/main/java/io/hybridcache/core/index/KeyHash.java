@@ -11,6 +11,12 @@ public final class KeyHash {
 
   private KeyHash() {}
 
+  /** The hash of {@code length} key bytes at {@code offset} of {@code buf} (same value as for a copy). */
+  public static long of(java.nio.ByteBuffer buf, int offset, int length) {
+    long h = XX3.hashBytes(buf, offset, length);
+    return h == 0 ? 1 : h;
+  }
+
   public static long of(byte[] key) {
     long h = XX3.hashBytes(key);
     return h == 0 ? 1 : h;

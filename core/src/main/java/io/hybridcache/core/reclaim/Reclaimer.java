@@ -31,7 +31,7 @@ import java.util.function.LongSupplier;
  * class if it was read since written, or if live bytes are under
  * {@code reinsertAllBelowLiveRatio} of the budget; otherwise evict it. Reinsertion of one victim is
  * capped at {@value #REINSERT_CAP} of a segment so a segment full of hot entries cannot stall reclaim.
- * Then the slot is discarded (trimmed) and freed.
+ * Then the slot is freed (and discarded on the device when {@code trimReclaimed} is set).
  */
 public final class Reclaimer {
   static final int CHUNK_BYTES = 4 * 1024 * 1024;
@@ -47,11 +47,13 @@ public final class Reclaimer {
   private final long flashBytes;
   private final LongSupplier sequence;
   private final LongSupplier clock;
+  private final boolean trim;
   private ByteBuffer chunk;
 
   public Reclaimer(Device device, SegmentTable table, Index index, SegmentWriter writer, Counters counters,
-      VictimPolicy policy, double reinsertAllBelowLiveRatio, long flashBytes, LongSupplier sequence,
-      LongSupplier clockMillis) {
+      VictimPolicy policy, double reinsertAllBelowLiveRatio, long flashBytes, boolean trim,
+      LongSupplier sequence, LongSupplier clockMillis) {
+    this.trim = trim;
     this.device = device;
     this.table = table;
     this.index = index;
@@ -107,17 +109,20 @@ public final class Reclaimer {
         device.read(victim.slot(), chunkStart, buf);
         int p = (int) (pos - chunkStart);
         while (p + EntryFormat.HEADER_BYTES <= chunkLen) {
-          int need = entryExtent(buf, p);
-          if (need > 0 && p + need > chunkLen && chunkLen == CHUNK_BYTES && p > 0) {
-            break; // straddles the chunk: read the next chunk from here
-          }
-          EntryFormat.Entry e = need > 0 ? EntryFormat.read(buf.duplicate().position(p), victim.id()) : null;
-          if (e == null) {
-            p += IndexEntry.OFFSET_ALIGNMENT;
+          int need = entryExtent(buf, p, victim.id());
+          if (need == 0) {
+            p += IndexEntry.OFFSET_ALIGNMENT; // padding, or bytes that are not an entry of this segment
             continue;
           }
-          reinsertBudget -= handle(victim, chunkStart + p, e, now, reinsertAll, reinsertBudget > 0);
-          p += (e.bytes() + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT;
+          if (p + need > chunkLen) {
+            if (chunkLen == CHUNK_BYTES && p > 0) {
+              break; // straddles the chunk: read the next chunk from here
+            }
+            p += IndexEntry.OFFSET_ALIGNMENT; // claims to run past the segment's data: not an entry
+            continue;
+          }
+          reinsertBudget -= handle(victim, buf, p, chunkStart + p, now, reinsertAll, reinsertBudget > 0);
+          p += (need + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT;
         }
         pos = chunkStart + p;
         if (chunkLen < CHUNK_BYTES && p + EntryFormat.HEADER_BYTES > chunkLen) {
@@ -130,32 +135,46 @@ public final class Reclaimer {
     }
     table.release(victim);
     counters.reclaimedSegments.increment();
-    writer.recordTrim(victim.slot());
-    try {
-      device.discard(victim.slot());
-    } catch (IOException e) {
-      // the slot is free either way; a failed trim only costs the device some write amplification
+    if (trim) {
+      writer.recordTrim(victim.slot());
+      try {
+        device.discard(victim.slot());
+      } catch (IOException e) {
+        // the slot is free either way; a failed trim only costs the device some write amplification
+      }
     }
   }
 
-  /** Bytes the entry at {@code p} claims to span, or 0 if the header is not plausible. */
-  private static int entryExtent(ByteBuffer buf, int p) {
+  /**
+   * Bytes the entry at {@code p} claims to span, or 0 if its header is not plausibly an entry of
+   * this segment. Only the header is checked here: the CRC is verified when an entry is reinserted;
+   * an entry that is only unlinked needs none (a damaged key hashes elsewhere, and unlinking is safe).
+   */
+  private static int entryExtent(ByteBuffer buf, int p, long segmentId) {
     ByteBuffer b = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-    if (b.getInt(p) != EntryFormat.MAGIC) {
+    if (b.getInt(p) != EntryFormat.MAGIC || b.get(p + 8) != EntryFormat.FORMAT_VERSION
+        || (b.getInt(p + 16) & 0xFFFF_FFFFL) != segmentId) {
       return 0;
     }
-    long len = EntryFormat.HEADER_BYTES + (long) Short.toUnsignedInt(b.getShort(p + 10)) + b.getInt(p + 12);
-    return len <= 0 || len > IndexEntry.MAX_ENTRY_BYTES ? 0 : (int) len;
+    int keyLength = Short.toUnsignedInt(b.getShort(p + 10));
+    long len = EntryFormat.HEADER_BYTES + (long) keyLength + b.getInt(p + 12);
+    return keyLength == 0 || len <= EntryFormat.HEADER_BYTES || len > IndexEntry.MAX_ENTRY_BYTES ? 0 : (int) len;
   }
 
-  /** Moves or drops one entry; returns the bytes reinserted. */
-  private long handle(Segment victim, long offset, EntryFormat.Entry e, long now, boolean reinsertAll,
+  /** Moves or drops the entry at {@code p} of {@code buf}; returns the bytes reinserted. */
+  private long handle(Segment victim, ByteBuffer buf, int p, long offset, long now, boolean reinsertAll,
       boolean mayReinsert) throws IOException {
-    long hash = KeyHash.of(e.key());
+    int keyLength = Short.toUnsignedInt(buf.duplicate().order(ByteOrder.LITTLE_ENDIAN).getShort(p + 10));
+    long hash = KeyHash.of(buf, p + EntryFormat.HEADER_BYTES, keyLength);
     long cur = index.get(hash);
     long moved = IndexEntry.NONE;
+    EntryFormat.Entry e = null;
     while (cur != IndexEntry.NONE && IndexEntry.segmentId(cur) == victim.id() && IndexEntry.offset(cur) == offset) {
-      boolean keep = !e.expired(now) && mayReinsert && (reinsertAll || IndexEntry.accessed(cur));
+      boolean keep = mayReinsert && (reinsertAll || IndexEntry.accessed(cur));
+      if (keep && e == null) {
+        e = EntryFormat.read(buf.duplicate().position(p), victim.id()); // verify before copying it
+        keep = e != null && !e.expired(now);
+      }
       if (keep && moved == IndexEntry.NONE) {
         moved = writer.append(LifetimeClass.SURVIVOR, e.key(), e.value(), e.expiryMillis(), e.sequence());
       }

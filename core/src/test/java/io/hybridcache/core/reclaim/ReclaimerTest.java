@@ -58,7 +58,7 @@ class ReclaimerTest {
 
   private Reclaimer reclaimer(Index index, double reinsertAllBelow) {
     return new Reclaimer(device, table, index, writer, counters, VictimPolicy.greedy(), reinsertAllBelow,
-        8L * SEGMENT, seq::get, System::currentTimeMillis);
+        8L * SEGMENT, false, seq::get, System::currentTimeMillis);
   }
 
   @Test
@@ -102,7 +102,7 @@ class ReclaimerTest {
     two.addGarbage(two.writtenBytes() / 2);
     assertSame(two, reclaimer(index, 0).chooseVictim());
     Reclaimer fifo = new Reclaimer(device, table, index, writer, counters, VictimPolicy.fifo(), 0,
-        8L * SEGMENT, seq::get, System::currentTimeMillis);
+        8L * SEGMENT, false, seq::get, System::currentTimeMillis);
     assertSame(one, fifo.chooseVictim());
   }
 
