@@ -223,6 +223,7 @@ final class FlashTier {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    writer.close();
   }
 
   /**
@@ -399,6 +400,7 @@ final class FlashTier {
     if (!reclaiming) {
       reclaiming = true;
       try {
+        writer.awaitFlushes(); // victims must be wholly on the device before reclaim reads them
         while (table.freeSlots() <= config.reclaimFreeSegments()) {
           Segment victim = reclaimer.chooseVictim();
           if (victim == null) {

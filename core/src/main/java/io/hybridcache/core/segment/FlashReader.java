@@ -9,7 +9,8 @@ import java.nio.ByteBuffer;
 
 /**
  * Reads the entry an index value points at, with at most one device read: from the segment's
- * write buffer if the entry is not yet flushed, else one aligned read of the pages that cover it.
+ * write buffer, or the buffer being flushed, if the entry is not yet on the device; else one aligned
+ * read of the pages that cover it.
  *
  * <p>Thread-safe and lock-free: each thread reads into its own aligned buffer; write buffers are read
  * under their sequence lock; a segment reclaimed (and its slot reused) during the read shows up as a
@@ -46,15 +47,14 @@ public final class FlashReader {
     }
     long offset = IndexEntry.offset(packed);
     int size = IndexEntry.sizeBytes(packed);
-    WriteBuffer wb = segment.buffer();
-    if (wb != null && offset >= segment.flushedOffset()) {
-      byte[] copy = wb.tryCopy(segmentId, offset, size);
-      if (copy != null) {
-        EntryFormat.Entry e = EntryFormat.read(ByteBuffer.wrap(copy), segmentId);
-        if (e != null) {
-          counters.bufferHits.increment();
-          return e;
-        }
+    if (offset >= segment.flushedOffset()) {
+      EntryFormat.Entry e = fromBuffer(segment.buffer(), segmentId, offset, size);
+      if (e == null) {
+        e = fromBuffer(segment.flushing(), segmentId, offset, size);
+      }
+      if (e != null) {
+        counters.bufferHits.increment();
+        return e;
       }
     }
     long start = Device.roundDown(offset);
@@ -68,6 +68,14 @@ public final class FlashReader {
       counters.corruptReads.increment();
     }
     return e;
+  }
+
+  private static EntryFormat.Entry fromBuffer(WriteBuffer wb, long segmentId, long offset, int size) {
+    if (wb == null) {
+      return null;
+    }
+    byte[] copy = wb.tryCopy(segmentId, offset, size);
+    return copy == null ? null : EntryFormat.read(ByteBuffer.wrap(copy), segmentId);
   }
 
   private ByteBuffer buffer(int bytes) {

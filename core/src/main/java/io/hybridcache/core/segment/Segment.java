@@ -26,6 +26,7 @@ public final class Segment implements VictimPolicy.SegmentInfo {
   private volatile long flushedOffset;
   private volatile long sealedSequence;
   private volatile WriteBuffer buffer;
+  private volatile WriteBuffer flushing;
 
   public Segment(long id, int slot, LifetimeClass lifetimeClass, State state) {
     this.id = id;
@@ -49,6 +50,8 @@ public final class Segment implements VictimPolicy.SegmentInfo {
   public long flushedOffset() { return flushedOffset; }
   /** The write buffer holding this segment's unflushed tail, or null once sealed. */
   public WriteBuffer buffer() { return buffer; }
+  /** The buffer whose device write is in flight (or done but not yet reused), or null. */
+  public WriteBuffer flushing() { return flushing; }
 
   public long liveBytes() {
     return Math.max(0, writtenBytes - garbageBytes.get());
@@ -70,6 +73,7 @@ public final class Segment implements VictimPolicy.SegmentInfo {
   void addWritten(long bytes) { writtenBytes += bytes; }
   void setFlushedOffset(long offset) { flushedOffset = offset; }
   void setBuffer(WriteBuffer b) { buffer = b; }
+  void setFlushing(WriteBuffer b) { flushing = b; }
   void seal(long sequence) {
     sealedSequence = sequence;
     state = State.SEALED;

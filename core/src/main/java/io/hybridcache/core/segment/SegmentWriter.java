@@ -11,6 +11,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,8 +25,10 @@ import org.slf4j.LoggerFactory;
  * with one sequential write when full).
  *
  * <p>Not thread-safe: confined to the flash writer thread, which is the only thread that appends,
- * flushes, seals or opens segments. Readers see its results through {@link Segment}'s volatile fields
- * and {@link WriteBuffer}'s sequence lock.
+ * flushes, seals or opens segments. Buffer writes run on one flusher thread, at most one in flight
+ * per lifetime class (double buffering); the writer waits for it before reusing that buffer and before
+ * reclaim reads any segment. Readers see results through {@link Segment}'s volatile fields and
+ * {@link WriteBuffer}'s sequence lock.
  *
  * <p>Format: a segment is its header page ({@link SegmentHeader}) followed by entries
  * ({@link EntryFormat}) at 16-byte aligned offsets; each buffer flush writes a whole number of 4 KiB
@@ -45,18 +51,28 @@ public final class SegmentWriter {
   private final long segmentBytes;
   private final LongSupplier sequence;
   private final Map<Integer, ClassLog> logs = new HashMap<>();
+  private final ExecutorService flusher;
   private SlotSource slots;
   private boolean traceFailed;
 
-  /** The active segment and buffer of one lifetime class. */
+  /**
+   * The active segment of one lifetime class and its two buffers: appends fill {@code buffer()} while
+   * the other one's device write may be in flight ({@code inFlight}).
+   */
   private static final class ClassLog {
     final LifetimeClass lifetimeClass;
-    final WriteBuffer buffer;
+    final WriteBuffer[] buffers;
+    int current;
     Segment segment;
+    Future<?> inFlight;
 
     ClassLog(LifetimeClass c, int bufferBytes) {
       this.lifetimeClass = c;
-      this.buffer = new WriteBuffer(bufferBytes);
+      this.buffers = new WriteBuffer[] {new WriteBuffer(bufferBytes), new WriteBuffer(bufferBytes)};
+    }
+
+    WriteBuffer buffer() {
+      return buffers[current];
     }
   }
 
@@ -69,6 +85,11 @@ public final class SegmentWriter {
     this.bufferBytes = bufferBytes;
     this.segmentBytes = device.slotBytes();
     this.sequence = sequence;
+    this.flusher = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "hybridcache-flusher");
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   public void slotSource(SlotSource s) {
@@ -89,10 +110,10 @@ public final class SegmentWriter {
       throw new IllegalArgumentException("entry of " + size + " bytes exceeds the write buffer");
     }
     ClassLog log = logs.computeIfAbsent(lifetimeClass.id(), id -> new ClassLog(lifetimeClass, bufferBytes));
-    if (log.segment != null && log.buffer.free() < size) {
+    if (log.segment != null && log.buffer().free() < size) {
       flushLocked(log);
     }
-    if (log.segment == null || log.buffer.base() + log.buffer.used() + size > segmentBytes) {
+    if (log.segment == null || log.buffer().base() + log.buffer().used() + size > segmentBytes) {
       if (log.segment != null) {
         sealLocked(log);
       }
@@ -100,7 +121,7 @@ public final class SegmentWriter {
         return IndexEntry.NONE;
       }
     }
-    WriteBuffer buf = log.buffer;
+    WriteBuffer buf = log.buffer();
     long offset = buf.base() + buf.used();
     ByteBuffer slice = buf.appendSlice(size);
     EntryFormat.write(slice, log.segment.id(), lifetimeClass.id(), seq, expiryMillis, key, value);
@@ -110,19 +131,43 @@ public final class SegmentWriter {
     return packed;
   }
 
-  /** Writes every non-empty buffer to the device (zero padded to a page); segments stay active. */
+  /**
+   * Writes every non-empty buffer to the device (zero padded to a page) and waits for every write in
+   * flight; segments stay active.
+   */
   public void flushAll() throws IOException {
     for (ClassLog log : logs.values()) {
       if (log.segment != null) {
         flushLocked(log);
       }
     }
+    awaitFlushes();
+  }
+
+  /** Waits for every buffer write in flight: afterwards every sealed segment is wholly on the device. */
+  public void awaitFlushes() throws IOException {
+    IOException first = null;
+    for (ClassLog log : logs.values()) {
+      try {
+        awaitLocked(log);
+      } catch (IOException e) {
+        first = first == null ? e : first;
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  /** Stops the flusher thread (after {@link #flushAll}). */
+  public void close() {
+    flusher.shutdown();
   }
 
   /** True if some buffer holds unflushed entries. */
   public boolean hasUnflushed() {
     for (ClassLog log : logs.values()) {
-      if (log.segment != null && log.buffer.used() > 0) {
+      if (log.segment != null && log.buffer().used() > 0) {
         return true;
       }
     }
@@ -137,8 +182,8 @@ public final class SegmentWriter {
       return;
     }
     log.segment = s;
-    log.buffer.reset(s.id(), s.flushedOffset());
-    s.setBuffer(log.buffer);
+    log.buffer().reset(s.id(), s.flushedOffset());
+    s.setBuffer(log.buffer());
   }
 
   /**
@@ -147,12 +192,18 @@ public final class SegmentWriter {
    */
   public void abandonAll() {
     for (ClassLog log : logs.values()) {
+      try {
+        awaitLocked(log);
+      } catch (IOException e) {
+        // the segment is dropped below either way
+      }
       Segment s = log.segment;
       if (s != null) {
         s.setBuffer(null);
+        s.setFlushing(null);
         table.release(s);
         log.segment = null;
-        log.buffer.reset(0, 0);
+        log.buffer().reset(0, 0);
       }
     }
   }
@@ -174,26 +225,59 @@ public final class SegmentWriter {
     }
     Segment s = new Segment(id, slot, log.lifetimeClass, Segment.State.ACTIVE);
     s.restore(0, 0, SegmentHeader.FIRST_ENTRY_OFFSET, 0);
-    log.buffer.reset(id, SegmentHeader.FIRST_ENTRY_OFFSET);
-    s.setBuffer(log.buffer);
+    log.buffer().reset(id, SegmentHeader.FIRST_ENTRY_OFFSET);
+    s.setBuffer(log.buffer());
     log.segment = s;
     table.add(s);
     return true;
   }
 
+  /**
+   * Hands the current buffer to the flusher thread and continues in the other one (after its own
+   * write completed): device writes overlap with appends. Readers find entries of the buffer in
+   * flight through {@link Segment#flushing()} until the segment's flushed offset passes them; the
+   * buffer is reset (sequence lock) only after that.
+   */
   private void flushLocked(ClassLog log) throws IOException {
-    WriteBuffer buf = log.buffer;
+    WriteBuffer buf = log.buffer();
     if (buf.used() == 0) {
       return;
     }
+    awaitLocked(log);
     Segment s = log.segment;
     ByteBuffer slice = buf.flushSlice();
     int len = slice.remaining();
     long base = buf.base();
-    device.write(s.slot(), base, slice);
     record(s.slot(), base, len, log.lifetimeClass);
-    s.setFlushedOffset(base + len);
-    buf.reset(s.id(), base + len);
+    s.setFlushing(buf);
+    log.inFlight = flusher.submit(() -> {
+      device.write(s.slot(), base, slice);
+      s.setFlushedOffset(base + len);
+      return null;
+    });
+    log.current ^= 1;
+    WriteBuffer next = log.buffer();
+    next.reset(s.id(), base + len);
+    s.setBuffer(next);
+  }
+
+  private void awaitLocked(ClassLog log) throws IOException {
+    Future<?> f = log.inFlight;
+    if (f == null) {
+      return;
+    }
+    log.inFlight = null;
+    try {
+      f.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException("buffer flush failed", e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while flushing", e);
+    }
   }
 
   private void sealLocked(ClassLog log) throws IOException {

@@ -41,7 +41,6 @@ public final class WriteBuffer {
     this.segmentId = segmentId;
     this.base = base;
     this.used = 0;
-    zero(0, buf.capacity());
     published = 0;
     generation++; // even again
   }
@@ -55,17 +54,23 @@ public final class WriteBuffer {
     return buf.duplicate().position(used).limit(used + bytes);
   }
 
-  /** Publishes {@code bytes} appended at the old {@code used}, then pads to 16 with zeros. */
+  /**
+   * Publishes {@code bytes} appended at the old {@code used}, then zero-pads to {@code alignment}
+   * (padding must be zero on the device: reclaim's parser steps over zeros; stale bytes of an earlier
+   * use of the buffer could look like an entry).
+   */
   void publish(int bytes, int alignment) {
     int end = used + bytes;
     int aligned = Math.min(buf.capacity(), (end + alignment - 1) & -alignment);
+    zero(end, aligned);
     published = end;
     used = aligned;
   }
 
-  /** The aligned, zero-padded bytes to write to the device: [0, roundUp(used, 4096)). */
+  /** The aligned bytes to write to the device, [0, roundUp(used, 4096)), the tail zeroed. */
   ByteBuffer flushSlice() {
     int len = Device.roundUp(used);
+    zero(used, len);
     return buf.duplicate().position(0).limit(len);
   }
 
