@@ -400,7 +400,6 @@ final class FlashTier {
     if (!reclaiming) {
       reclaiming = true;
       try {
-        writer.awaitFlushes(); // victims must be wholly on the device before reclaim reads them
         while (table.freeSlots() <= config.reclaimFreeSegments()) {
           Segment victim = reclaimer.chooseVictim();
           if (victim == null) {

@@ -90,6 +90,7 @@ public final class Reclaimer {
    * @throws IOException from the device; the victim stays sealed and intact
    */
   public void reclaim(Segment victim) throws IOException {
+    writer.awaitFlushes(); // the victim's last buffer may still be in flight
     victim.setReclaiming();
     try {
       long live = 0;
