@@ -8,11 +8,14 @@ import java.util.Objects;
  * boundary mapping, DSM). Immutable and thread-safe.
  *
  * <p>Built-in classes: {@link #FRESH} (first write of a DRAM eviction) and {@link #SURVIVOR} (entries
- * reinserted by reclaim: they outlived one segment). Ids 0..15 are reserved for built-in classes.
+ * reinserted by reclaim: they outlived one segment), {@link #CATALOG} (schema definitions). Ids 0..15
+ * are reserved for built-in classes.
  */
 public record LifetimeClass(int id, String name) {
   public static final LifetimeClass FRESH = new LifetimeClass(0, "FRESH");
   public static final LifetimeClass SURVIVOR = new LifetimeClass(1, "SURVIVOR");
+  /** Schema catalogue records: near-permanent. */
+  public static final LifetimeClass CATALOG = new LifetimeClass(2, "CATALOG");
 
   public LifetimeClass {
     Objects.requireNonNull(name, "name");

@@ -15,6 +15,7 @@ public final class LifetimeClasses {
   public LifetimeClasses() {
     register(LifetimeClass.FRESH);
     register(LifetimeClass.SURVIVOR);
+    register(LifetimeClass.CATALOG);
   }
 
   public LifetimeClass register(LifetimeClass c) {
