@@ -21,7 +21,9 @@ import java.nio.file.StandardOpenOption;
 import java.nio.channels.FileChannel;
 import java.io.IOException;
 import java.util.Arrays;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -52,6 +54,7 @@ import org.slf4j.LoggerFactory;
 final class FlashTier {
   private static final Logger LOG = LoggerFactory.getLogger(FlashTier.class);
   private static final long IDLE_FLUSH_MILLIS = 200;
+  private static final int BATCH = 256;
 
   private final CacheConfig config;
   private final Device device;
@@ -99,7 +102,7 @@ final class FlashTier {
     this.reader = new FlashReader(device, table, counters);
     this.reclaimer = new Reclaimer(device, table, index, writer, counters, config.victimPolicy(),
         config.reinsertAllBelowLiveRatio(), config.flashBytes(), config.trimReclaimed(), sequence::get, System::currentTimeMillis);
-    this.queue = new ArrayBlockingQueue<>(config.cascadeQueueEntries());
+    this.queue = new LinkedBlockingQueue<>(config.cascadeQueueEntries());
     writer.slotSource(this::freeSlot);
     this.thread = new Thread(this::run, "hybridcache-writer-" + config.name());
     thread.setDaemon(true);
@@ -172,6 +175,12 @@ final class FlashTier {
    */
   boolean invalidate(long hash) {
     inflight.remove(hash);
+    // After the inflight mark is gone no install can start, and one that finished is visible here;
+    // reclaim only ever replaces an existing entry. So a read that finds nothing needs no removal,
+    // which keeps puts of keys not on flash off the index's write locks.
+    if (index.get(hash) == IndexEntry.NONE) {
+      return false;
+    }
     long old = index.remove(hash);
     if (old != IndexEntry.NONE) {
       addGarbage(old);
@@ -305,45 +314,59 @@ final class FlashTier {
   // ---- writer thread ----
 
   private void run() {
+    List<Command> batch = new ArrayList<>(BATCH);
     while (true) {
-      Command c;
+      Command first;
       try {
-        c = queue.poll(IDLE_FLUSH_MILLIS, TimeUnit.MILLISECONDS);
+        first = queue.poll(IDLE_FLUSH_MILLIS, TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
         return;
       }
-      if (c == null) {
+      if (first == null) {
         if (!degraded && writer.hasUnflushed()) {
           io(writer::flushAll);
         }
         continue;
       }
-      try {
-        if (c instanceof Stop) {
+      batch.add(first);
+      queue.drainTo(batch, BATCH - 1); // one lock hand-off for many commands
+      for (Command c : batch) {
+        if (!execute(c)) {
           return;
-        } else if (c instanceof Barrier b) {
-          if (b.flush() && !degraded) {
-            io(() -> {
-              writer.flushAll();
-              device.sync();
-            });
-          }
-          b.done().complete(null);
-        } else if (c instanceof Clear cl) {
-          clearLocked();
-          cl.done().complete(null);
-        } else {
-          write((Write) c);
-        }
-      } catch (RuntimeException e) {
-        LOG.error("{}: unexpected error on the flash writer; the command was dropped", config.name(), e);
-        if (c instanceof Barrier b) {
-          b.done().complete(null);
-        } else if (c instanceof Clear cl) {
-          cl.done().complete(null);
         }
       }
+      batch.clear();
     }
+  }
+
+  /** Runs one command; false after {@link Stop}. */
+  private boolean execute(Command c) {
+    try {
+      if (c instanceof Stop) {
+        return false;
+      } else if (c instanceof Barrier b) {
+        if (b.flush() && !degraded) {
+          io(() -> {
+            writer.flushAll();
+            device.sync();
+          });
+        }
+        b.done().complete(null);
+      } else if (c instanceof Clear cl) {
+        clearLocked();
+        cl.done().complete(null);
+      } else {
+        write((Write) c);
+      }
+    } catch (RuntimeException e) {
+      LOG.error("{}: unexpected error on the flash writer; the command was dropped", config.name(), e);
+      if (c instanceof Barrier b) {
+        b.done().complete(null);
+      } else if (c instanceof Clear cl) {
+        cl.done().complete(null);
+      }
+    }
+    return true;
   }
 
   private void write(Write w) {
