@@ -52,6 +52,7 @@ public final class Engine implements HybridCache {
   private final FlashTier flash;
   private final StatsMXBean mbean;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile CacheStats finalStats; // taken at close, returned by stats() afterwards
 
   private Engine(CacheConfig config, FlashOpener.DeviceFactory devices) throws IOException {
     this.config = config;
@@ -172,6 +173,11 @@ public final class Engine implements HybridCache {
 
   @Override
   public CacheStats stats() {
+    CacheStats last = finalStats;
+    return last != null ? last : snapshot();
+  }
+
+  private CacheStats snapshot() {
     int free = flash.table().freeSlots();
     int active = 0;
     int sealed = 0;
@@ -248,6 +254,8 @@ public final class Engine implements HybridCache {
         writeBack();
       }
     } finally {
+      flash.stop();
+      finalStats = snapshot(); // includes what close wrote back
       flash.close();
       if (mbean != null) {
         mbean.unregister();

@@ -225,6 +225,9 @@ final class FlashTier {
 
   /** Stops the writer after it drained the queue and flushed every buffer. */
   void stop() {
+    if (!thread.isAlive()) {
+      return;
+    }
     barrier(true);
     try {
       queue.put(new Stop());
