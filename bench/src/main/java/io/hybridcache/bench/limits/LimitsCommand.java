@@ -89,6 +89,10 @@ public final class LimitsCommand implements Callable<Integer> {
       description = "value bytes of the cache tests (default: 1KiB)")
   long valueSize = 1024;
 
+  @Option(names = "--insert-value-size", paramLabel = "SIZE", converter = Sizes.Converter.class,
+      description = "value bytes of the insert bandwidth test (default: 16KiB; the test is repeated with --value-size values)")
+  long insertValueSize = 16 * 1024;
+
   @Option(names = "--insert-threads", paramLabel = "N", description = "threads putting in the insert test (default: ${DEFAULT-VALUE})")
   int insertThreads = 1;
 
@@ -183,6 +187,7 @@ public final class LimitsCommand implements Callable<Integer> {
     CacheProbe.ReadResult c1 = null;
     CacheProbe.ReadResult c4 = null;
     CacheProbe.InsertResult ins = null;
+    CacheProbe.InsertResult insSmall = null;
     String cacheError = null;
     if (!fioOnly) {
       CacheProbe probe = new CacheProbe(opener, err);
@@ -200,8 +205,11 @@ public final class LimitsCommand implements Callable<Integer> {
         }
         CacheConfig ic = config(work.resolve("cache-insert"), insertFlash, 0);
         err.printf("limits: cache inserts: %d thread(s), values of %s, DRAM 1 MiB, flash %s%n", insertThreads,
-            Sizes.format(valueSize), Sizes.format(insertFlash));
-        ins = probe.insert(ic, insertThreads, (int) valueSize, run);
+            Sizes.format(insertValueSize), Sizes.format(insertFlash));
+        ins = probe.insert(ic, insertThreads, (int) insertValueSize, run);
+        BenchDirs.deleteContents(work.resolve("cache-insert"));
+        err.printf("limits: cache inserts again with values of %s%n", Sizes.format(valueSize));
+        insSmall = probe.insert(ic, insertThreads, (int) valueSize, run);
         if (!ins.caughtUp()) {
           err.println("limits: warning: the flash tier's flushed bytes did not catch up with what it admitted");
         }
@@ -231,6 +239,12 @@ public final class LimitsCommand implements Callable<Integer> {
         out.put("cache_insert_puts", ins.puts());
         out.put("cache_insert_rejected", ins.rejected());
         out.put("cache_insert_caught_up", ins.caughtUp());
+        out.put("cache_insert_value_bytes", insertValueSize);
+      }
+      if (insSmall != null) {
+        out.put("cache_insert_small_mibs", insSmall.valueMiBs());
+        out.put("cache_insert_small_value_bytes", valueSize);
+        out.put("cache_insert_small_rejected", insSmall.rejected());
       } else {
         out.putNull("cache_insert_mibs");
       }
@@ -256,9 +270,12 @@ public final class LimitsCommand implements Callable<Integer> {
         c4 == null ? null : pair(c4.p50Us(), c4.p99Us()), null);
     t.row("device reads per flash hit, 1 / 4 threads", null,
         c1 == null || c4 == null ? null : pair(c1.deviceReadsPerFlashHit(), c4.deviceReadsPerFlashHit()), null);
-    t.row("1 MiB sequential write (MiB/s; cache: inserted value MiB/s)", w == null ? null : w.mibPerSec(),
+    t.row("1 MiB sequential write (MiB/s; cache: inserted " + Sizes.format(insertValueSize) + " value MiB/s)", w == null ? null : w.mibPerSec(),
         ins == null ? null : ins.valueMiBs(), ratioW);
     t.row("cache insert: device MiB/s written", null, ins == null ? null : ins.deviceMiBs(), null);
+    t.row("cache insert with " + Sizes.format(valueSize) + " values (MiB/s)", w == null ? null : w.mibPerSec(),
+        insSmall == null ? null : insSmall.valueMiBs(),
+        ratio(insSmall == null ? null : insSmall.valueMiBs(), w == null ? null : w.mibPerSec()));
     t.print(System.out);
     System.out.flush();
 
