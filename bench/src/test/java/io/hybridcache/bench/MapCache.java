@@ -5,6 +5,8 @@ import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -67,6 +69,26 @@ public final class MapCache implements HybridCache {
   @Override
   public void clear() {
     map.clear();
+  }
+
+  @Override
+  public Iterator<byte[]> keys() {
+    return map.keySet().stream().map(b -> b.array().clone()).toList().iterator();
+  }
+
+  @Override
+  public List<byte[]> hottestKeys(int n) {
+    return map.keySet().stream().limit(Math.max(0, n)).map(b -> b.array().clone()).toList();
+  }
+
+  @Override
+  public long dramCapacity() {
+    return config.dramBytes();
+  }
+
+  @Override
+  public void setDramCapacity(long bytes) {
+    // no tiers to resize
   }
 
   @Override

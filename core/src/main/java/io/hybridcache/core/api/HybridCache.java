@@ -2,6 +2,8 @@ package io.hybridcache.core.api;
 
 import java.io.Closeable;
 import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
 
 /**
  * A DRAM tier chained over a segmented flash tier for byte-array keys and values.
@@ -36,6 +38,24 @@ public interface HybridCache extends Closeable {
 
   /** Empties both tiers. */
   void clear();
+
+  /**
+   * Every key a tier holds when the call starts, each once: DRAM keys first, then flash keys, found
+   * by reading the flash segments sequentially. Weakly consistent: keys written or removed during the
+   * iteration may or may not appear. Costs a pass over the flash tier's bytes, so it is meant for rare
+   * bulk invalidation (a Cassandra TRUNCATE or DROP), not for lookups. The iterator does not support
+   * {@code remove}: call {@link #remove(byte[])} with the key.
+   */
+  Iterator<byte[]> keys();
+
+  /** Up to {@code n} DRAM-tier keys, hottest first (the DRAM tier's own frequency estimate; no I/O). */
+  List<byte[]> hottestKeys(int n);
+
+  /** The DRAM tier's current byte budget. */
+  long dramCapacity();
+
+  /** Resizes the DRAM tier to {@code bytes} (at least 1 MiB); shrinking evicts, dirty entries to flash. */
+  void setDramCapacity(long bytes);
 
   /** A snapshot of the counters. */
   CacheStats stats();

@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import java.util.List;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.BiConsumer;
 
@@ -71,6 +72,21 @@ public final class DramTier {
 
   public long weightedBytes() {
     return cache.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
+  }
+
+  /** Up to {@code n} keys, hottest first by Caffeine's frequency sketch. */
+  public List<ByteKey> hottest(int n) {
+    return cache.policy().eviction().map(e -> List.copyOf(e.hottest(n).keySet())).orElse(List.of());
+  }
+
+  /** The byte budget. */
+  public long maximumBytes() {
+    return cache.policy().eviction().map(e -> e.getMaximum()).orElse(0L);
+  }
+
+  /** Changes the byte budget; shrinking evicts on this thread. */
+  public void setMaximumBytes(long bytes) {
+    cache.policy().eviction().ifPresent(e -> e.setMaximum(bytes));
   }
 
   /** Runs pending maintenance (evictions) now. */

@@ -16,7 +16,12 @@ import io.hybridcache.core.stats.StatsMXBean;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -156,6 +161,84 @@ public final class Engine implements HybridCache {
     checkOpen();
     dram.clear();
     flash.clear();
+  }
+
+  /**
+   * DRAM keys (weakly consistent), then the flash keys read by a {@link FlashKeyScan} after the write
+   * buffers are flushed, skipping those already returned from DRAM. A key evicted from DRAM during the
+   * DRAM pass is on flash before the flash pass starts, so no key held when the call starts is missed.
+   */
+  @Override
+  public Iterator<byte[]> keys() {
+    checkOpen();
+    Iterator<ByteKey> fromDram = dram.map().keySet().iterator();
+    Set<Long> seen = new HashSet<>();
+    return new Iterator<>() {
+      private Iterator<byte[]> fromFlash;
+      private byte[] next;
+
+      @Override
+      public boolean hasNext() {
+        while (next == null) {
+          if (fromDram.hasNext()) {
+            ByteKey k = fromDram.next();
+            seen.add(k.hash64());
+            next = k.bytes().clone();
+          } else {
+            if (fromFlash == null) {
+              fromFlash = flashKeys();
+            }
+            if (!fromFlash.hasNext()) {
+              return false;
+            }
+            byte[] k = fromFlash.next();
+            if (!seen.contains(new ByteKey(k).hash64())) {
+              next = k;
+            }
+          }
+        }
+        return true;
+      }
+
+      @Override
+      public byte[] next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        byte[] k = next;
+        next = null;
+        return k;
+      }
+    };
+  }
+
+  private Iterator<byte[]> flashKeys() {
+    if (closed.get() || flash.degraded()) {
+      return java.util.Collections.emptyIterator();
+    }
+    flash.barrier(true);
+    return new FlashKeyScan(flash.index(), flash.table(), flash.device(), config.maxFlashEntryBytes());
+  }
+
+  @Override
+  public List<byte[]> hottestKeys(int n) {
+    if (n <= 0) {
+      return List.of();
+    }
+    return dram.hottest(n).stream().map(k -> k.bytes().clone()).toList();
+  }
+
+  @Override
+  public long dramCapacity() {
+    return dram.maximumBytes();
+  }
+
+  @Override
+  public void setDramCapacity(long bytes) {
+    if (bytes < CacheConfig.MIB) {
+      throw new IllegalArgumentException("DRAM capacity must be >= 1 MiB, was " + bytes);
+    }
+    dram.setMaximumBytes(bytes);
   }
 
   /** Dirty DRAM eviction: admission, then the writer's queue. Runs inside Caffeine's eviction. */

@@ -1,0 +1,149 @@
+package io.hybridcache.core.engine;
+
+import io.hybridcache.core.device.Device;
+import io.hybridcache.core.format.EntryFormat;
+import io.hybridcache.core.format.SegmentHeader;
+import io.hybridcache.core.index.Index;
+import io.hybridcache.core.index.IndexEntry;
+import io.hybridcache.core.index.KeyHash;
+import io.hybridcache.core.segment.Segment;
+import io.hybridcache.core.segment.SegmentTable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.Set;
+
+/**
+ * The keys of live flash entries, found by reading every segment sequentially in large aligned reads
+ * and keeping the entries the index still points at (the exact segment and offset).
+ *
+ * <p>Not thread-safe: one caller iterates. It runs beside lookups, the writer and reclaim without
+ * locks: a segment reclaimed while it is read shows up as entries of another segment id (skipped), and
+ * what reclaim moved lands in a newer segment, which a later round reads. Rounds repeat over segments
+ * not yet read until none is left, so every entry on flash when the scan started is seen once (the
+ * caller flushes the write buffers first).
+ */
+final class FlashKeyScan implements Iterator<byte[]> {
+  private static final int CHUNK = 1 << 20;
+  private static final int MAX_ROUNDS = 1000;
+
+  private final Index index;
+  private final SegmentTable table;
+  private final Device device;
+  private final int window;
+  private final int maxEntryBytes;
+  private final Set<Long> visited = new HashSet<>();
+  private final ArrayDeque<Segment> todo = new ArrayDeque<>();
+  private final ArrayDeque<byte[]> ready = new ArrayDeque<>();
+  private final ByteBuffer buffer;
+  private int rounds;
+  private Segment current;
+  private long position;
+
+  FlashKeyScan(Index index, SegmentTable table, Device device, int maxEntryBytes) {
+    this.index = index;
+    this.table = table;
+    this.device = device;
+    this.maxEntryBytes = maxEntryBytes;
+    this.window = Device.roundUp(CHUNK + maxEntryBytes + Device.ALIGNMENT);
+    this.buffer = Device.allocateAligned(window);
+  }
+
+  @Override
+  public boolean hasNext() {
+    while (ready.isEmpty()) {
+      if (!advance()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public byte[] next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    return ready.poll();
+  }
+
+  /** Reads the next window; false when every segment has been read. */
+  private boolean advance() {
+    if (current == null) {
+      if (todo.isEmpty() && !nextRound()) {
+        return false;
+      }
+      current = todo.poll();
+      position = SegmentHeader.FIRST_ENTRY_OFFSET;
+    }
+    long end = Math.min(current.flushedOffset(), device.slotBytes());
+    if (position >= end || table.get(current.id()) != current) {
+      current = null;
+      return true;
+    }
+    long start = Device.roundDown(position);
+    int length = (int) Math.min(window, Device.roundUp(end) - start);
+    buffer.clear().limit(length);
+    try {
+      device.read(current.slot(), start, buffer);
+    } catch (IOException e) {
+      throw new UncheckedIOException("flash key scan of segment " + current.id() + " failed", e);
+    }
+    position = parse(buffer.flip().order(ByteOrder.LITTLE_ENDIAN), start, Math.min(end, start + length), end);
+    return true;
+  }
+
+  /** Parses entries from {@code position}; returns where the next read starts ({@code end}: done). */
+  private long parse(ByteBuffer b, long start, long windowEnd, long end) {
+    long id = current.id();
+    long off = position;
+    while (true) {
+      if (off >= start + CHUNK && windowEnd < end) {
+        return off; // the rest comes with the next window
+      }
+      if (off + EntryFormat.HEADER_BYTES > windowEnd) {
+        return windowEnd >= end ? end : off;
+      }
+      int rel = (int) (off - start);
+      long total = EntryFormat.HEADER_BYTES + (long) Short.toUnsignedInt(b.getShort(rel + 10)) + b.getInt(rel + 12);
+      if (b.getInt(rel) != EntryFormat.MAGIC || total > maxEntryBytes || total <= EntryFormat.HEADER_BYTES) {
+        off += IndexEntry.OFFSET_ALIGNMENT; // padding, a torn entry or garbage
+        continue;
+      }
+      if (off + total > windowEnd && windowEnd < end) {
+        return off; // the entry runs past this window: read again from it
+      }
+      EntryFormat.Entry e = EntryFormat.read(b.duplicate().position(rel), id);
+      if (e == null) {
+        off += IndexEntry.OFFSET_ALIGNMENT;
+        continue;
+      }
+      long packed = index.get(KeyHash.of(e.key()));
+      if (IndexEntry.segmentId(packed) == id && IndexEntry.offset(packed) == off) {
+        ready.add(e.key());
+      }
+      off = (off + e.bytes() + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT;
+    }
+  }
+
+  /** Queues the segments not read yet, oldest first; false if there are none. */
+  private boolean nextRound() {
+    if (rounds++ >= MAX_ROUNDS) {
+      return false;
+    }
+    table.segments().stream()
+        .filter(s -> !visited.contains(s.id()))
+        .sorted(Comparator.comparingLong(Segment::id))
+        .forEach(s -> {
+          visited.add(s.id());
+          todo.add(s);
+        });
+    return !todo.isEmpty();
+  }
+}

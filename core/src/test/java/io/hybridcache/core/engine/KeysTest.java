@@ -1,0 +1,126 @@
+package io.hybridcache.core.engine;
+
+import static io.hybridcache.core.engine.TestCaches.key;
+import static io.hybridcache.core.engine.TestCaches.value;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.index.IndexType;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** keys(), hottestKeys() and DRAM resizing: what the Cassandra provider's key iterators stand on. */
+class KeysTest {
+  @TempDir Path dir;
+
+  private static Set<String> drain(Iterator<byte[]> it) {
+    Set<String> keys = new HashSet<>();
+    while (it.hasNext()) {
+      String k = new String(it.next(), StandardCharsets.UTF_8);
+      assertTrue(keys.add(k), "returned twice: " + k);
+    }
+    return keys;
+  }
+
+  @ParameterizedTest
+  @EnumSource(IndexType.class)
+  void keysCoverBothTiersExactlyOnceAfterReclaimAndRemoves(IndexType index) {
+    try (Engine c = TestCaches.open(TestCaches.small(dir, index).build())) {
+      Set<String> expected = new HashSet<>();
+      // ~3.4 MiB of entries in a 1 MiB flash budget: reclaim has evicted some, DRAM holds others
+      for (int i = 0; i < 6000; i++) {
+        c.put(key(i), value(i, 1, 500));
+      }
+      for (int i = 0; i < 6000; i += 7) {
+        c.remove(key(i));
+      }
+      c.awaitFlashWrites();
+      for (int i = 0; i < 6000; i++) {
+        if (c.containsKey(key(i))) {
+          expected.add(new String(key(i), StandardCharsets.UTF_8));
+        }
+      }
+      assertTrue(c.stats().flashEntries() > 100, "some keys live only on flash");
+      assertTrue(c.stats().reclaimedSegments() > 0, "reclaim ran");
+      assertEquals(expected, drain(c.keys()));
+    }
+  }
+
+  @Test
+  void keysHeldAtTheStartAreAllSeenWhileWritersRun() throws Exception {
+    try (Engine c = TestCaches.open(TestCaches.small(dir, IndexType.HEAP).build())) {
+      for (int i = 0; i < 1500; i++) {
+        c.put(key(i), value(i, 1, 300));
+      }
+      AtomicBoolean stop = new AtomicBoolean();
+      Thread writer = new Thread(() -> {
+        for (int i = 100_000; !stop.get() && i < 400_000; i++) {
+          c.put(key(i), value(i, 1, 300)); // other keys: churn DRAM evictions, flushes and reclaim
+          c.get(key(i % 1500)); // promotions of the stable keys
+        }
+      });
+      writer.start();
+      Set<String> seen;
+      try {
+        seen = drain(c.keys());
+      } finally {
+        stop.set(true);
+        writer.join();
+      }
+      for (int i = 0; i < 1500; i++) {
+        // a stable key may have been evicted by reclaim under the churn; if still held it was seen
+        String k = new String(key(i), StandardCharsets.UTF_8);
+        if (c.containsKey(key(i))) {
+          assertTrue(seen.contains(k), "missed " + k);
+        }
+      }
+    }
+  }
+
+  @Test
+  void hottestKeysComeFromDramAndCapacityResizes() {
+    try (Engine c = TestCaches.open(TestCaches.small(dir, IndexType.HEAP).dramBytes(4 * CacheConfig.MIB).build())) {
+      for (int i = 0; i < 200; i++) {
+        c.put(key(i), value(i, 1, 100));
+      }
+      for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < 5; i++) {
+          c.get(key(i));
+        }
+      }
+      List<byte[]> hot = c.hottestKeys(5);
+      assertEquals(5, hot.size());
+      Set<String> hotNames = new HashSet<>();
+      hot.forEach(k -> hotNames.add(new String(k, StandardCharsets.UTF_8)));
+      for (int i = 0; i < 5; i++) {
+        assertTrue(hotNames.contains("key-" + i), "hot: " + hotNames);
+      }
+      assertTrue(c.hottestKeys(0).isEmpty());
+
+      assertEquals(4 * CacheConfig.MIB, c.dramCapacity());
+      for (int i = 0; i < 20_000; i++) {
+        c.put(key(i), value(i, 2, 100));
+      }
+      c.setDramCapacity(CacheConfig.MIB);
+      assertEquals(CacheConfig.MIB, c.dramCapacity());
+      assertTrue(c.stats().dramWeightedBytes() <= CacheConfig.MIB, "shrunk");
+      assertThrows(IllegalArgumentException.class, () -> c.setDramCapacity(1000));
+      List<byte[]> all = new ArrayList<>();
+      c.keys().forEachRemaining(all::add);
+      assertFalse(all.isEmpty());
+    }
+  }
+}
