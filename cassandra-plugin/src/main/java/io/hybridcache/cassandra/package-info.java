@@ -1,2 +1,0 @@
-/** Cassandra integration of hybridcache: placeholder until its issue. */
-package io.hybridcache.cassandra;

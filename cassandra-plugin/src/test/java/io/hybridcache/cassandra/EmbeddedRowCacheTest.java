@@ -1,0 +1,286 @@
+package io.hybridcache.cassandra;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hybridcache.core.api.CacheStats;
+import io.hybridcache.core.api.HybridCache;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import javax.management.ObjectName;
+import org.apache.cassandra.cache.RowCacheKey;
+import org.apache.cassandra.cql3.QueryProcessor;
+import org.apache.cassandra.cql3.UntypedResultSet;
+import org.apache.cassandra.db.ColumnFamilyStore;
+import org.apache.cassandra.db.Keyspace;
+import org.apache.cassandra.schema.Schema;
+import org.apache.cassandra.schema.TableId;
+import org.apache.cassandra.service.CacheService;
+import org.apache.cassandra.service.EmbeddedCassandraService;
+import org.apache.cassandra.utils.ByteBufferUtil;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One embedded Cassandra 5.0.9 node (this JVM) whose row cache is our provider: reads fill and hit it,
+ * writes, TRUNCATE and DROP invalidate it (also partitions that live only on flash), stale bytes are
+ * misses, and concurrent readers never see a value older than the last acknowledged write.
+ *
+ * <p>Statements run through {@link QueryProcessor#executeInternal}, the same local read and write
+ * paths (SinglePartitionReadCommand's row cache sequence, ColumnFamilyStore.apply's invalidation) a
+ * coordinator's replica uses, without a network client.
+ */
+class EmbeddedRowCacheTest {
+  private static final String KS = "hc";
+  private static EmbeddedCassandraService cassandra;
+  private static HybridRowCache rowCache;
+
+  @BeforeAll
+  static void start() throws IOException {
+    Path storage = Path.of(System.getProperty("cassandra.storagedir"));
+    if (Files.exists(storage)) {
+      try (var files = Files.walk(storage)) {
+        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+          if (!p.equals(storage) && !p.getFileName().toString().equals("system.log")) {
+            Files.delete(p);
+          }
+        }
+      }
+    }
+    cassandra = new EmbeddedCassandraService();
+    cassandra.start();
+    rowCache = HybridRowCacheProvider.lastCreated();
+    assertNotNull(rowCache, "Cassandra made its row cache with our provider");
+    QueryProcessor.executeInternal("CREATE KEYSPACE IF NOT EXISTS " + KS
+        + " WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cassandra != null) {
+      cassandra.stop();
+    }
+  }
+
+  @BeforeEach
+  void fullCapacity() {
+    CacheService.instance.setRowCacheCapacityInMB(16);
+  }
+
+  private static void table(String name) {
+    QueryProcessor.executeInternal("CREATE TABLE IF NOT EXISTS " + KS + "." + name
+        + " (k int PRIMARY KEY, v bigint, pad blob) WITH caching = {'keys': 'ALL', 'rows_per_partition': 'ALL'}");
+  }
+
+  private static void write(String table, int k, long v, int padBytes) {
+    QueryProcessor.executeInternal("UPDATE " + KS + "." + table + " SET v = ?, pad = ? WHERE k = ?", v,
+        ByteBuffer.wrap(new byte[padBytes]), k);
+  }
+
+  private static Long read(String table, int k) {
+    UntypedResultSet rs = QueryProcessor.executeInternal("SELECT v FROM " + KS + "." + table + " WHERE k = ?", k);
+    return rs.isEmpty() ? null : rs.one().getLong("v");
+  }
+
+  private static ColumnFamilyStore cfs(String table) {
+    return Keyspace.open(KS).getColumnFamilyStore(table);
+  }
+
+  private static RowCacheKey key(String table, int k) {
+    ColumnFamilyStore cfs = cfs(table);
+    return new RowCacheKey(cfs.metadata(), cfs.decorateKey(ByteBufferUtil.bytes(k)));
+  }
+
+  private static long keysOf(TableId id) {
+    long n = 0;
+    for (Iterator<RowCacheKey> it = rowCache.keyIterator(); it.hasNext(); ) {
+      if (it.next().tableId.equals(id)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  @Test
+  void readsFillAndHitOurCache() throws Exception {
+    table("fill");
+    write("fill", 1, 42, 10);
+    HybridCache hc = rowCache.hybridCache();
+    long hitsBefore = cfs("fill").metric.rowCacheHit.getCount();
+    CacheStats before = hc.stats();
+    assertEquals(42L, read("fill", 1)); // miss: sentinel, read, replace
+    assertTrue(rowCache.containsKey(key("fill", 1)));
+    assertEquals(42L, read("fill", 1)); // hit
+    assertEquals(42L, read("fill", 1));
+    assertEquals(hitsBefore + 2, cfs("fill").metric.rowCacheHit.getCount());
+    CacheStats after = hc.stats();
+    assertEquals(1, after.puts() - before.puts(), "the partition was stored once");
+    assertTrue(after.dramHits() - before.dramHits() >= 2, "Cassandra's hits were our DRAM hits");
+    // the figures Cassandra shows (nodetool info) come from us
+    assertEquals(16L << 20, CacheService.instance.rowCache.getCapacity());
+    assertTrue(CacheService.instance.rowCache.size() >= 1);
+    assertTrue(CacheService.instance.rowCache.weightedSize() > 0);
+    // and the per-tier figures are on JMX
+    ObjectName name = new ObjectName("io.hybridcache:type=HybridCache,name=\"cassandra-row-cache\"");
+    assertTrue((Long) ManagementFactory.getPlatformMBeanServer().getAttribute(name, "DramHits") >= 2);
+  }
+
+  @Test
+  void aWriteInvalidates() {
+    table("inv");
+    write("inv", 7, 1, 10);
+    assertEquals(1L, read("inv", 7));
+    assertTrue(rowCache.containsKey(key("inv", 7)));
+    write("inv", 7, 2, 10);
+    assertFalse(rowCache.containsKey(key("inv", 7)), "the write removed it from both tiers");
+    assertEquals(2L, read("inv", 7));
+    assertEquals(2L, read("inv", 7));
+    QueryProcessor.executeInternal("DELETE FROM " + KS + ".inv WHERE k = 7");
+    assertNull(read("inv", 7));
+  }
+
+  /** Caches {@code n} partitions of ~2 KiB with a 1 MiB DRAM tier: most of them live only on flash. */
+  private static void fillPastDram(String table, int n) {
+    table(table);
+    for (int k = 0; k < n; k++) {
+      write(table, k, k, 2048);
+    }
+    CacheService.instance.setRowCacheCapacityInMB(1);
+    for (int k = 0; k < n; k++) {
+      assertEquals((long) k, read(table, k));
+    }
+    ((io.hybridcache.core.engine.Engine) rowCache.hybridCache()).awaitFlashWrites();
+    assertTrue(rowCache.hybridCache().stats().flashEntries() > n / 2, "most partitions are on flash");
+    assertEquals(n, keysOf(cfs(table).metadata().id), "keyIterator sees every cached partition");
+  }
+
+  @Test
+  void truncateInvalidatesBothTiers() {
+    fillPastDram("trunc", 2000);
+    long flashHitsBefore = rowCache.hybridCache().stats().flashHits();
+    for (int k = 0; k < 200; k++) {
+      assertEquals((long) k, read("trunc", k)); // served from flash (one device read each)
+    }
+    assertTrue(rowCache.hybridCache().stats().flashHits() > flashHitsBefore, "flash hits served reads");
+    TableId id = cfs("trunc").metadata().id;
+    QueryProcessor.executeInternal("TRUNCATE " + KS + ".trunc");
+    assertEquals(0, keysOf(id));
+    for (int k = 0; k < 2000; k += 97) {
+      assertFalse(rowCache.containsKey(key("trunc", k)));
+      assertNull(read("trunc", k));
+    }
+  }
+
+  @Test
+  void dropInvalidatesAndLeftoverBytesAreMisses() {
+    fillPastDram("dropped", 1500);
+    TableId id = cfs("dropped").metadata().id;
+    RowCacheKey k5 = key("dropped", 5);
+    byte[] stored = rowCache.hybridCache().get(new RowCacheCodec(() -> 0, t -> true).key(k5));
+    assertNotNull(stored);
+    QueryProcessor.executeInternal("DROP TABLE " + KS + ".dropped");
+    assertNull(Schema.instance.getTableMetadata(id));
+    assertEquals(0, keysOf(id), "DROP removed every key of the table from both tiers");
+    // bytes of a dropped table that were still stored (say, put back by a race) read as a miss
+    rowCache.hybridCache().put(new RowCacheCodec(() -> 0, t -> true).key(k5), stored);
+    long before = rowCache.undecodable();
+    assertNull(rowCache.get(k5));
+    assertEquals(before + 1, rowCache.undecodable());
+    assertFalse(rowCache.containsKey(k5), "and are dropped");
+  }
+
+  @Test
+  void anotherMessagingVersionIsAMissNotAnError() {
+    table("ver");
+    write("ver", 3, 33, 10);
+    assertEquals(33L, read("ver", 3));
+    RowCacheKey k = key("ver", 3);
+    byte[] kb = new RowCacheCodec(() -> 0, t -> true).key(k);
+    byte[] v = rowCache.hybridCache().get(kb);
+    v[1] ^= 0x7f; // the messaging version the bytes claim to be written with
+    rowCache.hybridCache().put(kb, v);
+    long before = rowCache.undecodable();
+    assertEquals(33L, read("ver", 3), "the client still gets the right row");
+    assertEquals(before + 1, rowCache.undecodable());
+    assertEquals(33L, read("ver", 3));
+    assertTrue(rowCache.containsKey(k), "cached again, in the current version");
+  }
+
+  @Test
+  void concurrentReadersNeverSeeAValueOlderThanTheLastAcknowledgedWrite() throws Exception {
+    table("race");
+    int partitions = 48;
+    for (int k = 0; k < partitions; k++) {
+      write("race", k, 0, 24 * 1024);
+    }
+    CacheService.instance.setRowCacheCapacityInMB(1); // 48 x 24 KiB: partitions move between DRAM and flash
+    AtomicLongArray acked = new AtomicLongArray(partitions);
+    int writers = 2;
+    int readers = 4;
+    int writesPerWriter = 400;
+    AtomicBoolean done = new AtomicBoolean();
+    ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+    AtomicLong reads = new AtomicLong();
+    List<Thread> threads = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      int self = w;
+      threads.add(new Thread(() -> {
+        Random rnd = new Random(self);
+        for (int i = 0; i < writesPerWriter; i++) {
+          int k = rnd.nextInt(partitions / writers) * writers + self; // one writer per partition: versions only grow
+          long v = acked.get(k) + 1;
+          write("race", k, v, 24 * 1024);
+          acked.set(k, v);
+        }
+      }, "writer-" + w));
+    }
+    for (int r = 0; r < readers; r++) {
+      int self = r;
+      threads.add(new Thread(() -> {
+        Random rnd = new Random(100 + self);
+        while (!done.get()) {
+          int k = rnd.nextInt(partitions);
+          long floor = acked.get(k);
+          Long v = read("race", k);
+          reads.incrementAndGet();
+          if (v == null || v < floor) {
+            violations.add("partition " + k + ": read " + v + " after write " + floor + " was acknowledged");
+          }
+        }
+      }, "reader-" + r));
+    }
+    CacheStats before = rowCache.hybridCache().stats();
+    threads.forEach(Thread::start);
+    for (Thread t : threads.subList(0, writers)) {
+      t.join();
+    }
+    done.set(true);
+    for (Thread t : threads) {
+      t.join();
+    }
+    CacheStats after = rowCache.hybridCache().stats();
+    assertTrue(violations.isEmpty(), violations.size() + " stale reads, e.g. " + violations.peek());
+    for (int k = 0; k < partitions; k++) {
+      assertEquals(acked.get(k), read("race", k));
+    }
+    assertTrue(after.dramHits() + after.flashHits() - before.dramHits() - before.flashHits() > 100,
+        "reads were served by the cache (" + reads.get() + " reads)");
+  }
+}
