@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
     description = {
         "Benchmarks of hybridcache, a flash tier under a Caffeine DRAM cache.",
         "Run from the repository root (paths such as src/workloads/workloadb are relative to it)."},
-    subcommands = {YcsbCommand.class, LimitsCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {YcsbCommand.class, LimitsCommand.class, io.hybridcache.bench.cassandra.CassandraCommand.class, CommandLine.HelpCommand.class},
     footerHeading = "%nExit codes:%n",
     footer = {"  0  success", "  1  the benchmark failed (see the messages above)", "  2  bad command line",
         "  3  a required tool is missing (fio)", "",
