@@ -15,14 +15,7 @@ TOKENS=(-9223372036854775808 -3074457345618258603 3074457345618258602)
 SEEDS="127.0.0.1:$HC_STORAGE_PORT"
 ROUNDS=${HC_IT_ROUNDS:-4}
 KEYS=${HC_IT_KEYS:-60}
-trap 'hc_stop_all' EXIT
-hc_stop_all
-
-check() { # DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then hc_log "ok: $what"; else hc_fail "$what"; fi
-}
+hc_fresh_run
 
 hc_lib
 for i in 0 1 2; do
@@ -37,7 +30,7 @@ for _ in $(seq 1 60); do
   [ "$(hc_nodetool c1 status 2>/dev/null | grep -c '^UN')" -eq 3 ] && break
   sleep 1
 done
-check "3 nodes up and normal" test "$(hc_nodetool c1 status | grep -c '^UN')" -eq 3
+hc_check "3 nodes up and normal" test "$(hc_nodetool c1 status | grep -c '^UN')" -eq 3
 
 hc_cqlsh 127.0.0.1 -e "CREATE KEYSPACE itc WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 3}; \
   CREATE TABLE itc.kv (k int PRIMARY KEY, v text) WITH caching = {'keys': 'ALL', 'rows_per_partition': 'ALL'};"
@@ -57,16 +50,16 @@ for round in $(seq 1 "$ROUNDS"); do
     echo "$OUT" > "$HC_IT/nodes/c1/round-$round-read-$reader.out"
     good=$(grep -cE "^ +[0-9]+ \| +r$round-k[0-9]+ *$" <<< "$OUT" || true)
     wrong=$(grep -E '^ +[0-9]+ \| +r[0-9]+-k[0-9]+ *$' <<< "$OUT" | awk -v r="r$round-" '{ split($3, a, "k"); if ($3 != r "k" $1) print }' | head -3)
-    check "round $round: written via ${ADDRESSES[$writer]}, read twice at QUORUM via ${ADDRESSES[$reader]}: $good of $((2 * KEYS)) values current" \
+    hc_check "round $round: written via ${ADDRESSES[$writer]}, read twice at QUORUM via ${ADDRESSES[$reader]}: $good of $((2 * KEYS)) values current" \
       test "$good" -eq $((2 * KEYS)) -a -z "$wrong"
   done
 done
 
 for i in 1 2 3; do
   hc_log "c$i nodetool info: $(hc_row_cache_info "c$i")"
-  check "c$i made its row cache with our provider" grep -q "hybridcache row cache: DRAM 8 MiB" "$HC_IT/nodes/c$i/logs/system.log"
-  check "c$i row cache capacity is its row_cache_size" test "$(hc_row_cache_figure "c$i" capacity)" = "8 MiB"
-  check "c$i row cache served hits" test "$(hc_row_cache_figure "c$i" hits)" -gt 0
-  check "c$i no error in its log" test "$(grep -c '^ERROR' "$HC_IT/nodes/c$i/logs/system.log")" -eq 0
+  hc_check "c$i made its row cache with our provider" grep -q "hybridcache row cache: DRAM 8 MiB" "$HC_IT/nodes/c$i/logs/system.log"
+  hc_check "c$i row cache capacity is its row_cache_size" test "$(hc_row_cache_figure "c$i" capacity)" = "8 MiB"
+  hc_check "c$i row cache served hits" test "$(hc_row_cache_figure "c$i" hits)" -gt 0
+  hc_check "c$i no error in its log" test "$(grep -c '^ERROR' "$HC_IT/nodes/c$i/logs/system.log")" -eq 0
 done
 hc_log "PASS: 3-node cluster, RF 3, QUORUM"

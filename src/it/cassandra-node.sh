@@ -15,18 +15,11 @@ NODE=node
 ADDRESS=127.0.0.1
 ROW_CACHE_MIB=4
 RECORDS=${HC_IT_RECORDS:-6000}
-trap 'hc_stop_all' EXIT
-hc_stop_all
-
-check() { # DESCRIPTION CONDITION...
-  local what=$1
-  shift
-  if "$@"; then hc_log "ok: $what"; else hc_fail "$what"; fi
-}
+hc_fresh_run
 
 hc_start "$NODE" "$ADDRESS" hybrid "$ROW_CACHE_MIB" "${HC_IT_HEAP:-512M}"
 LOG=$HC_IT/nodes/$NODE/logs/system.log
-check "the node made its row cache with our provider" grep -q "hybridcache row cache: DRAM $ROW_CACHE_MIB MiB" "$LOG"
+hc_check "the node made its row cache with our provider" grep -q "hybridcache row cache: DRAM $ROW_CACHE_MIB MiB" "$LOG"
 
 # --- cqlsh: reads fill and hit the cache, a write invalidates ---
 STATEMENTS=$HC_IT/nodes/$NODE/it.cql
@@ -39,16 +32,16 @@ STATEMENTS=$HC_IT/nodes/$NODE/it.cql
   done
 } > "$STATEMENTS"
 hc_cqlsh "$ADDRESS" -f "$STATEMENTS" > "$HC_IT/nodes/$NODE/cqlsh.out"
-check "cqlsh read back every value 3 times" test "$(grep -cE '^ +v[0-9]+$' "$HC_IT/nodes/$NODE/cqlsh.out")" -eq 300
+hc_check "cqlsh read back every value 3 times" test "$(grep -cE '^ +v[0-9]+$' "$HC_IT/nodes/$NODE/cqlsh.out")" -eq 300
 hc_log "nodetool info: $(hc_row_cache_info "$NODE")"
-check "row cache capacity is row_cache_size" test "$(hc_row_cache_figure "$NODE" capacity)" = "$ROW_CACHE_MIB MiB"
-check "100 partitions cached" test "$(hc_row_cache_figure "$NODE" entries)" -ge 100
-check "200 row cache hits" test "$(hc_row_cache_figure "$NODE" hits)" -ge 200
-check "our DRAM tier served them (JMX DramHits >= 200)" test "$(hc_nodetool "$NODE" sjk mx \
+hc_check "row cache capacity is row_cache_size" test "$(hc_row_cache_figure "$NODE" capacity)" = "$ROW_CACHE_MIB MiB"
+hc_check "100 partitions cached" test "$(hc_row_cache_figure "$NODE" entries)" -ge 100
+hc_check "200 row cache hits" test "$(hc_row_cache_figure "$NODE" hits)" -ge 200
+hc_check "our DRAM tier served them (JMX DramHits >= 200)" test "$(hc_nodetool "$NODE" sjk mx \
   -b 'io.hybridcache:type=HybridCache,name="cassandra-row-cache"' -mg -f DramHits | tail -1)" -ge 200
 
 OUT=$(hc_cqlsh "$ADDRESS" -e "SELECT v FROM it.kv WHERE k = 7; UPDATE it.kv SET v = 'new7' WHERE k = 7; SELECT v FROM it.kv WHERE k = 7; SELECT v FROM it.kv WHERE k = 7;")
-check "a write is visible to the next reads" test "$(grep -cE '^ +new7$' <<< "$OUT")" -eq 2
+hc_check "a write is visible to the next reads" test "$(grep -cE '^ +new7$' <<< "$OUT")" -eq 2
 
 # --- YCSB over the project's CQL binding: load, then workload B; every read must succeed ---
 BENCH=$(hc_bench_jar)
@@ -64,25 +57,25 @@ for phase in load run; do
     -p cql.hosts="$ADDRESS:$HC_NATIVE_PORT" -threads 4 -s > "$HC_IT/nodes/$NODE/ycsb-$phase.out" \
     2> "$HC_IT/nodes/$NODE/ycsb-$phase.err"
   grep -E '^\[(OVERALL|READ|UPDATE|INSERT)\], (Throughput|Operations|Return=)' "$HC_IT/nodes/$NODE/ycsb-$phase.out" >&2
-  check "YCSB $phase: no failed operation" test "$(grep -c 'Return=ERROR\|Return=NOT_FOUND' "$HC_IT/nodes/$NODE/ycsb-$phase.out")" -eq 0
+  hc_check "YCSB $phase: no failed operation" test "$(grep -c 'Return=ERROR\|Return=NOT_FOUND' "$HC_IT/nodes/$NODE/ycsb-$phase.out")" -eq 0
 done
 hc_log "nodetool info: $(hc_row_cache_info "$NODE")"
-check "YCSB reads were row cache hits" test "$(hc_row_cache_figure "$NODE" hits)" -gt $((HITS_BEFORE + RECORDS / 2))
+hc_check "YCSB reads were row cache hits" test "$(hc_row_cache_figure "$NODE" hits)" -gt $((HITS_BEFORE + RECORDS / 2))
 hc_log "JMX: $(hc_nodetool "$NODE" sjk mx -b 'io.hybridcache:type=HybridCache,name="cassandra-row-cache"' -mg \
   -f FlashEntries | tail -1) flash entries, app write amplification $(hc_nodetool "$NODE" sjk mx \
   -b 'io.hybridcache:type=HybridCache,name="cassandra-row-cache"' -mg -f AppWriteAmplification | tail -1)"
-check "partitions beyond the 4 MiB DRAM tier went to flash (JMX FlashEntries > 0)" test "$(hc_nodetool "$NODE" sjk mx \
+hc_check "partitions beyond the 4 MiB DRAM tier went to flash (JMX FlashEntries > 0)" test "$(hc_nodetool "$NODE" sjk mx \
   -b 'io.hybridcache:type=HybridCache,name="cassandra-row-cache"' -mg -f FlashEntries | tail -1)" -gt 0
 
 # --- TRUNCATE and nodetool's cache commands reach the provider ---
 hc_cqlsh "$ADDRESS" -e "TRUNCATE ycsb.usertable;"
 OUT=$(hc_cqlsh "$ADDRESS" -e "SELECT count(*) FROM ycsb.usertable WHERE y_id = 'user1';")
-check "TRUNCATE: nothing served from the cache" grep -qE '^ +0$' <<< "$OUT"
-check "TRUNCATE: the table's partitions left both tiers (only it.kv's 100 remain)" \
+hc_check "TRUNCATE: nothing served from the cache" grep -qE '^ +0$' <<< "$OUT"
+hc_check "TRUNCATE: the table's partitions left both tiers (only it.kv's 100 remain)" \
   test "$(hc_row_cache_figure "$NODE" entries)" -le 101
 hc_nodetool "$NODE" setcachecapacity 16 2 0
-check "nodetool setcachecapacity resized our DRAM tier" test "$(hc_row_cache_figure "$NODE" capacity)" = "2 MiB"
+hc_check "nodetool setcachecapacity resized our DRAM tier" test "$(hc_row_cache_figure "$NODE" capacity)" = "2 MiB"
 hc_nodetool "$NODE" invalidaterowcache
-check "nodetool invalidaterowcache emptied both tiers" test "$(hc_row_cache_figure "$NODE" entries)" -eq 0
-check "no error in the node's log" test "$(grep -c '^ERROR' "$LOG")" -eq 0
+hc_check "nodetool invalidaterowcache emptied both tiers" test "$(hc_row_cache_figure "$NODE" entries)" -eq 0
+hc_check "no error in the node's log" test "$(grep -c '^ERROR' "$LOG")" -eq 0
 hc_log "PASS: single node"

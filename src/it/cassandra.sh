@@ -26,6 +26,19 @@ HC_JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 hc_log() { echo "[cassandra-it] $*" >&2; }
 hc_fail() { echo "[cassandra-it] FAIL: $*" >&2; exit 1; }
 
+# Runs CONDITION...; logs "ok: DESCRIPTION" or fails the script with it.
+hc_check() { # DESCRIPTION CONDITION...
+  local what=$1
+  shift
+  if "$@"; then hc_log "ok: $what"; else hc_fail "$what"; fi
+}
+
+# For a test script: stops nodes left by an earlier run now, and this run's nodes on exit.
+hc_fresh_run() {
+  trap 'hc_stop_all' EXIT
+  hc_stop_all
+}
+
 # The shaded provider jar, built if missing.
 hc_plugin_jar() {
   local jar

@@ -36,6 +36,7 @@ import org.apache.cassandra.config.DataStorageSpec;
  *   <tr><td>write_buffer_size</td><td>write buffer; also the largest partition kept on flash (default 1MiB)</td></tr>
  *   <tr><td>admission</td><td>accept-all, random:P, write-rate:BYTES_PER_SECOND, second-hit:SLOTS</td></tr>
  *   <tr><td>direct_io</td><td>true (default) or false</td></tr>
+ *   <tr><td>expected_entries</td><td>initial size of the heap index (default flash_size / 4KiB; it grows)</td></tr>
  *   <tr><td>index</td><td>heap (the only index inside Cassandra, see README)</td></tr>
  *   <tr><td>start</td><td>cold (default: empty on every start) or warm</td></tr>
  *   <tr><td>name</td><td>name in logs and the JMX ObjectName (default cassandra-row-cache)</td></tr>
@@ -49,7 +50,7 @@ public final class RowCacheSettings {
   static final String PREFIX = "hybridcache row cache: ";
 
   private static final Set<String> KNOWN = Set.of("directory", "flash_size", "segment_size", "write_buffer_size",
-      "admission", "direct_io", "index", "start", "name");
+      "admission", "direct_io", "index", "start", "name", "expected_entries");
   /** CacheConfig's field names as this file calls them, for CacheConfig's own validation messages. */
   private static final Map<String, String> FIELD_NAMES = Map.of("flashBytes", "flash_size", "segmentBytes",
       "segment_size", "writeBufferBytes", "write_buffer_size", "directory", "directory", "name", "name");
@@ -167,9 +168,11 @@ public final class RowCacheSettings {
     }
     Parser v = new Parser(file, values);
     String dir = v.required("directory");
+    long flashBytes = v.size("flash_size", "1GiB");
     CacheConfig.Builder b = CacheConfig.builder(v.path("directory", dir))
         .name(v.text("name", "cassandra-row-cache"))
-        .flashBytes(v.size("flash_size", "1GiB"))
+        .flashBytes(flashBytes)
+        .expectedEntries(v.count("expected_entries", Math.max(16_384, flashBytes / 4096)))
         .segmentBytes(v.intSize("segment_size", "64MiB"))
         .writeBufferBytes(v.intSize("write_buffer_size", "1MiB"))
         .directIo(v.bool("direct_io", true))
@@ -226,6 +229,22 @@ public final class RowCacheSettings {
         throw bad(key, "must be below 2GiB", null);
       }
       return (int) n;
+    }
+
+    long count(String key, long dflt) {
+      String s = values.get(key);
+      if (s == null || s.isEmpty()) {
+        return dflt;
+      }
+      try {
+        long n = Long.parseLong(s);
+        if (n > 0) {
+          return n;
+        }
+      } catch (NumberFormatException e) {
+        throw bad(key, "must be a positive whole number", e);
+      }
+      throw bad(key, "must be a positive whole number", null);
     }
 
     boolean bool(String key, boolean dflt) {

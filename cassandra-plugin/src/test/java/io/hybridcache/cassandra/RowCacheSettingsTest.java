@@ -50,7 +50,8 @@ class RowCacheSettingsTest {
   @Test
   void readsEverySettingAndDefaults() throws IOException {
     Path f = file("directory=" + dir.resolve("flash"), "flash_size=256MiB", "segment_size=4MiB",
-        "write_buffer_size=128KiB", "admission=random:0.5", "direct_io=false", "start=warm", "name=rc1");
+        "write_buffer_size=128KiB", "admission=random:0.5", "direct_io=false", "start=warm", "name=rc1",
+        "expected_entries=5000");
     RowCacheSettings s = RowCacheSettings.read(f);
     CacheConfig c = s.cacheConfig(32 * CacheConfig.MIB);
     assertEquals(dir.resolve("flash"), c.directory());
@@ -61,6 +62,7 @@ class RowCacheSettingsTest {
     assertEquals(IndexType.HEAP, c.indexType());
     assertEquals(32 * CacheConfig.MIB, c.dramBytes());
     assertEquals("rc1", c.name());
+    assertEquals(5000, c.expectedEntries());
     assertTrue(s.warmStart());
 
     RowCacheSettings d = RowCacheSettings.read(file("directory=" + dir));
@@ -70,6 +72,7 @@ class RowCacheSettingsTest {
     assertTrue(dc.directIo());
     assertEquals(IndexType.HEAP, dc.indexType(), "no Chronicle inside Cassandra");
     assertEquals("cassandra-row-cache", dc.name());
+    assertEquals(CacheConfig.GIB / 4096, dc.expectedEntries());
     assertFalse(d.warmStart(), "cold by default");
   }
 
@@ -86,6 +89,8 @@ class RowCacheSettingsTest {
     assertTrue(m.contains("index must be heap"), m);
     m = error("directory=" + dir, "admission=maybe");
     assertTrue(m.contains("admission") && m.contains("maybe"), m);
+    m = error("directory=" + dir, "expected_entries=-3");
+    assertTrue(m.contains("expected_entries must be a positive whole number"), m);
     m = error("directory=" + dir, "direct_io=yes");
     assertTrue(m.contains("direct_io must be one of [true, false]"), m);
     m = error("directory=" + dir, "flash_size=8MiB", "segment_size=4MiB");
