@@ -122,10 +122,32 @@ EOF
   echo "$address" > "$dir/address"
 }
 
-# Starts a configured node and waits (bounded) for its CQL port.
+# A memory cgroup (v1 or v2) below ours limited to BYTES, for a node whose page cache must not hold
+# the whole data set; prints its directory, or nothing (with a warning) where cgroups are not writable.
+hc_memory_cgroup() { # NAME BYTES
+  local base dir
+  if [ -d /sys/fs/cgroup/memory ]; then
+    base=/sys/fs/cgroup/memory$(awk -F: '$2 == "memory" {print $3}' /proc/self/cgroup)
+  else
+    base=/sys/fs/cgroup$(awk -F: '$1 == "0" {print $3}' /proc/self/cgroup)
+  fi
+  dir=$base/hybridcache-$1
+  if mkdir -p "$dir" 2>/dev/null && { echo "$2" > "$dir/memory.limit_in_bytes" || echo "$2" > "$dir/memory.max"; } 2>/dev/null; then
+    echo "$dir"
+  else
+    hc_log "WARNING: cannot make a memory cgroup under $base: $1 runs without a memory limit"
+  fi
+}
+
+# Starts a configured node and waits (bounded) for its CQL port. With HC_NODE_MEMORY (e.g. 1400M)
+# the node runs in a memory cgroup of that size: heap, off-heap and the page cache of its SSTables.
 hc_start_node() { # NAME HEAP
   local name=$1 heap=${2:-512M}
-  local dir=$HC_IT/nodes/$name address
+  local dir=$HC_IT/nodes/$name address cgroup=''
+  if [ -n "${HC_NODE_MEMORY:-}" ]; then
+    cgroup=$(hc_memory_cgroup "$name" "$HC_NODE_MEMORY")
+    [ -n "$cgroup" ] && hc_log "$name: memory cgroup $cgroup limited to $HC_NODE_MEMORY"
+  fi
   address=$(cat "$dir/address")
   if hc_port_open "$address" "$HC_NATIVE_PORT"; then
     hc_fail "$address:$HC_NATIVE_PORT is already taken (another node running? src/it/cassandra.sh stop-all)"
@@ -133,12 +155,13 @@ hc_start_node() { # NAME HEAP
   local -a opts
   mapfile -t opts < <(hc_jvm_opts)
   # shellcheck disable=SC2086
-  setsid "$HC_JAVA" -Xms"$heap" -Xmx"$heap" "${opts[@]}" ${HC_EXTRA_JVM_OPTS:-} \
+  ( if [ -n "$cgroup" ]; then echo "$BASHPID" > "$cgroup/cgroup.procs"; fi
+    exec setsid "$HC_JAVA" -Xms"$heap" -Xmx"$heap" "${opts[@]}" ${HC_EXTRA_JVM_OPTS:-} \
     -Dcassandra.config="file://$dir/conf/cassandra.yaml" -Dcassandra.storagedir="$dir/data" \
     -Dcassandra.logdir="$dir/logs" -Dlogback.configurationFile="$dir/conf/logback.xml" \
     -Dcassandra.jmx.local.port="$(hc_jmx_port "$address")" -Dcassandra-foreground=yes \
     -Dcassandra.skip_wait_for_gossip_to_settle=0 -Dcassandra.ring_delay_ms=1000 \
-    -cp "$dir/conf:$dir/lib/*" org.apache.cassandra.service.CassandraDaemon \
+    -cp "$dir/conf:$dir/lib/*" org.apache.cassandra.service.CassandraDaemon ) \
     > "$dir/logs/stdout.log" 2>&1 < /dev/null &
   echo $! > "$dir/pid"
   local pid=$! waited=0
@@ -169,13 +192,22 @@ hc_stop() { # NAME
   [ -f "$dir/pid" ] || return 0
   pid=$(cat "$dir/pid")
   rm -f "$dir/pid"
-  kill "$pid" 2>/dev/null || return 0
-  for _ in $(seq 1 30); do
-    kill -0 "$pid" 2>/dev/null || { hc_log "$1: stopped"; return 0; }
-    sleep 1
+  if kill "$pid" 2>/dev/null; then
+    for _ in $(seq 1 30); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -9 "$pid" 2>/dev/null || true
+      hc_log "$1: killed"
+    else
+      hc_log "$1: stopped"
+    fi
+  fi
+  local cg
+  for cg in $(find /sys/fs/cgroup -maxdepth 4 -type d -name "hybridcache-$1" 2>/dev/null); do
+    rmdir "$cg" 2>/dev/null || true
   done
-  kill -9 "$pid" 2>/dev/null || true
-  hc_log "$1: killed"
 }
 
 hc_stop_all() {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheStats;
@@ -24,10 +25,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import javax.management.ObjectName;
 import org.apache.cassandra.cache.RowCacheKey;
+import org.apache.cassandra.cache.RowCacheSentinel;
 import org.apache.cassandra.cql3.QueryProcessor;
 import org.apache.cassandra.cql3.UntypedResultSet;
 import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.Keyspace;
+import org.apache.cassandra.db.partitions.CachedPartition;
 import org.apache.cassandra.schema.Schema;
 import org.apache.cassandra.schema.TableId;
 import org.apache.cassandra.service.CacheService;
@@ -140,6 +143,48 @@ class EmbeddedRowCacheTest {
     // and the per-tier figures are on JMX
     ObjectName name = new ObjectName("io.hybridcache:type=HybridCache,name=\"cassandra-row-cache\"");
     assertTrue((Long) ManagementFactory.getPlatformMBeanServer().getAttribute(name, "DramHits") >= 2);
+  }
+
+  /** The sentinel protocol step by step, as SinglePartitionReadCommand and ColumnFamilyStore drive it. */
+  @Test
+  void sentinelReplaceIsACompareAndSetThatAWriteDefeats() {
+    table("cas");
+    write("cas", 1, 10, 10);
+    assertEquals(10L, read("cas", 1));
+    RowCacheKey k = key("cas", 1);
+    CachedPartition cached = (CachedPartition) rowCache.get(k);
+    assertNotNull(cached);
+
+    // a read starts: its sentinel goes in only while nothing is cached
+    RowCacheSentinel busy = new RowCacheSentinel();
+    assertFalse(rowCache.putIfAbsent(k, busy), "a partition is cached");
+    rowCache.remove(k);
+    RowCacheSentinel mine = new RowCacheSentinel();
+    assertTrue(rowCache.putIfAbsent(k, mine));
+    assertFalse(rowCache.putIfAbsent(k, new RowCacheSentinel()), "a second reader does not replace it");
+    assertSame(mine, rowCache.get(k), "other readers see the sentinel and read around the cache");
+    assertFalse(rowCache.replace(k, new RowCacheSentinel(), cached), "only the owner's sentinel matches");
+    // a write lands while the read is in flight: the partition it read must not be installed
+    rowCache.remove(k);
+    assertFalse(rowCache.replace(k, mine, cached));
+    assertNull(rowCache.get(k));
+    assertFalse(rowCache.containsKey(k));
+
+    // the undisturbed sequence installs the partition in the hybrid cache
+    RowCacheSentinel next = new RowCacheSentinel();
+    assertTrue(rowCache.putIfAbsent(k, next));
+    assertTrue(rowCache.replace(k, next, cached));
+    assertTrue(rowCache.get(k) instanceof CachedPartition);
+    assertTrue(rowCache.hybridCache().containsKey(new RowCacheCodec(() -> 0, t -> true).key(k)));
+    // replace of a partition compares the stored bytes
+    assertTrue(rowCache.replace(k, cached, cached));
+    assertFalse(rowCache.replace(k, new RowCacheSentinel(), cached));
+    // hot keys come from the DRAM tier
+    boolean hot = false;
+    for (Iterator<RowCacheKey> it = rowCache.hotKeyIterator(1000); it.hasNext(); ) {
+      hot |= it.next().equals(k);
+    }
+    assertTrue(hot);
   }
 
   @Test

@@ -36,7 +36,10 @@ import picocli.CommandLine.Spec;
  * tier. Phases per provider, all YCSB over {@link CqlDB} in child JVMs with the "latest" request
  * distribution: load; fragmentation (10% reads, 90% updates of one field, a memtable flush after
  * each slice, compaction off, so a partition's columns spread over several SSTables); warm-up (99%
- * reads); transactional (95% reads, 5% updates) for a fixed time, which is what is measured.
+ * reads); transactional (95% reads, 5% updates) for a fixed time, which is what is measured. Both
+ * nodes run side by side (OHC on 127.0.0.1, hybridcache on 127.0.0.2) and the measured phase
+ * alternates between them in slices ({@code --rounds}), so the load other work puts on this shared
+ * machine falls on both alike.
  *
  * <p>Run from the repository root: {@code java -jar bench/target/hybridcache-bench.jar cassandra}
  * (about 8 minutes with the defaults; the first run also builds the node's lib/ from Maven).
@@ -78,11 +81,18 @@ public final class CassandraCommand implements Callable<Integer> {
   @Option(names = "--warmup-ops", description = "warm-up operations, 99% reads (default: records)")
   Long warmupOps;
 
-  @Option(names = "--seconds", description = "length of the measured transactional phase (default: ${DEFAULT-VALUE})")
+  @Option(names = "--seconds", description = "length of the measured transactional phase per provider (default: ${DEFAULT-VALUE})")
   int seconds = 60;
+
+  @Option(names = "--rounds", description = "the measured phase alternates between the providers in this many slices each (default: ${DEFAULT-VALUE})")
+  int rounds = 3;
 
   @Option(names = "--heap", description = "Cassandra's heap (default: ${DEFAULT-VALUE})")
   String heap = "1G";
+
+  @Option(names = "--node-memory", paramLabel = "SIZE", description = "memory cgroup limit of each node: heap, off-heap"
+      + " and the page cache of its SSTables, so the data set is not all in RAM, as in the paper (default: none)")
+  String nodeMemory;
 
   @Option(names = "--providers", split = ",", description = "providers, in order (default: ohc,hybrid)")
   List<String> providers = List.of("ohc", "hybrid");
@@ -112,65 +122,124 @@ public final class CassandraCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "--providers: ohc or hybrid, was " + p);
       }
     }
-    if (rowCache < (1L << 20) || records <= 0 || threads <= 0 || seconds <= 0 || flushes <= 0) {
-      throw new ParameterException(spec.commandLine(), "--row-cache >= 1MiB; --records, --threads, --seconds, --flushes > 0");
+    if (providers.size() != new java.util.HashSet<>(providers).size() || providers.size() > 2) {
+      throw new ParameterException(spec.commandLine(), "--providers: each of ohc and hybrid at most once");
     }
-    err.printf(Locale.ROOT, "cassandra: %,d records (~%s of partitions), row cache X = %s, flash %s, %d threads, %d s measured%n",
-        records, Sizes.format(records * 1100), Sizes.format(rowCache), Sizes.format(flash), threads, seconds);
-    List<Result> results = new ArrayList<>();
+    if (rowCache < (1L << 20) || records <= 0 || threads <= 0 || seconds <= 0 || flushes <= 0 || rounds <= 0) {
+      throw new ParameterException(spec.commandLine(),
+          "--row-cache >= 1MiB; --records, --threads, --seconds, --flushes, --rounds > 0");
+    }
+    err.printf(Locale.ROOT, "cassandra: %,d records (~%s of partitions), row cache X = %s, flash %s, %d threads, %d s measured"
+            + " per provider in %d alternating slices%n",
+        records, Sizes.format(records * 1100), Sizes.format(rowCache), Sizes.format(flash), threads, seconds, rounds);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> node(List.of("stop-all"), null)));
+    Map<String, String> address = new LinkedHashMap<>();
     for (String provider : providers) {
-      results.add(runProvider(provider, err));
+      address.put(provider, "127.0.0." + (address.size() + 1));
     }
-    print(System.out, results);
-    if (json != null) {
-      StatsJson.MAPPER.writerWithDefaultPrettyPrinter().writeValue(json.toFile(), toJson(results));
-      err.println("cassandra: wrote " + json.toAbsolutePath());
+    try {
+      for (String provider : providers) {
+        prepare(provider, address.get(provider), err);
+      }
+      // The measured phase alternates between the nodes in slices, so load from elsewhere on this
+      // shared machine falls on both alike.
+      Map<String, List<YcsbOutput>> slices = new LinkedHashMap<>();
+      Map<String, long[]> before = new LinkedHashMap<>();
+      for (String provider : providers) {
+        slices.put(provider, new ArrayList<>());
+        before.put(provider, rowCacheFigures(name(provider)));
+      }
+      int slice = Math.max(1, seconds / rounds);
+      for (int round = 1; round <= rounds; round++) {
+        for (String provider : providers) {
+          slices.get(provider).add(ycsb(provider, address.get(provider), "transactional-" + round, false,
+              Map.of("readproportion", "0.95", "updateproportion", "0.05"), Integer.MAX_VALUE / 2, slice, err));
+        }
+      }
+      List<Result> results = new ArrayList<>();
+      for (String provider : providers) {
+        results.add(result(provider, slices.get(provider), before.get(provider), err));
+      }
+      print(System.out, results);
+      if (json != null) {
+        StatsJson.MAPPER.writerWithDefaultPrettyPrinter().writeValue(json.toFile(), toJson(results));
+        err.println("cassandra: wrote " + json.toAbsolutePath());
+      }
+      boolean ok = results.stream().allMatch(r -> r.readErrors() == 0 && r.reads() > 0);
+      return ok ? BenchMain.OK : BenchMain.FAILED;
+    } finally {
+      for (String provider : providers) {
+        node(List.of("stop", name(provider)), null);
+      }
     }
-    boolean ok = results.stream().allMatch(r -> r.readErrors() == 0 && r.reads() > 0);
-    return ok ? BenchMain.OK : BenchMain.FAILED;
   }
 
-  private Result runProvider(String provider, PrintStream err) throws Exception {
-    String name = "bench-" + provider;
+  private static String name(String provider) {
+    return "bench-" + provider;
+  }
+
+  /** Starts the provider's node and runs load, fragmentation and warm-up against it. */
+  private void prepare(String provider, String address, PrintStream err) throws Exception {
+    String name = name(provider);
     long mib = rowCache >> 20;
-    Map<String, String> env = Map.of("HC_FLASH_SIZE", (flash >> 20) + "MiB", "HC_SEGMENT_SIZE", "16MiB",
-        "HC_MEMTABLE_MIB", "128");
-    err.println("cassandra: === " + provider + " ===");
-    node(List.of("start", name, "127.0.0.1", provider, Long.toString(mib), heap), env);
-    try {
-      try (CqlSession s = CqlDB.connect("127.0.0.1:19042", "datacenter1", Duration.ofSeconds(60))) {
-        s.execute("CREATE KEYSPACE IF NOT EXISTS ycsb WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
-        // compaction off: the fragmentation phase leaves each hot partition spread over several SSTables
-        s.execute(CqlDB.createTableCql("ycsb", "usertable", 10,
-            "compaction = {'class': 'SizeTieredCompactionStrategy', 'enabled': 'false'}"));
-      }
-      ycsb(provider, "load", true, Map.of(), records, 0, err);
-      long frag = fragmentOps != null ? fragmentOps : records / 2;
-      for (int i = 0; i < flushes; i++) {
-        ycsb(provider, "fragment-" + (i + 1), false, Map.of("readproportion", "0.1", "updateproportion", "0.9"),
-            frag / flushes, 0, err);
-        node(List.of("nodetool", name, "flush", "ycsb", "usertable"), null);
-      }
-      ycsb(provider, "warmup", false, Map.of("readproportion", "0.99", "updateproportion", "0.01"),
-          warmupOps != null ? warmupOps : records, 0, err);
-      long[] before = rowCacheFigures(name);
-      YcsbOutput run = ycsb(provider, "transactional", false,
-          Map.of("readproportion", "0.95", "updateproportion", "0.05"), Integer.MAX_VALUE / 2, seconds, err);
-      long[] after = rowCacheFigures(name);
-      String line = node(List.of("nodetool", name, "info"), null).stream().filter(l -> l.startsWith("Row Cache"))
-          .findFirst().orElse("");
-      double hits = after[0] - before[0];
-      double requests = after[1] - before[1];
-      Result r = new Result(provider, run.throughput(), run.percentileUs("READ", "50th"),
-          run.percentileUs("READ", "99th"), requests == 0 ? 0 : hits / requests,
-          run.returns("READ", "OK"), run.returns("READ", "ERROR") + run.returns("READ", "NOT_FOUND"), line);
-      err.printf(Locale.ROOT, "cassandra: %s: %.0f ops/s, read p50 %.0f us, p99 %.0f us, row cache hit ratio %.3f (%s)%n",
-          provider, r.throughputOps(), r.readP50Us(), r.readP99Us(), r.hitRatio(), line.replaceAll("\\s+", " "));
-      return r;
-    } finally {
-      node(List.of("stop", name), null);
+    Map<String, String> env = new LinkedHashMap<>(Map.of("HC_FLASH_SIZE", (flash >> 20) + "MiB",
+        "HC_SEGMENT_SIZE", "16MiB", "HC_MEMTABLE_MIB", "128", "HC_CLUSTER", name));
+    if (nodeMemory != null) {
+      env.put("HC_NODE_MEMORY", nodeMemory);
     }
+    err.println("cassandra: === " + provider + " on " + address + " ===");
+    node(List.of("start", name, address, provider, Long.toString(mib), heap), env);
+    try (CqlSession s = CqlDB.connect(address + ":19042", "datacenter1", null, Duration.ofSeconds(60))) {
+      s.execute("CREATE KEYSPACE IF NOT EXISTS ycsb WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+      // compaction off: the fragmentation phase leaves each hot partition spread over several SSTables
+      s.execute(CqlDB.createTableCql("ycsb", "usertable", 10,
+          "compaction = {'class': 'SizeTieredCompactionStrategy', 'enabled': 'false'}"));
+    }
+    ycsb(provider, address, "load", true, Map.of(), records, 0, err);
+    long frag = fragmentOps != null ? fragmentOps : records / 2;
+    for (int i = 0; i < flushes; i++) {
+      ycsb(provider, address, "fragment-" + (i + 1), false, Map.of("readproportion", "0.1", "updateproportion", "0.9"),
+          frag / flushes, 0, err);
+      node(List.of("nodetool", name, "flush", "ycsb", "usertable"), null);
+    }
+    ycsb(provider, address, "warmup", false, Map.of("readproportion", "0.99", "updateproportion", "0.01"),
+        warmupOps != null ? warmupOps : records, 0, err);
+  }
+
+  /**
+   * One provider's figures over its slices: throughput = all operations / all run time; read p50 and
+   * p99 = the median of the slices' values; hit ratio from nodetool's row cache counters.
+   */
+  private Result result(String provider, List<YcsbOutput> slices, long[] before, PrintStream err) {
+    long[] after = rowCacheFigures(name(provider));
+    String line = node(List.of("nodetool", name(provider), "info"), null).stream()
+        .filter(l -> l.startsWith("Row Cache")).findFirst().orElse("");
+    double ops = 0;
+    double ms = 0;
+    long reads = 0;
+    long readErrors = 0;
+    List<Double> p50 = new ArrayList<>();
+    List<Double> p99 = new ArrayList<>();
+    for (YcsbOutput o : slices) {
+      ops += o.totalOperations();
+      ms += o.runtimeMs();
+      reads += o.returns("READ", "OK");
+      readErrors += o.returns("READ", "ERROR") + o.returns("READ", "NOT_FOUND");
+      p50.add(o.percentileUs("READ", "50th"));
+      p99.add(o.percentileUs("READ", "99th"));
+    }
+    double requests = after[1] - before[1];
+    Result r = new Result(provider, ms == 0 ? 0 : ops * 1000 / ms, median(p50), median(p99),
+        requests == 0 ? 0 : (after[0] - before[0]) / requests, reads, readErrors, line);
+    err.printf(Locale.ROOT, "cassandra: %s: %.0f ops/s, read p50 %.0f us, p99 %.0f us, row cache hit ratio %.3f (%s)%n",
+        provider, r.throughputOps(), r.readP50Us(), r.readP99Us(), r.hitRatio(), line.replaceAll("\\s+", " "));
+    return r;
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> v = values.stream().sorted().toList();
+    int n = v.size();
+    return n == 0 ? Double.NaN : n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
   }
 
   /** {hits, requests} of the row cache line of nodetool info. */
@@ -185,8 +254,8 @@ public final class CassandraCommand implements Callable<Integer> {
   }
 
   /** Runs one YCSB phase in a child JVM against the node; fails on any errored operation. */
-  private YcsbOutput ycsb(String provider, String phase, boolean load, Map<String, String> mix, long ops,
-                          int maxSeconds, PrintStream err) throws Exception {
+  private YcsbOutput ycsb(String provider, String address, String phase, boolean load, Map<String, String> mix,
+                          long ops, int maxSeconds, PrintStream err) throws Exception {
     List<String> args = new ArrayList<>(List.of(load ? "-load" : "-t", "-db", CqlDB.class.getName(), "-P",
         workload.toString(), "-threads", Integer.toString(threads), "-s"));
     Map<String, String> p = new LinkedHashMap<>();
@@ -196,7 +265,7 @@ public final class CassandraCommand implements Callable<Integer> {
     p.put("measurementtype", "hdrhistogram");
     p.put("hdrhistogram.percentiles", "50,95,99");
     p.put("status.interval", "10");
-    p.put(CqlDB.HOSTS, "127.0.0.1:19042");
+    p.put(CqlDB.HOSTS, address + ":19042");
     if (maxSeconds > 0) {
       p.put("maxexecutiontime", Integer.toString(maxSeconds));
     }
@@ -269,6 +338,7 @@ public final class CassandraCommand implements Callable<Integer> {
     setup.put("threads", threads);
     setup.put("transactional_seconds", seconds);
     setup.put("heap", heap);
+    setup.put("node_memory", nodeMemory == null ? "unlimited" : nodeMemory);
     ArrayNode a = n.putArray("results");
     for (Result r : results) {
       ObjectNode o = a.addObject();

@@ -73,8 +73,8 @@ public class CqlDB extends DB {
     return sb.toString();
   }
 
-  /** A session to {@code hosts} (host:port,...) in {@code datacenter}. */
-  public static CqlSession connect(String hosts, String datacenter, Duration timeout) {
+  /** A session to {@code hosts} (host:port,...) in {@code datacenter}, using {@code keyspace} if not null. */
+  public static CqlSession connect(String hosts, String datacenter, String keyspace, Duration timeout) {
     List<InetSocketAddress> points = new ArrayList<>();
     for (String h : hosts.split(",")) {
       String t = h.trim();
@@ -88,8 +88,8 @@ public class CqlDB extends DB {
         .withDuration(DefaultDriverOption.METADATA_SCHEMA_REQUEST_TIMEOUT, timeout)
         .withDuration(DefaultDriverOption.CONTROL_CONNECTION_AGREEMENT_TIMEOUT, timeout)
         .build();
-    return CqlSession.builder().addContactPoints(points).withLocalDatacenter(datacenter).withConfigLoader(config)
-        .build();
+    var builder = CqlSession.builder().addContactPoints(points).withLocalDatacenter(datacenter).withConfigLoader(config);
+    return keyspace == null ? builder.build() : builder.withKeyspace(keyspace).build();
   }
 
   @Override
@@ -101,8 +101,7 @@ public class CqlDB extends DB {
       if (session == null) {
         try {
           session = connect(p.getProperty(HOSTS, "127.0.0.1:19042"), p.getProperty(DATACENTER, "datacenter1"),
-              Duration.ofMillis(Long.parseLong(p.getProperty(TIMEOUT_MS, "12000"))));
-          session.execute("USE " + p.getProperty(KEYSPACE, "ycsb"));
+              p.getProperty(KEYSPACE, "ycsb"), Duration.ofMillis(Long.parseLong(p.getProperty(TIMEOUT_MS, "12000"))));
         } catch (RuntimeException e) {
           throw new DBException("cannot connect to Cassandra at " + p.getProperty(HOSTS, "127.0.0.1:19042") + ": " + e, e);
         }
