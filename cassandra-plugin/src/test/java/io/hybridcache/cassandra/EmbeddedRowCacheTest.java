@@ -54,6 +54,8 @@ class EmbeddedRowCacheTest {
   private static final String KS = "hc";
   private static EmbeddedCassandraService cassandra;
   private static HybridRowCache rowCache;
+  /** Key encoding only (the value side is not used). */
+  private static final RowCacheCodec KEYS = new RowCacheCodec(() -> 0, t -> true);
 
   @BeforeAll
   static void start() throws IOException {
@@ -102,6 +104,14 @@ class EmbeddedRowCacheTest {
     return rs.isEmpty() ? null : rs.one().getLong("v");
   }
 
+  /** Creates {@code table}, writes partition {@code k} = {@code v} and reads it, so the row cache holds it. */
+  private static RowCacheKey cached(String table, int k, long v) {
+    table(table);
+    write(table, k, v, 10);
+    assertEquals(v, read(table, k));
+    return key(table, k);
+  }
+
   private static ColumnFamilyStore cfs(String table) {
     return Keyspace.open(KS).getColumnFamilyStore(table);
   }
@@ -148,10 +158,7 @@ class EmbeddedRowCacheTest {
   /** The sentinel protocol step by step, as SinglePartitionReadCommand and ColumnFamilyStore drive it. */
   @Test
   void sentinelReplaceIsACompareAndSetThatAWriteDefeats() {
-    table("cas");
-    write("cas", 1, 10, 10);
-    assertEquals(10L, read("cas", 1));
-    RowCacheKey k = key("cas", 1);
+    RowCacheKey k = cached("cas", 1, 10);
     CachedPartition cached = (CachedPartition) rowCache.get(k);
     assertNotNull(cached);
 
@@ -175,7 +182,7 @@ class EmbeddedRowCacheTest {
     assertTrue(rowCache.putIfAbsent(k, next));
     assertTrue(rowCache.replace(k, next, cached));
     assertTrue(rowCache.get(k) instanceof CachedPartition);
-    assertTrue(rowCache.hybridCache().containsKey(new RowCacheCodec(() -> 0, t -> true).key(k)));
+    assertTrue(rowCache.hybridCache().containsKey(KEYS.key(k)));
     // replace of a partition compares the stored bytes
     assertTrue(rowCache.replace(k, cached, cached));
     assertFalse(rowCache.replace(k, new RowCacheSentinel(), cached));
@@ -189,10 +196,7 @@ class EmbeddedRowCacheTest {
 
   @Test
   void aWriteInvalidates() {
-    table("inv");
-    write("inv", 7, 1, 10);
-    assertEquals(1L, read("inv", 7));
-    assertTrue(rowCache.containsKey(key("inv", 7)));
+    assertTrue(rowCache.containsKey(cached("inv", 7, 1)));
     write("inv", 7, 2, 10);
     assertFalse(rowCache.containsKey(key("inv", 7)), "the write removed it from both tiers");
     assertEquals(2L, read("inv", 7));
@@ -238,13 +242,13 @@ class EmbeddedRowCacheTest {
     fillPastDram("dropped", 1500);
     TableId id = cfs("dropped").metadata().id;
     RowCacheKey k5 = key("dropped", 5);
-    byte[] stored = rowCache.hybridCache().get(new RowCacheCodec(() -> 0, t -> true).key(k5));
+    byte[] stored = rowCache.hybridCache().get(KEYS.key(k5));
     assertNotNull(stored);
     QueryProcessor.executeInternal("DROP TABLE " + KS + ".dropped");
     assertNull(Schema.instance.getTableMetadata(id));
     assertEquals(0, keysOf(id), "DROP removed every key of the table from both tiers");
     // bytes of a dropped table that were still stored (say, put back by a race) read as a miss
-    rowCache.hybridCache().put(new RowCacheCodec(() -> 0, t -> true).key(k5), stored);
+    rowCache.hybridCache().put(KEYS.key(k5), stored);
     long before = rowCache.undecodable();
     assertNull(rowCache.get(k5));
     assertEquals(before + 1, rowCache.undecodable());
@@ -253,11 +257,8 @@ class EmbeddedRowCacheTest {
 
   @Test
   void anotherMessagingVersionIsAMissNotAnError() {
-    table("ver");
-    write("ver", 3, 33, 10);
-    assertEquals(33L, read("ver", 3));
-    RowCacheKey k = key("ver", 3);
-    byte[] kb = new RowCacheCodec(() -> 0, t -> true).key(k);
+    RowCacheKey k = cached("ver", 3, 33);
+    byte[] kb = KEYS.key(k);
     byte[] v = rowCache.hybridCache().get(kb);
     v[1] ^= 0x7f; // the messaging version the bytes claim to be written with
     rowCache.hybridCache().put(kb, v);
