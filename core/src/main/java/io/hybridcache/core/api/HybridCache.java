@@ -40,11 +40,13 @@ public interface HybridCache extends Closeable {
   void clear();
 
   /**
-   * Every key a tier holds when the call starts, each once: DRAM keys first, then flash keys, found
-   * by reading the flash segments sequentially. Weakly consistent: keys written or removed during the
-   * iteration may or may not appear. Costs a pass over the flash tier's bytes, so it is meant for rare
-   * bulk invalidation (a Cassandra TRUNCATE or DROP), not for lookups. The iterator does not support
-   * {@code remove}: call {@link #remove(byte[])} with the key.
+   * Every key a tier holds when the call starts: DRAM keys first, then flash keys, found by reading
+   * the flash segments sequentially. Weakly consistent: keys written or removed during the iteration
+   * may or may not appear. A key is returned once, except one that reclaim moves to a new segment after
+   * the scan read it, which may come again (so callers that act on keys must be idempotent, as removal
+   * is). Costs a pass over the flash tier's bytes, so it is meant for rare bulk invalidation (a
+   * Cassandra TRUNCATE or DROP), not for lookups. The iterator does not support {@code remove}: call
+   * {@link #remove(byte[])} with the key.
    */
   Iterator<byte[]> keys();
 

@@ -26,8 +26,8 @@ import java.util.Set;
  * <p>Not thread-safe: one caller iterates. It runs beside lookups, the writer and reclaim without
  * locks: a segment reclaimed while it is read shows up as entries of another segment id (skipped), and
  * what reclaim moved lands in a newer segment, which a later round reads. Rounds repeat over segments
- * not yet read until none is left, so every entry on flash when the scan started is seen once (the
- * caller flushes the write buffers first).
+ * not yet read until none is left, so every entry on flash when the scan started is seen (the caller
+ * flushes the write buffers first); one that reclaim moves after the scan read it is seen twice.
  */
 final class FlashKeyScan implements Iterator<byte[]> {
   private static final int CHUNK = 1 << 20;

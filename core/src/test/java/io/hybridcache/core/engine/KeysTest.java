@@ -26,11 +26,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 class KeysTest {
   @TempDir Path dir;
 
-  private static Set<String> drain(Iterator<byte[]> it) {
+  /** The keys; with {@code once}, fails on a key returned twice. */
+  private static Set<String> drain(Iterator<byte[]> it, boolean once) {
     Set<String> keys = new HashSet<>();
     while (it.hasNext()) {
       String k = new String(it.next(), StandardCharsets.UTF_8);
-      assertTrue(keys.add(k), "returned twice: " + k);
+      assertTrue(keys.add(k) || !once, "returned twice: " + k);
     }
     return keys;
   }
@@ -55,7 +56,7 @@ class KeysTest {
       }
       assertTrue(c.stats().flashEntries() > 100, "some keys live only on flash");
       assertTrue(c.stats().reclaimedSegments() > 0, "reclaim ran");
-      assertEquals(expected, drain(c.keys()));
+      assertEquals(expected, drain(c.keys(), true), "nothing moves: each key once");
     }
   }
 
@@ -75,7 +76,7 @@ class KeysTest {
       writer.start();
       Set<String> seen;
       try {
-        seen = drain(c.keys());
+        seen = drain(c.keys(), false); // reclaim may move a key after the scan read it: seen twice
       } finally {
         stop.set(true);
         writer.join();
