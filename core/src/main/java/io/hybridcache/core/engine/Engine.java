@@ -166,7 +166,8 @@ public final class Engine implements HybridCache {
   /**
    * DRAM keys (weakly consistent), then the flash keys read by a {@link FlashKeyScan} after the write
    * buffers are flushed, skipping those already returned from DRAM. A key evicted from DRAM during the
-   * DRAM pass is on flash before the flash pass starts, so no key held when the call starts is missed.
+   * DRAM pass is on flash (the scan's first flush) before the flash pass reads, so no key held when
+   * the call starts is missed.
    */
   @Override
   public Iterator<byte[]> keys() {
@@ -216,8 +217,8 @@ public final class Engine implements HybridCache {
     if (closed.get() || flash.degraded()) {
       return java.util.Collections.emptyIterator();
     }
-    flash.barrier(true);
-    return new FlashKeyScan(flash.index(), flash.table(), flash.device(), config.maxFlashEntryBytes());
+    return new FlashKeyScan(flash.index(), flash.table(), flash.device(), config.maxFlashEntryBytes(),
+        sequence.get() + 1, () -> flash.barrier(true));
   }
 
   @Override

@@ -14,39 +14,54 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.Comparator;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import java.util.Map;
 
 /**
  * The keys of live flash entries, found by reading every segment sequentially in large aligned reads
  * and keeping the entries the index still points at (the exact segment and offset).
  *
  * <p>Not thread-safe: one caller iterates. It runs beside lookups, the writer and reclaim without
- * locks: a segment reclaimed while it is read shows up as entries of another segment id (skipped), and
- * what reclaim moved lands in a newer segment, which a later round reads. Rounds repeat over segments
- * not yet read until none is left, so every entry on flash when the scan started is seen (the caller
- * flushes the write buffers first); one that reclaim moves after the scan read it is seen twice.
+ * locks. Reclaim may move an entry the scan has not reached yet into bytes it has already passed (the
+ * tail of an older active segment, or a new segment). So the scan works in rounds: each round first
+ * flushes the write buffers, then reads the bytes flushed since the previous round (new segments and
+ * the grown tails of old ones). Entries written before the scan started keep their sequence number
+ * when reclaim moves them, so a round that finds none in its new bytes, live or dead, proves nothing
+ * was moved past the scan since the previous flush: every entry on flash when the scan started has
+ * then been seen. A key reclaim moves after the scan read it is seen twice.
  */
 final class FlashKeyScan implements Iterator<byte[]> {
   private static final int CHUNK = 1 << 20;
-  private static final int MAX_ROUNDS = 1000;
+  private static final int MAX_ROUNDS = 100;
+  private static final Logger LOG = LoggerFactory.getLogger(FlashKeyScan.class);
 
   private final Index index;
   private final SegmentTable table;
   private final Device device;
   private final int window;
   private final int maxEntryBytes;
-  private final Set<Long> visited = new HashSet<>();
+  private final long startSequence;
+  private final Runnable flush;
+  private final Map<Long, Long> scannedTo = new HashMap<>(); // segment id -> offset read up to
   private final ArrayDeque<Segment> todo = new ArrayDeque<>();
+  private boolean sawOlder; // this round read an entry written before the scan started
   private final ArrayDeque<byte[]> ready = new ArrayDeque<>();
   private final ByteBuffer buffer;
   private int rounds;
   private Segment current;
   private long position;
 
-  FlashKeyScan(Index index, SegmentTable table, Device device, int maxEntryBytes) {
+  /**
+   * @param startSequence the cache's sequence when the scan starts: entries below it existed before
+   * @param flush makes every queued and buffered write readable from the device
+   */
+  FlashKeyScan(Index index, SegmentTable table, Device device, int maxEntryBytes, long startSequence, Runnable flush) {
+    this.startSequence = startSequence;
+    this.flush = flush;
     this.index = index;
     this.table = table;
     this.device = device;
@@ -80,7 +95,7 @@ final class FlashKeyScan implements Iterator<byte[]> {
         return false;
       }
       current = todo.poll();
-      position = SegmentHeader.FIRST_ENTRY_OFFSET;
+      position = scannedTo.getOrDefault(current.id(), (long) SegmentHeader.FIRST_ENTRY_OFFSET);
     }
     long end = Math.min(current.flushedOffset(), device.slotBytes());
     if (position >= end || table.get(current.id()) != current) {
@@ -96,6 +111,7 @@ final class FlashKeyScan implements Iterator<byte[]> {
       throw new UncheckedIOException("flash key scan of segment " + current.id() + " failed", e);
     }
     position = parse(buffer.flip().order(ByteOrder.LITTLE_ENDIAN), start, Math.min(end, start + length), end);
+    scannedTo.put(current.id(), position);
     return true;
   }
 
@@ -124,26 +140,33 @@ final class FlashKeyScan implements Iterator<byte[]> {
         off += IndexEntry.OFFSET_ALIGNMENT;
         continue;
       }
+      boolean older = e.sequence() < startSequence;
+      sawOlder |= older;
       long packed = index.get(KeyHash.of(e.key()));
-      if (IndexEntry.segmentId(packed) == id && IndexEntry.offset(packed) == off) {
+      if (IndexEntry.segmentId(packed) == id && IndexEntry.offset(packed) == off && (rounds == 1 || older)) {
         ready.add(e.key());
       }
       off = (off + e.bytes() + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT;
     }
   }
 
-  /** Queues the segments not read yet, oldest first; false if there are none. */
+  /** Flushes and queues every segment with bytes not read yet, oldest first; false when done. */
   private boolean nextRound() {
-    if (rounds++ >= MAX_ROUNDS) {
+    if (rounds > 0 && !sawOlder) {
+      return false; // nothing written before the start moved past the scan: every such entry was seen
+    }
+    if (rounds >= MAX_ROUNDS) {
+      LOG.warn("flash key scan stopped after {} rounds while reclaim kept moving entries; keys may be missing",
+          rounds);
       return false;
     }
+    rounds++;
+    sawOlder = false;
+    flush.run();
     table.segments().stream()
-        .filter(s -> !visited.contains(s.id()))
+        .filter(s -> s.flushedOffset() > scannedTo.getOrDefault(s.id(), (long) SegmentHeader.FIRST_ENTRY_OFFSET))
         .sorted(Comparator.comparingLong(Segment::id))
-        .forEach(s -> {
-          visited.add(s.id());
-          todo.add(s);
-        });
+        .forEach(todo::add);
     return !todo.isEmpty();
   }
 }

@@ -74,19 +74,20 @@ class KeysTest {
         }
       });
       writer.start();
-      Set<String> seen;
       try {
-        seen = drain(c.keys(), false); // reclaim may move a key after the scan read it: seen twice
+        for (int scan = 0; scan < 5; scan++) {
+          Set<String> seen = drain(c.keys(), false); // reclaim may move a key after the scan read it: seen twice
+          for (int i = 0; i < 1500; i++) {
+            // a stable key may be evicted by reclaim under the churn (never put back); if still held, it
+            // was held through the whole scan and must have been seen
+            if (c.containsKey(key(i))) {
+              assertTrue(seen.contains(new String(key(i), StandardCharsets.UTF_8)), "scan " + scan + " missed key-" + i);
+            }
+          }
+        }
       } finally {
         stop.set(true);
         writer.join();
-      }
-      for (int i = 0; i < 1500; i++) {
-        // a stable key may have been evicted by reclaim under the churn; if still held it was seen
-        String k = new String(key(i), StandardCharsets.UTF_8);
-        if (c.containsKey(key(i))) {
-          assertTrue(seen.contains(k), "missed " + k);
-        }
       }
     }
   }
