@@ -281,7 +281,9 @@ public final class CassandraCommand implements Callable<Integer> {
         o.hasOverall() ? o.throughput() : 0);
     if (r.exitCode() != 0 || !o.hasOverall() || o.returns("ERROR") > 0) {
       throw new IllegalStateException("YCSB " + phase + " against " + provider + " failed (exit " + r.exitCode() + ", "
-          + o.returns("ERROR") + " errors); see " + out);
+          + o.returns("ERROR") + " errors); see " + out + " and the node's log under target/cassandra-it/nodes/"
+          + name(provider) + (nodeMemory == null ? "" : " (with --node-memory the kernel may have OOM-killed the node:"
+          + " see dmesg; leave heap + 512 MiB at least)"));
     }
     return o;
   }
