@@ -385,7 +385,7 @@ final class FlashTier {
     }
     long packed;
     try {
-      packed = writer.append(w.lifetimeClass(), w.key().bytes(), w.value(), w.expiryMillis(), w.sequence());
+      packed = writer.append(w.lifetimeClass(), hash, w.key().bytes(), w.value(), w.expiryMillis(), w.sequence());
     } catch (IOException e) {
       fail(e);
       inflight.remove(hash, w.sequence());

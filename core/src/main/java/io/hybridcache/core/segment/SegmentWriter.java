@@ -3,6 +3,7 @@ package io.hybridcache.core.segment;
 import io.hybridcache.core.device.Device;
 import io.hybridcache.core.format.EntryFormat;
 import io.hybridcache.core.format.SegmentHeader;
+import io.hybridcache.core.format.SegmentSummary;
 import io.hybridcache.core.index.IndexEntry;
 import io.hybridcache.core.placement.LifetimeClass;
 import io.hybridcache.core.stats.Counters;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Format: a segment is its header page ({@link SegmentHeader}) followed by entries
  * ({@link EntryFormat}) at 16-byte aligned offsets; each buffer flush writes a whole number of 4 KiB
- * pages, zero padded, so the next buffer starts page aligned.
+ * pages, zero padded, so the next buffer starts page aligned. Sealing writes the segment's
+ * {@link SegmentSummary} (key hash and offset of every entry) at its tail; appends leave room for it.
  */
 public final class SegmentWriter {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentWriter.class);
@@ -65,6 +67,11 @@ public final class SegmentWriter {
     int current;
     Segment segment;
     Future<?> inFlight;
+    // the summary of the active segment; false for a segment resumed after a restart (no summary)
+    boolean summarize;
+    long[] hashes = new long[1024];
+    long[] offsets = new long[1024];
+    int count;
 
     ClassLog(LifetimeClass c, int bufferBytes) {
       this.lifetimeClass = c;
@@ -73,6 +80,26 @@ public final class SegmentWriter {
 
     WriteBuffer buffer() {
       return buffers[current];
+    }
+
+    void startSummary(boolean on) {
+      summarize = on;
+      count = 0;
+    }
+
+    void addToSummary(long hash, long offset) {
+      if (count == hashes.length) {
+        hashes = java.util.Arrays.copyOf(hashes, count * 2);
+        offsets = java.util.Arrays.copyOf(offsets, count * 2);
+      }
+      hashes[count] = hash;
+      offsets[count] = offset;
+      count++;
+    }
+
+    /** Where entry data must end so the summary, with one more record, still fits. */
+    long dataLimit(long segmentBytes) {
+      return summarize ? segmentBytes - SegmentSummary.regionBytes(count + 1) : segmentBytes;
     }
   }
 
@@ -103,8 +130,8 @@ public final class SegmentWriter {
    *
    * @throws IOException from the device; the caller degrades the tier and calls {@link #abandonAll()}
    */
-  public long append(LifetimeClass lifetimeClass, byte[] key, byte[] value, long expiryMillis, long seq)
-      throws IOException {
+  public long append(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis,
+      long seq) throws IOException {
     int size = EntryFormat.entryBytes(key.length, value.length);
     if (size > bufferBytes || size > IndexEntry.MAX_ENTRY_BYTES) {
       throw new IllegalArgumentException("entry of " + size + " bytes exceeds the write buffer");
@@ -113,7 +140,7 @@ public final class SegmentWriter {
     if (log.segment != null && log.buffer().free() < size) {
       flushLocked(log);
     }
-    if (log.segment == null || log.buffer().base() + log.buffer().used() + size > segmentBytes) {
+    if (log.segment == null || log.buffer().base() + log.buffer().used() + size > log.dataLimit(segmentBytes)) {
       if (log.segment != null) {
         sealLocked(log);
       }
@@ -128,6 +155,9 @@ public final class SegmentWriter {
     buf.publish(size, IndexEntry.OFFSET_ALIGNMENT);
     long packed = IndexEntry.pack(SegmentAddress.of(log.segment.id(), offset), size);
     log.segment.addWritten(IndexEntry.sizeBytes(packed));
+    if (log.summarize) {
+      log.addToSummary(keyHash, offset);
+    }
     return packed;
   }
 
@@ -182,6 +212,7 @@ public final class SegmentWriter {
       return;
     }
     log.segment = s;
+    log.startSummary(false); // entries appended before the restart are not in memory: reclaim scans it
     log.buffer().reset(s.id(), s.flushedOffset());
     s.setBuffer(log.buffer());
   }
@@ -228,6 +259,7 @@ public final class SegmentWriter {
     log.buffer().reset(id, SegmentHeader.FIRST_ENTRY_OFFSET);
     s.setBuffer(log.buffer());
     log.segment = s;
+    log.startSummary(true);
     table.add(s);
     return true;
   }
@@ -283,6 +315,16 @@ public final class SegmentWriter {
   private void sealLocked(ClassLog log) throws IOException {
     flushLocked(log);
     Segment s = log.segment;
+    if (log.summarize) {
+      awaitLocked(log);
+      ByteBuffer summary = SegmentSummary.encode(s.id(), log.hashes, log.offsets, log.count);
+      long at = segmentBytes - summary.remaining();
+      record(s.slot(), at, summary.remaining(), log.lifetimeClass);
+      log.inFlight = flusher.submit(() -> {
+        device.write(s.slot(), at, summary);
+        return null;
+      });
+    }
     s.setBuffer(null);
     s.seal(sequence.getAsLong());
     log.segment = null;
