@@ -8,7 +8,6 @@ import io.hybridcache.core.index.IndexType;
 import io.hybridcache.core.reclaim.VictimPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Immutable, validated configuration of a {@link HybridCache}. Built with {@link #builder(Path)};
@@ -215,15 +214,5 @@ public final class CacheConfig {
         throw new IllegalArgumentException(field + " " + rule + ", was " + value);
       }
     }
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof CacheConfig c && toString().equals(c.toString());
-  }
-
-  @Override
-  public int hashCode() {
-    return Objects.hash(toString());
   }
 }

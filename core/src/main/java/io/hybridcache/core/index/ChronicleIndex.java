@@ -1,16 +1,15 @@
 package io.hybridcache.core.index;
 
+import io.hybridcache.core.device.AtomicFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Objects;
@@ -372,21 +371,7 @@ public final class ChronicleIndex implements Index {
     CRC32C crc = new CRC32C();
     crc.update(seal.array(), 0, seal.position());
     seal.putInt((int) crc.getValue()).flip();
-    Path sealFile = sealPath(file);
-    Path tmp = sealFile.resolveSibling(sealFile.getFileName() + ".tmp");
-    try (FileChannel ch =
-        FileChannel.open(
-            tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-      while (seal.hasRemaining()) {
-        ch.write(seal);
-      }
-      ch.force(true);
-    }
-    try {
-      Files.move(tmp, sealFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(tmp, sealFile, StandardCopyOption.REPLACE_EXISTING);
-    }
+    AtomicFile.replace(sealPath(file), ch -> AtomicFile.writeFully(ch, seal));
   }
 
   private static SealState checkSeal(Path file, long length) {
