@@ -64,8 +64,10 @@ public class HybridCacheDB extends DB {
   public static final String EXPECTED_ENTRIES = PREFIX + "expected.entries";
   public static final String JMX = PREFIX + "jmx";
   public static final String STATS_FILE = PREFIX + "stats.file";
+  public static final String CASCADE_QUEUE = PREFIX + "cascade.queue.entries";
+  public static final String ADMISSION = PREFIX + "admission";
   private static final Set<String> KNOWN = Set.of(DIR, DRAM_BYTES, FLASH_BYTES, SEGMENT_BYTES,
-      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE);
+      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, CASCADE_QUEUE, ADMISSION);
   private static final String DEFAULT_TABLE = "usertable";
   private static final int STRIPES = 1024;
 
@@ -226,6 +228,12 @@ public class HybridCacheDB extends DB {
     }
     if ((v = p.getProperty(JMX)) != null) {
       b.jmx(parseBoolean(JMX, v));
+    }
+    if ((v = p.getProperty(CASCADE_QUEUE)) != null) {
+      b.cascadeQueueEntries(toInt(CASCADE_QUEUE, Long.parseLong(v.trim())));
+    }
+    if ((v = p.getProperty(ADMISSION)) != null) {
+      b.admission(io.hybridcache.core.admission.AdmissionPolicies.parse(ADMISSION, v));
     }
     return b.build();
   }

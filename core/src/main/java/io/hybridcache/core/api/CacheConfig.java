@@ -154,7 +154,7 @@ public final class CacheConfig {
     private VictimPolicy victimPolicy = VictimPolicy.greedy();
     private int reclaimFreeSegments = 2;
     private double reinsertAllBelowLiveRatio = 0.5;
-    private int cascadeQueueEntries = 4096;
+    private int cascadeQueueEntries = 16_384;
     private AdmissionPolicy admission = new AcceptAll();
     private Duration faultRetryInterval = Duration.ofSeconds(5);
     private Path writeTrace;
