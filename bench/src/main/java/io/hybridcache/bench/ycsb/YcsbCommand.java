@@ -84,6 +84,10 @@ public final class YcsbCommand implements Callable<Integer> {
       description = "use O_DIRECT for the flash tier (default: ${DEFAULT-VALUE})")
   boolean directIo;
 
+  @Option(names = "--codec", paramLabel = "raw|catalog", converter = CodecConverter.class,
+      description = "record values: raw (field names in every record) or catalog (schema id + values, names in the schema catalogue) (default: ${DEFAULT-VALUE})")
+  String codec = "raw";
+
   @Option(names = "--dir", paramLabel = "DIR", description = "data directory, wiped before the load phase (default: ${DEFAULT-VALUE})")
   Path dir = Path.of("target/ycsb-data");
 
@@ -133,9 +137,9 @@ public final class YcsbCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "bad cache configuration: " + e.getMessage());
     }
 
-    err.printf("ycsb: workload %s, %,d records, %,d operations, %d threads, DRAM %s, flash %s, segment %s, index %s, direct I/O %s, data in %s%n",
+    err.printf("ycsb: workload %s, %,d records, %,d operations, %d threads, DRAM %s, flash %s, segment %s, index %s, direct I/O %s, codec %s, data in %s%n",
         wl, records, operations, threads, Sizes.format(dram), Sizes.format(flash), Sizes.format(segment),
-        index.name().toLowerCase(), directIo, data);
+        index.name().toLowerCase(), directIo, codec, data);
 
     Phase load = runPhase("load", wl, data, cacheDir, err);
     Phase run = load.ok() ? runPhase("run", wl, data, cacheDir, err) : null;
@@ -170,6 +174,7 @@ public final class YcsbCommand implements Callable<Integer> {
     }
     p.setProperty(HybridCacheDB.DIRECT_IO, Boolean.toString(directIo));
     p.setProperty(HybridCacheDB.INDEX, index.name().toLowerCase());
+    p.setProperty(HybridCacheDB.CODEC, codec);
     properties.forEach((k, v) -> {
       if (k.startsWith(HybridCacheDB.PREFIX)) {
         p.setProperty(k, v);
@@ -261,6 +266,7 @@ public final class YcsbCommand implements Callable<Integer> {
     n.put("segment_bytes", segment);
     n.put("index", index.name().toLowerCase());
     n.put("direct_io", directIo);
+    n.put("codec", codec);
     n.put("ok", load.ok() && run != null && run.ok());
     putNumber(n, "load_throughput_ops", load.output().throughput());
     putNumber(n, "load_runtime_ms", load.output().runtimeMs());
@@ -345,6 +351,7 @@ public final class YcsbCommand implements Callable<Integer> {
     t.row("index DRAM bytes per flash entry", ls == null ? null : ls.dramBytesPerFlashEntry(),
         rs == null ? null : rs.dramBytesPerFlashEntry());
     t.row("flash entries", ls == null ? null : ls.flashEntries(), rs == null ? null : rs.flashEntries());
+    t.row("bytes admitted to flash", ls == null ? null : ls.bytesAdmitted(), rs == null ? null : rs.bytesAdmitted());
     t.print(out);
     out.flush();
   }
@@ -365,6 +372,14 @@ public final class YcsbCommand implements Callable<Integer> {
       return "-";
     }
     return TextTable.cell(p50) + " / " + TextTable.cell(p99);
+  }
+
+  /** Picocli converter: raw or catalog. */
+  public static final class CodecConverter implements picocli.CommandLine.ITypeConverter<String> {
+    @Override
+    public String convert(String value) {
+      return RecordFormat.parse("--codec", value);
+    }
   }
 
   /** Picocli converter: heap or chronicle. */

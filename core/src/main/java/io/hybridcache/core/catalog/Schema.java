@@ -68,6 +68,11 @@ public final class Schema {
     return names;
   }
 
+  /** Bytes this definition's record occupies in the catalogue log (entry header, key, value, alignment). */
+  public int storedBytes() {
+    return CatalogLog.recordBytes(CatalogRecord.defineValue(namespace, names).length);
+  }
+
   @Override
   public String toString() {
     return "Schema{" + id + " " + namespace + " " + columns + "}";

@@ -384,11 +384,7 @@ public final class SchemaCatalog implements AutoCloseable {
   }
 
   private static int recordBytes(Schema s) {
-    int v = 2 + Names.utf8(s.namespace()).length;
-    for (String n : s.nameArray()) {
-      v += 2 + Names.utf8(n).length;
-    }
-    return CatalogLog.recordBytes(v + 2);
+    return s.storedBytes();
   }
 
   // ---- reclaim and compaction ----
