@@ -1,6 +1,7 @@
 package io.hybridcache.bench.catalog;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hybridcache.bench.BenchDirs;
 import io.hybridcache.bench.BenchMain;
 import io.hybridcache.bench.StatsJson;
 import io.hybridcache.bench.TextTable;
@@ -8,11 +9,9 @@ import io.hybridcache.core.catalog.CatalogConfig;
 import io.hybridcache.core.catalog.Row;
 import io.hybridcache.core.catalog.RowCodec;
 import io.hybridcache.core.catalog.SchemaCatalog;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -82,7 +81,7 @@ public final class CatalogCommand implements Callable<Integer> {
       results.put("paper", measure(catalog, "paper", DataSets::paper, false));
       results.put("tpcds_store_sales", measure(catalog, "tpcds_store_sales", DataSets::storeSales, true));
     } finally {
-      deleteTree(dir);
+      BenchDirs.deleteTree(dir);
     }
     print(System.out, results);
     if (json != null) {
@@ -105,12 +104,7 @@ public final class CatalogCommand implements Callable<Integer> {
           o.put("bytes_text", f.bytesText());
         }
       });
-      Path j = json.toAbsolutePath();
-      if (j.getParent() != null) {
-        Files.createDirectories(j.getParent());
-      }
-      StatsJson.MAPPER.writeValue(j.toFile(), n);
-      System.err.println("catalog: wrote " + j);
+      System.err.println("catalog: wrote " + StatsJson.writeFile(json, n));
     }
     return BenchMain.OK;
   }
@@ -185,11 +179,4 @@ public final class CatalogCommand implements Callable<Integer> {
     out.flush();
   }
 
-  private static void deleteTree(Path dir) throws IOException {
-    try (var files = Files.walk(dir)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
-  }
 }

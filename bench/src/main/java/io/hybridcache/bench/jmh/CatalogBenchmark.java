@@ -1,5 +1,6 @@
 package io.hybridcache.bench.jmh;
 
+import io.hybridcache.bench.BenchDirs;
 import io.hybridcache.bench.catalog.DataSets;
 import io.hybridcache.core.catalog.CatalogConfig;
 import io.hybridcache.core.catalog.Row;
@@ -11,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -86,11 +86,7 @@ public class CatalogBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() throws IOException {
     catalog.close();
-    try (var files = Files.walk(dir)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
+    BenchDirs.deleteTree(dir);
   }
 
   @Benchmark

@@ -147,12 +147,7 @@ public final class YcsbCommand implements Callable<Integer> {
     ObjectNode out = toJson(wl, load, run);
     printTable(System.out, load, run);
     if (json != null) {
-      Path j = json.toAbsolutePath();
-      if (j.getParent() != null) {
-        Files.createDirectories(j.getParent());
-      }
-      StatsJson.MAPPER.writeValue(j.toFile(), out);
-      err.println("ycsb: wrote " + j);
+      err.println("ycsb: wrote " + StatsJson.writeFile(json, out));
     }
     boolean ok = load.ok() && run != null && run.ok();
     for (Phase p : run == null ? List.of(load) : List.of(load, run)) {

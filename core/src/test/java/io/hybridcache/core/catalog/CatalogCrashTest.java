@@ -3,13 +3,12 @@ package io.hybridcache.core.catalog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.hybridcache.core.ChildJvms;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,16 +64,8 @@ class CatalogCrashTest {
   }
 
   private Process startChild(Path catalogDir, int round) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    String opens = System.getProperty("hybridcache.jvm.opens", "");
-    cmd.addAll(Arrays.stream(opens.split("\\s+")).filter(s -> !s.isBlank()).toList());
-    cmd.add("-Xmx256m");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(CatalogCrashChild.class.getName());
-    cmd.add(catalogDir.toString());
-    cmd.add(Integer.toString(round));
-    return new ProcessBuilder(cmd).redirectError(new File(dir.toFile(), "child-" + round + ".err")).start();
+    return ChildJvms.start(CatalogCrashChild.class, "256m", new File(dir.toFile(), "child-" + round + ".err"),
+        catalogDir.toString(), Integer.toString(round));
   }
+
 }
