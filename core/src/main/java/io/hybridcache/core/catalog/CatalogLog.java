@@ -225,7 +225,7 @@ final class CatalogLog implements AutoCloseable {
     Set<Long> reclaimed = new HashSet<>();
     long superseded = 0;
     for (Found f : found) {
-      if (f.id() < base) {
+      if (f.id() < base || table.get(f.id()) != null) { // superseded, or a stray copy of a segment id
         superseded++;
         try {
           device.discard(f.slot());

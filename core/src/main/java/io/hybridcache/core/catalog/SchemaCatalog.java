@@ -212,7 +212,7 @@ public final class SchemaCatalog implements AutoCloseable {
         s = new Schema(nextId++, namespace, sortedNames.clone());
         s.lastUsedEpoch = epoch;
         ns.live++;
-        byKey.put(key, s);
+        byKey.put(Schema.Key.of(namespace, s.nameArray()), s); // the schema's own copy of the names
         queue.add(s);
       }
     }

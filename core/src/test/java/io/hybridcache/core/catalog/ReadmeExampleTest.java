@@ -51,4 +51,23 @@ class ReadmeExampleTest {
       assertEquals(3, stats.schemas(), "u1, u2 and u2's nested address");
     }
   }
+
+  @Test
+  void aColdStartOfTheCacheKeepsTheCatalogue() {
+    Path dir = tmp.resolve("rows");
+    CacheConfig.Builder b = CacheConfig.builder(dir).flashBytes(8 * 1024 * 1024).segmentBytes(1024 * 1024)
+        .writeBufferBytes(256 * 1024).jmx(false);
+    long id;
+    try (HybridCache cache = HybridCache.open(b.build());
+         SchemaCatalog catalog = SchemaCatalog.open(dir.resolve(SchemaCatalog.SUBDIRECTORY))) {
+      id = catalog.idFor(List.of("a", "b"));
+      cache.put(utf8("k"), utf8("v"));
+    }
+    try (HybridCache cache = HybridCache.open(b.flashBytes(16 * 1024 * 1024).build())) { // another layout: wiped
+      assertEquals(null, cache.get(utf8("k")));
+    }
+    try (SchemaCatalog catalog = SchemaCatalog.open(dir.resolve(SchemaCatalog.SUBDIRECTORY))) {
+      assertEquals(List.of("a", "b"), catalog.schema(id).columns());
+    }
+  }
 }
