@@ -5,8 +5,8 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A bounds-checked reader over {@code [start, end)} of a byte array. Every failure throws
- * {@link RowFormatException} naming what was read and where. Not thread-safe: one per decode call.
+ * Not thread-safe (one per decode call): a bounds-checked reader over {@code [start, end)} of a byte
+ * array. Every failure throws {@link RowFormatException} naming what was read and where.
  */
 final class ByteCursor {
   final byte[] b;

@@ -2,7 +2,7 @@ package io.hybridcache.core.catalog;
 
 import java.util.Arrays;
 
-/** A growable byte array with LEB128 varints. Not thread-safe: one per encode call. */
+/** Not thread-safe (one per encode call): a growable byte array with LEB128 varints. */
 final class ByteSink {
   private byte[] buf;
   private int pos;

@@ -31,12 +31,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The catalogue's append-only log: CATALOG-class segments on a small device of their own, written with
+ * The catalogue's append-only log, not thread-safe (used under the catalogue's commit lock):
+ * CATALOG-class segments on a small device of their own, written with
  * the engine's {@link SegmentWriter} and read back whole at open (CaSSanDra paper, section V: "a
  * collection of segment files, each storing a contiguous subset of schema ID and schema tuples").
  *
- * <p>Not thread-safe: every method runs under {@link SchemaCatalog}'s commit lock (the writer's
- * flusher thread is internal to {@link SegmentWriter}).
+ * <p>Concurrency: every method runs under {@link SchemaCatalog}'s commit lock (the writer's flusher
+ * thread is internal to {@link SegmentWriter}); the counters are volatile for {@code stats()}.
  *
  * <p>Durability: {@link #sync} writes every buffered record (zero padded to a 4 KiB page, so each group
  * commit costs at least one page) and forces the device; a record counts only after that.

@@ -4,9 +4,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * The catalogue's records, each stored as the key and value of one {@link
+ * The catalogue's records (thread-safe: stateless), each stored as the key and value of one {@link
  * io.hybridcache.core.format.EntryFormat} entry (which adds magic, version and CRC32C) in a
- * CATALOG-class segment. Thread-safe: stateless.
+ * CATALOG-class segment.
  *
  * <p>Format (little-endian; varint = unsigned LEB128; strings are UTF-8):
  *

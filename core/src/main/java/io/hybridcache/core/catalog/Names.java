@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.Collection;
 
 /**
- * Validation of column names and namespaces, shared by {@link Row}, {@link SchemaCatalog} and
- * {@link RowCodec}. Thread-safe: stateless.
+ * Thread-safe (stateless) validation of column names and namespaces, shared by {@link Row},
+ * {@link SchemaCatalog} and {@link RowCodec}.
  *
  * <p>A name is 1..{@value #MAX_NAME_BYTES} bytes of UTF-8 (so it round-trips byte-exact: unpaired
  * surrogates are rejected); a schema has at most {@value #MAX_COLUMNS} columns. Sort order is

@@ -9,11 +9,12 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * A row or document: column name -> value, where a value is bytes or a nested {@code Row}. Columns are
+ * An immutable, thread-safe row or document: column name -> value, where a value is bytes or a nested
+ * {@code Row}. Columns are
  * kept sorted by name ({@link String#compareTo}), which is also the schema order {@link RowCodec}
  * writes values in.
  *
- * <p>Immutable and thread-safe, with one caveat for speed: byte arrays are not copied, neither when a
+ * <p>One caveat to immutability, for speed: byte arrays are not copied, neither when a
  * row is built nor when {@link #bytes} returns them, so a caller must not modify an array it handed in
  * or got back.
  *

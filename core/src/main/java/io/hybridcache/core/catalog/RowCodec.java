@@ -7,7 +7,7 @@ import java.util.Objects;
 import java.util.function.LongConsumer;
 
 /**
- * Encodes a {@link Row} as a schema id plus its values in schema order, with no column names
+ * A thread-safe codec that encodes a {@link Row} as a schema id plus its values in schema order, with no column names
  * (CaSSanDra paper, section V), and decodes the whole row or only some columns, skipping the others
  * by length without copying them (the paper's column-slice benefit). A nested row gets a schema id of
  * its own. Rows of a namespace at its schema cap carry their names inline instead.

@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One catalogue definition: a schema id (unsigned 32-bit, 1..2^32-1) and the sorted set of column
- * names it stands for, in a namespace. Immutable in what it describes and thread-safe; the catalogue
+ * One catalogue definition, thread-safe and immutable in what it describes: a schema id (unsigned
+ * 32-bit, 1..2^32-1) and the sorted set of column names it stands for, in a namespace. The catalogue
  * keeps its bookkeeping fields (durable, reclaimed, last use) here as volatiles.
  */
 public final class Schema {

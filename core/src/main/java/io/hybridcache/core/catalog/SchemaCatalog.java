@@ -19,7 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongPredicate;
 
 /**
- * The dynamic schema catalogue (CaSSanDra paper, section V): a durable, global mapping between schema
+ * The dynamic schema catalogue, thread-safe (CaSSanDra paper, section V): a durable, global mapping between schema
  * ids (monotonic unsigned 32-bit integers, 1..2^32-1) and schema definitions (a namespace and a sorted
  * set of column names), so rows can be stored as a schema id plus values without repeating their
  * column names ({@link RowCodec}).
