@@ -62,6 +62,44 @@ final class ByteCursor {
     return (int) n;
   }
 
+  /**
+   * The length of value {@code i} of {@code names}: {@link #length} with the message (naming the column)
+   * built only on failure, since this runs once per value.
+   */
+  int valueLength(String[] names, int i) {
+    int at = pos;
+    int n = fastLength();
+    if (n >= 0) {
+      return n;
+    }
+    pos = at;
+    return length("value of column '" + Names.abbreviate(names[i]) + "' (#" + i + " of " + names.length + ")");
+  }
+
+  /** The length of inline name {@code i}, as {@link #valueLength}. */
+  int nameLength(int i) {
+    int at = pos;
+    int n = fastLength();
+    if (n >= 0) {
+      return n;
+    }
+    pos = at;
+    return length("name of inline column #" + i);
+  }
+
+  /** A length varint of at most 31 bits that fits in the bytes left, or -1 (cursor then undefined). */
+  private int fastLength() {
+    long v = 0;
+    for (int shift = 0; shift < 35 && pos < end; shift += 7) {
+      int x = b[pos++] & 0xFF;
+      v |= (long) (x & 0x7F) << shift;
+      if ((x & 0x80) == 0) {
+        return v <= end - pos ? (int) v : -1;
+      }
+    }
+    return -1;
+  }
+
   /** Skips {@code n} bytes (checked by {@link #length}) and returns where they start. */
   int skip(int n) {
     int at = pos;
@@ -71,6 +109,11 @@ final class ByteCursor {
 
   /** {@code n} bytes of strict UTF-8 (malformed bytes are an error, never replaced). */
   String utf8(String what, int n) {
+    String fast = new String(b, pos, n, StandardCharsets.UTF_8);
+    if (fast.indexOf('\uFFFD') < 0) { // no replacement happened: the bytes were valid UTF-8
+      pos += n;
+      return fast;
+    }
     try {
       String s = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(b, pos, n)).toString();
       pos += n;

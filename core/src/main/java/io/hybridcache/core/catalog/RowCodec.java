@@ -207,12 +207,12 @@ public final class RowCodec implements Codec<Row> {
       }
       names = new String[(int) n];
       for (int i = 0; i < n; i++) {
-        int len = c.length("name of inline column #" + i);
+        int len = c.nameLength(i);
         if (len == 0 || len > Names.MAX_NAME_BYTES) {
           throw new RowFormatException("corrupt row: inline column #" + i + " name of " + len + " bytes at offset "
               + c.pos + " (names are 1.." + Names.MAX_NAME_BYTES + " bytes)");
         }
-        names[i] = c.utf8("name of inline column #" + i, len);
+        names[i] = c.utf8("inline column name", len);
         if (i > 0 && names[i - 1].compareTo(names[i]) >= 0) {
           throw new RowFormatException("corrupt row: inline column names not strictly ascending at '"
               + Names.abbreviate(names[i]) + "'");
@@ -246,7 +246,7 @@ public final class RowCodec implements Codec<Row> {
     Object[] values = new Object[count];
     int k = 0;
     for (int i = 0; i < names.length; i++) {
-      int len = c.length("value of column '" + Names.abbreviate(names[i]) + "' (#" + i + " of " + names.length + ")");
+      int len = c.valueLength(names, i);
       int at = c.skip(len);
       if (wanted != null && !wanted[i]) {
         continue;
@@ -268,7 +268,7 @@ public final class RowCodec implements Codec<Row> {
       action.accept(head.schemaId());
     }
     for (int i = 0; i < head.names().length; i++) {
-      int len = c.length("value of column #" + i);
+      int len = c.valueLength(head.names(), i);
       int at = c.skip(len);
       if (head.nested(i)) {
         walkIds(b, at, at + len, depth + 1, action);
