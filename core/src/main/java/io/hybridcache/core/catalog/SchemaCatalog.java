@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongPredicate;
@@ -39,7 +38,7 @@ import java.util.function.LongPredicate;
  * (also run automatically when the log's slots run low) rewrites the live definitions and frees the rest.
  *
  * <p><b>Concurrency.</b> Lookups are lock-free: a {@link ConcurrentHashMap} from namespace + sorted names
- * to {@link Schema} and a chunked {@link AtomicReferenceArray} from id to {@link Schema}. A new schema is
+ * to {@link Schema} and an {@link IdIndex} from id to {@link Schema}. A new schema is
  * created under {@code assignLock} (in memory only: id, reverse-map entry marked not durable, queue),
  * then its caller waits for durability by group commit: it takes {@code commitLock}; if its schema is
  * not durable yet it becomes the leader, drains the queue (everything enqueued by then), appends every
@@ -72,14 +71,12 @@ public final class SchemaCatalog implements AutoCloseable {
   /** Most columns in one schema (and one row level). */
   public static final int MAX_COLUMNS = Names.MAX_COLUMNS;
 
-  private static final int CHUNK_BITS = 12;
-  private static final int CHUNK = 1 << CHUNK_BITS;
   private static final byte[] EMPTY = new byte[0];
 
   private final CatalogConfig config;
   private final ConcurrentHashMap<Schema.Key, Schema> byKey = new ConcurrentHashMap<>();
-  /** id -> schema, chunked; grown under assignLock, read lock-free. */
-  private volatile AtomicReferenceArray<Schema>[] chunks;
+  /** id -> schema; written under assignLock, read lock-free. */
+  private final IdIndex byId = new IdIndex();
   private final ConcurrentHashMap<String, Namespace> namespaces = new ConcurrentHashMap<>();
   /** Lock order: commitLock, then assignLock. Guards the log. */
   private final ReentrantLock commitLock = new ReentrantLock();
@@ -106,11 +103,9 @@ public final class SchemaCatalog implements AutoCloseable {
     }
   }
 
-  @SuppressWarnings("unchecked")
   private SchemaCatalog(CatalogConfig config, CatalogLog log) {
     this.config = config;
     this.log = log;
-    this.chunks = new AtomicReferenceArray[] {new AtomicReferenceArray<Schema>(CHUNK)};
     CatalogLog.Recovered r = log.recover();
     synchronized (assignLock) {
       for (CatalogRecord.Decoded d : r.defines()) {
@@ -119,7 +114,7 @@ public final class SchemaCatalog implements AutoCloseable {
         byKey.put(Schema.Key.of(s.namespace(), s.nameArray()), s);
         namespace(s.namespace()).live++;
         liveRecordBytes += recordBytes(s);
-        publish(s);
+        byId.put(s);
       }
       nextId = r.nextId();
     }
@@ -292,7 +287,7 @@ public final class SchemaCatalog implements AutoCloseable {
     }
     synchronized (assignLock) {
       for (Schema s : batch) {
-        publish(s);
+        byId.put(s);
         liveRecordBytes += recordBytes(s);
       }
     }
@@ -336,12 +331,7 @@ public final class SchemaCatalog implements AutoCloseable {
 
   /** The schema with {@code id}, or null. Lock-free. */
   Schema lookup(long id) {
-    if (id <= 0 || id > MAX_ID) {
-      return null;
-    }
-    AtomicReferenceArray<Schema>[] c = chunks;
-    int chunk = (int) (id >>> CHUNK_BITS);
-    return chunk < c.length && c[chunk] != null ? c[chunk].get((int) (id & (CHUNK - 1))) : null;
+    return byId.get(id);
   }
 
   UnknownSchemaException unknown(long id) {
@@ -359,24 +349,6 @@ public final class SchemaCatalog implements AutoCloseable {
           + (corruptAtOpen > 0 ? " (" + corruptAtOpen + " catalogue records failed their checksum at open)" : "");
     }
     return new UnknownSchemaException(id, "schema id " + id + " " + why + " [catalogue " + config.directory() + "]");
-  }
-
-  private void publish(Schema s) {
-    int chunk = (int) (s.id() >>> CHUNK_BITS);
-    AtomicReferenceArray<Schema>[] c = chunks;
-    if (chunk >= c.length) {
-      c = java.util.Arrays.copyOf(c, Math.max(chunk + 1, c.length * 2));
-      chunks = c;
-    }
-    if (c[chunk] == null) {
-      c[chunk] = new AtomicReferenceArray<>(CHUNK);
-      chunks = c; // republish the array whose element changed
-    }
-    c[chunk].set((int) (s.id() & (CHUNK - 1)), s);
-  }
-
-  private void unpublish(Schema s) {
-    chunks[(int) (s.id() >>> CHUNK_BITS)].compareAndSet((int) (s.id() & (CHUNK - 1)), s, null);
   }
 
   private Namespace namespace(String name) {
@@ -433,7 +405,7 @@ public final class SchemaCatalog implements AutoCloseable {
           }
         }
       }
-      victims.forEach(this::unpublish);
+      victims.forEach(byId::remove);
       reclaimed.add(victims.size());
       try {
         for (int i = 0; i < victims.size(); ) {
@@ -485,17 +457,11 @@ public final class SchemaCatalog implements AutoCloseable {
 
   /** Durable, live schemas in id order. */
   private void forEachLive(java.util.function.Consumer<Schema> action) {
-    for (AtomicReferenceArray<Schema> chunk : chunks) {
-      if (chunk == null) {
-        continue;
+    byId.forEach(s -> {
+      if (s.durable) {
+        action.accept(s);
       }
-      for (int i = 0; i < chunk.length(); i++) {
-        Schema s = chunk.get(i);
-        if (s != null && s.durable) {
-          action.accept(s);
-        }
-      }
-    }
+    });
   }
 
   // ---- stats, close ----
