@@ -55,6 +55,16 @@ public final class StatsJson {
         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 
+  /** Writes {@code node} to {@code file} (parent directories created); returns the absolute path. */
+  public static Path writeFile(Path file, com.fasterxml.jackson.databind.JsonNode node) throws IOException {
+    Path abs = file.toAbsolutePath();
+    if (abs.getParent() != null) {
+      Files.createDirectories(abs.getParent());
+    }
+    MAPPER.writeValue(abs.toFile(), node);
+    return abs;
+  }
+
   /** Reads a file written by {@link #write}; the derived and extra fields are ignored. */
   public static CacheStats read(Path file) throws IOException {
     return MAPPER.readValue(file.toFile(), CacheStats.class);

@@ -6,6 +6,8 @@ import io.hybridcache.bench.StatsJson;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.catalog.CatalogConfig;
+import io.hybridcache.core.catalog.SchemaCatalog;
 import io.hybridcache.core.index.IndexType;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -35,11 +37,13 @@ import site.ycsb.Status;
  * target/ycsb-data/cache), {@value #DRAM_BYTES}, {@value #FLASH_BYTES}, {@value #SEGMENT_BYTES},
  * {@value #WRITE_BUFFER_BYTES}, {@value #DIRECT_IO} (true|false), {@value #INDEX} (heap|chronicle),
  * {@value #EXPECTED_ENTRIES}, {@value #JMX} (true|false), {@value #STATS_FILE} (where the last
- * cleanup writes the cache's {@link CacheStats} as JSON). Unset sizes take the {@link CacheConfig}
+ * cleanup writes the cache's {@link CacheStats} as JSON), {@value #CODEC} (raw|catalog, default raw). Unset sizes take the {@link CacheConfig}
  * defaults; an unknown {@code hybridcache.*} key fails init, so typos do not go unnoticed.
  *
  * <p>Records: each YCSB record is one cache entry, key = the YCSB key as UTF-8 (prefixed by
- * "table:" for tables other than usertable), value = {@link RecordCodec} of its fields. read
+ * "table:" for tables other than usertable), value = its fields in the {@link RecordFormat} of
+ * {@value #CODEC}: {@code raw} = {@link RecordCodec} (names inline), {@code catalog} = a schema id from
+ * the schema catalogue in {@code <dir>/catalog} plus the values (opened and closed with the cache). read
  * returns the requested fields; update is a read-modify-write merge (a missing record gets just
  * the given fields); insert is put; delete is remove; scan is NOT_IMPLEMENTED (no ordered keys).
  *
@@ -66,8 +70,10 @@ public class HybridCacheDB extends DB {
   public static final String STATS_FILE = PREFIX + "stats.file";
   public static final String CASCADE_QUEUE = PREFIX + "cascade.queue.entries";
   public static final String ADMISSION = PREFIX + "admission";
+  /** raw (names inline, {@link RecordCodec}) or catalog (schema catalogue, {@link RecordFormat#catalog}). */
+  public static final String CODEC = PREFIX + "codec";
   private static final Set<String> KNOWN = Set.of(DIR, DRAM_BYTES, FLASH_BYTES, SEGMENT_BYTES,
-      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, CASCADE_QUEUE, ADMISSION);
+      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, CASCADE_QUEUE, ADMISSION, CODEC);
   private static final String DEFAULT_TABLE = "usertable";
   private static final int STRIPES = 1024;
 
@@ -76,6 +82,9 @@ public class HybridCacheDB extends DB {
   private static HybridCache shared;
   private static int refs;
   private static Path statsFile;
+  private static SchemaCatalog sharedCatalog;
+  /** How records become values in this JVM's shared cache; set with it. */
+  private static volatile RecordFormat format = RecordFormat.RAW;
   private static boolean hookInstalled;
   /** Why the open failed in this JVM, or null; later inits fail fast with it. */
   private static String openFailure;
@@ -110,11 +119,26 @@ public class HybridCacheDB extends DB {
           // Another client thread already failed to open it: say so briefly instead of retrying.
           throw new DBException("cannot open the cache (failed in another client thread): " + openFailure);
         }
+        String codec = RecordFormat.parse(CODEC, getProperties().getProperty(CODEC, "raw")); // checked by configFrom
         try {
           shared = opener.apply(config);
         } catch (RuntimeException e) {
           openFailure = e.toString();
           throw new DBException("cannot open the cache " + config + ": " + e, e);
+        }
+        if (codec.equals("catalog")) {
+          try {
+            sharedCatalog = SchemaCatalog.open(CatalogConfig.builder(
+                config.directory().resolve(SchemaCatalog.SUBDIRECTORY)).directIo(config.directIo()).build());
+          } catch (RuntimeException e) {
+            openFailure = e.toString();
+            shared.close();
+            shared = null;
+            throw new DBException("cannot open the schema catalogue: " + e, e);
+          }
+          format = RecordFormat.catalog(sharedCatalog);
+        } else {
+          format = RecordFormat.RAW;
         }
         String sf = getProperties().getProperty(STATS_FILE);
         statsFile = sf == null || sf.isBlank() ? null : Path.of(sf);
@@ -149,13 +173,24 @@ public class HybridCacheDB extends DB {
     }
   }
 
-  /** Closes {@code c} and writes its stats to {@code file} (if not null); caller holds LOCK. */
+  /**
+   * Closes {@code c} (and the catalogue, if open) and writes its stats to {@code file} (if not null);
+   * caller holds LOCK.
+   */
   private static void closeAndReport(HybridCache c, Path file) throws Exception {
     CacheStats before;
+    SchemaCatalog catalog = sharedCatalog;
+    sharedCatalog = null;
     try {
       before = c.stats();
     } finally {
-      c.close();
+      try {
+        c.close();
+      } finally {
+        if (catalog != null) {
+          catalog.close();
+        }
+      }
     }
     CacheStats stats = before;
     String snapshot = "before_close";
@@ -169,6 +204,11 @@ public class HybridCacheDB extends DB {
       ObjectNode extra = StatsJson.MAPPER.createObjectNode();
       extra.put("snapshot", snapshot);
       extra.put("binding_errors", ERRORS.get());
+      extra.put("codec", format.toString());
+      if (catalog != null) {
+        extra.put("catalog_schemas", catalog.stats().schemas());
+        extra.put("catalog_fallbacks", catalog.stats().fallbacks());
+      }
       StatsJson.write(file, stats, extra);
     }
   }
@@ -201,6 +241,9 @@ public class HybridCacheDB extends DB {
       if (k.startsWith(PREFIX) && !KNOWN.contains(k)) {
         throw new IllegalArgumentException("unknown property " + k + " (known: " + KNOWN + ")");
       }
+    }
+    if (p.getProperty(CODEC) != null) {
+      RecordFormat.parse(CODEC, p.getProperty(CODEC));
     }
     CacheConfig.Builder b = CacheConfig.builder(Path.of(p.getProperty(DIR, "target/ycsb-data/cache")))
         .name("ycsb");
@@ -269,7 +312,7 @@ public class HybridCacheDB extends DB {
       if (record == null) {
         return Status.NOT_FOUND;
       }
-      for (Map.Entry<String, byte[]> e : RecordCodec.decode(record, fields).entrySet()) {
+      for (Map.Entry<String, byte[]> e : format.decode(table, record, fields).entrySet()) {
         result.put(e.getKey(), new ByteArrayByteIterator(e.getValue()));
       }
       return Status.OK;
@@ -290,7 +333,7 @@ public class HybridCacheDB extends DB {
       byte[] k = key(table, key);
       Map<String, byte[]> updates = toBytes(values);
       synchronized (stripe(k)) {
-        cache.put(k, RecordCodec.merge(cache.get(k), updates));
+        cache.put(k, format.merge(table, cache.get(k), updates));
       }
       return Status.OK;
     } catch (RuntimeException e) {
@@ -302,7 +345,7 @@ public class HybridCacheDB extends DB {
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
     try {
       byte[] k = key(table, key);
-      byte[] record = RecordCodec.encode(toBytes(values));
+      byte[] record = format.encode(table, toBytes(values));
       synchronized (stripe(k)) {
         cache.put(k, record);
       }

@@ -84,6 +84,10 @@ public final class YcsbCommand implements Callable<Integer> {
       description = "use O_DIRECT for the flash tier (default: ${DEFAULT-VALUE})")
   boolean directIo;
 
+  @Option(names = "--codec", paramLabel = "raw|catalog", converter = CodecConverter.class,
+      description = "record values: raw (field names in every record) or catalog (schema id + values, names in the schema catalogue) (default: ${DEFAULT-VALUE})")
+  String codec = "raw";
+
   @Option(names = "--dir", paramLabel = "DIR", description = "data directory, wiped before the load phase (default: ${DEFAULT-VALUE})")
   Path dir = Path.of("target/ycsb-data");
 
@@ -133,9 +137,9 @@ public final class YcsbCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "bad cache configuration: " + e.getMessage());
     }
 
-    err.printf("ycsb: workload %s, %,d records, %,d operations, %d threads, DRAM %s, flash %s, segment %s, index %s, direct I/O %s, data in %s%n",
+    err.printf("ycsb: workload %s, %,d records, %,d operations, %d threads, DRAM %s, flash %s, segment %s, index %s, direct I/O %s, codec %s, data in %s%n",
         wl, records, operations, threads, Sizes.format(dram), Sizes.format(flash), Sizes.format(segment),
-        index.name().toLowerCase(), directIo, data);
+        index.name().toLowerCase(), directIo, codec, data);
 
     Phase load = runPhase("load", wl, data, cacheDir, err);
     Phase run = load.ok() ? runPhase("run", wl, data, cacheDir, err) : null;
@@ -143,12 +147,7 @@ public final class YcsbCommand implements Callable<Integer> {
     ObjectNode out = toJson(wl, load, run);
     printTable(System.out, load, run);
     if (json != null) {
-      Path j = json.toAbsolutePath();
-      if (j.getParent() != null) {
-        Files.createDirectories(j.getParent());
-      }
-      StatsJson.MAPPER.writeValue(j.toFile(), out);
-      err.println("ycsb: wrote " + j);
+      err.println("ycsb: wrote " + StatsJson.writeFile(json, out));
     }
     boolean ok = load.ok() && run != null && run.ok();
     for (Phase p : run == null ? List.of(load) : List.of(load, run)) {
@@ -173,6 +172,7 @@ public final class YcsbCommand implements Callable<Integer> {
     // size the index for the data set (inserts of workloads D and E add a few percent, which both
     // indexes absorb), so "DRAM bytes per flash entry" is measured at the size a user would pick
     p.setProperty(HybridCacheDB.EXPECTED_ENTRIES, Long.toString(records));
+    p.setProperty(HybridCacheDB.CODEC, codec);
     properties.forEach((k, v) -> {
       if (k.startsWith(HybridCacheDB.PREFIX)) {
         p.setProperty(k, v);
@@ -264,6 +264,7 @@ public final class YcsbCommand implements Callable<Integer> {
     n.put("segment_bytes", segment);
     n.put("index", index.name().toLowerCase());
     n.put("direct_io", directIo);
+    n.put("codec", codec);
     n.put("ok", load.ok() && run != null && run.ok());
     putNumber(n, "load_throughput_ops", load.output().throughput());
     putNumber(n, "load_runtime_ms", load.output().runtimeMs());
@@ -348,6 +349,7 @@ public final class YcsbCommand implements Callable<Integer> {
     t.row("index DRAM bytes per flash entry", ls == null ? null : ls.dramBytesPerFlashEntry(),
         rs == null ? null : rs.dramBytesPerFlashEntry());
     t.row("flash entries", ls == null ? null : ls.flashEntries(), rs == null ? null : rs.flashEntries());
+    t.row("bytes admitted to flash", ls == null ? null : ls.bytesAdmitted(), rs == null ? null : rs.bytesAdmitted());
     t.print(out);
     out.flush();
   }
@@ -368,6 +370,14 @@ public final class YcsbCommand implements Callable<Integer> {
       return "-";
     }
     return TextTable.cell(p50) + " / " + TextTable.cell(p99);
+  }
+
+  /** Picocli converter: raw or catalog. */
+  public static final class CodecConverter implements picocli.CommandLine.ITypeConverter<String> {
+    @Override
+    public String convert(String value) {
+      return RecordFormat.parse("--codec", value);
+    }
   }
 
   /** Picocli converter: heap or chronicle. */

@@ -27,6 +27,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import site.ycsb.ByteIterator;
 import site.ycsb.DBException;
 import site.ycsb.Status;
@@ -76,10 +78,17 @@ class HybridCacheDBTest {
     return StringByteIterator.getByteIteratorMap(m);
   }
 
-  @Test
-  void crudAndMerge() throws Exception {
-    HybridCacheDB db = db(props());
+  @ParameterizedTest
+  @ValueSource(strings = {"raw", "catalog"})
+  void crudAndMerge(String codec) throws Exception {
+    Properties p = props();
+    p.setProperty(HybridCacheDB.CODEC, codec);
+    HybridCacheDB db = db(p);
     assertEquals(Status.OK, db.insert("usertable", "user1", fields("field0", "a", "field1", "b")));
+    byte[] stored = opened.get(0).get(HybridCacheDB.key("usertable", "user1"));
+    assertEquals(codec.equals("raw") ? RecordCodec.FORMAT_VERSION : 0x10, stored[0],
+        "raw records start with their version, catalogue rows with the row header");
+    assertEquals(codec.equals("raw") ? 1 + 1 + 2 * (1 + 6 + 1 + 1) : 1 + 1 + 2 * (1 + 1), stored.length);
     Map<String, ByteIterator> r = new HashMap<>();
     assertEquals(Status.OK, db.read("usertable", "user1", null, r));
     assertEquals(Map.of("field0", "a", "field1", "b"), StringByteIterator.getStringMap(r));
@@ -100,6 +109,12 @@ class HybridCacheDBTest {
     assertEquals(Status.NOT_FOUND, db.delete("usertable", "user1"));
     assertEquals(Status.NOT_IMPLEMENTED, db.scan("usertable", "user1", 10, null, new Vector<>()));
     db.cleanup();
+    JsonNode j = StatsJson.MAPPER.readTree(tmp.resolve("stats.json").toFile());
+    assertEquals(codec, j.get("codec").asText());
+    assertEquals(codec.equals("catalog"), j.has("catalog_schemas"));
+    if (codec.equals("catalog")) {
+      assertEquals(3, j.get("catalog_schemas").asLong(), "{field0,field1}, {field0,field1,field2} after the merge, {field9}");
+    }
   }
 
   @Test

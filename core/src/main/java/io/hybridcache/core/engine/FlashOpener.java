@@ -203,10 +203,15 @@ final class FlashOpener {
     }
   }
 
+  /**
+   * Deletes the cache's files, but not a schema catalogue in {@code catalog/}: its ids may be referenced
+   * elsewhere, and keeping it is always safe (ids are never reused).
+   */
   private static void wipe(Path dir) throws IOException {
+    Path catalog = dir.resolve(io.hybridcache.core.catalog.SchemaCatalog.SUBDIRECTORY);
     try (var files = Files.walk(dir)) {
       for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        if (!p.equals(dir)) {
+        if (!p.equals(dir) && !p.startsWith(catalog)) {
           Files.delete(p);
         }
       }
