@@ -4,6 +4,7 @@ import io.hybridcache.core.device.Device;
 import io.hybridcache.core.format.EntryFormat;
 import io.hybridcache.core.format.SegmentHeader;
 import io.hybridcache.core.index.IndexEntry;
+import io.hybridcache.core.index.KeyHash;
 import io.hybridcache.core.placement.LifetimeClass;
 import io.hybridcache.core.segment.Segment;
 import io.hybridcache.core.segment.SegmentTable;
@@ -265,7 +266,8 @@ final class CatalogLog implements AutoCloseable {
   }
 
   private boolean appendWith(SegmentWriter w, int kind, long id, byte[] value) throws IOException {
-    long packed = w.append(LifetimeClass.CATALOG, CatalogRecord.key(kind, id), value, 0, sequence.incrementAndGet());
+    byte[] key = CatalogRecord.key(kind, id);
+    long packed = w.append(LifetimeClass.CATALOG, KeyHash.of(key), key, value, 0, sequence.incrementAndGet());
     if (packed == IndexEntry.NONE) {
       return false;
     }
