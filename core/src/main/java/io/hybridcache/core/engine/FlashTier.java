@@ -146,7 +146,9 @@ final class FlashTier {
       return null;
     }
     if (e == null) {
-      index.remove(hash, packed); // stale or corrupt: unlink exactly this entry
+      if (index.remove(hash, packed)) { // stale or corrupt: unlink exactly this entry
+        addGarbage(packed); // (a no-op when its segment is gone)
+      }
       return null;
     }
     if (!Arrays.equals(e.key(), key)) {
