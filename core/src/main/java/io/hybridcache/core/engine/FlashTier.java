@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * the index entry. So an older version written late is never installed over a newer one, and reclaim's
  * reinsertion loses every race through its index compare-and-set.
  *
- * <p>Faults: a device error degrades the tier to DRAM-only (lookups miss, writes are dropped and
+ * <p>Faults ({@link FaultGate}): a device error degrades the tier to DRAM-only (lookups miss, writes are dropped and
  * counted) with one warning; after {@code faultRetryInterval} the writer drops index entries of
  * abandoned segments and tries again.
  */
@@ -69,11 +69,9 @@ final class FlashTier {
   private final BlockingQueue<Command> queue;
   private final ConcurrentHashMap<Long, Long> inflight = new ConcurrentHashMap<>();
   private final Thread thread;
-  private volatile boolean degraded;
-  private volatile long retryAtNanos;
+  private final FaultGate gate;
   private boolean abandoned; // writer thread
   private boolean reclaiming; // writer thread
-  private boolean warned; // writer thread and fail(): a benign race at worst logs twice
 
   private sealed interface Command permits Write, Barrier, Stop, Clear {}
 
@@ -93,6 +91,7 @@ final class FlashTier {
       WriteTrace trace, Counters counters, AtomicLong sequence) {
     this.config = config;
     this.trace = trace;
+    this.gate = new FaultGate(config.name(), config.faultRetryInterval(), counters);
     this.device = device;
     this.index = index;
     this.table = table;
@@ -115,18 +114,18 @@ final class FlashTier {
   Index index() { return index; }
   SegmentTable table() { return table; }
   Device device() { return device; }
-  boolean degraded() { return degraded; }
+  boolean degraded() { return gate.degraded(); }
 
   /** False while degraded and before the retry time: evictions are then dropped without queueing. */
   boolean acceptsWrites() {
-    return !degraded || System.nanoTime() - retryAtNanos >= 0;
+    return gate.acceptsWrites();
   }
 
   // ---- caller threads ----
 
   /** The verified entry for {@code key}, or null; marks it accessed for reclaim. */
   Hit lookup(long hash, byte[] key) {
-    if (degraded) {
+    if (gate.degraded()) {
       return null;
     }
     long packed;
@@ -246,7 +245,7 @@ final class FlashTier {
    */
   void close() {
     stop();
-    boolean ok = !degraded;
+    boolean ok = !gate.degraded();
     try {
       device.sync();
       index.flush();
@@ -302,18 +301,9 @@ final class FlashTier {
     }
   }
 
-  /** Records a device error; the first one of an episode logs a warning. */
+  /** Records a device error: the tier degrades to DRAM-only until the retry time. */
   void fail(IOException e) {
-    counters.ioErrors.increment();
-    retryAtNanos = System.nanoTime() + config.faultRetryInterval().toNanos();
-    if (!degraded) {
-      degraded = true;
-      if (!warned) {
-        warned = true;
-        LOG.warn("{}: flash tier degraded to DRAM-only after a device error ({}); retrying every {}",
-            config.name(), e.toString(), config.faultRetryInterval());
-      }
-    }
+    gate.fail(e);
   }
 
   // ---- writer thread ----
@@ -328,7 +318,7 @@ final class FlashTier {
         return;
       }
       if (first == null) {
-        if (!degraded && writer.hasUnflushed()) {
+        if (!gate.degraded() && writer.hasUnflushed()) {
           io(writer::flushAll);
         }
         continue;
@@ -350,7 +340,7 @@ final class FlashTier {
       if (c instanceof Stop) {
         return false;
       } else if (c instanceof Barrier b) {
-        if (b.flush() && !degraded) {
+        if (b.flush() && !gate.degraded()) {
           io(() -> {
             writer.flushAll();
             device.sync();
@@ -376,7 +366,7 @@ final class FlashTier {
 
   private void write(Write w) {
     long hash = w.key().hash64();
-    if (degraded && !tryRecoverLocked()) {
+    if (gate.degraded() && !tryRecoverLocked()) {
       inflight.remove(hash, w.sequence());
       counters.degradedRejected.increment();
       return;
@@ -399,7 +389,7 @@ final class FlashTier {
       counters.degradedRejected.increment();
       return;
     }
-    warned = false;
+    gate.succeeded();
     install(hash, w.sequence(), packed, EntryFormat.entryBytes(w.key().bytes().length, w.value().length));
   }
 
@@ -453,7 +443,7 @@ final class FlashTier {
 
   /** After the retry interval: forget entries of abandoned segments and take writes again. */
   private boolean tryRecoverLocked() {
-    if (System.nanoTime() - retryAtNanos < 0) {
+    if (!gate.retryDue()) {
       return false;
     }
     abandonLocked();
@@ -464,8 +454,7 @@ final class FlashTier {
       }
     });
     abandoned = false;
-    degraded = false;
-    LOG.info("{}: flash tier back in service ({} entries of lost segments dropped)", config.name(), dropped[0]);
+    gate.reopen(dropped[0]);
     return true;
   }
 
