@@ -44,9 +44,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #findById}: DRAM, then flash, then MongoDB; a document read from MongoDB fills the cache.
  *   <li>{@link #findByIds}: the same for many ids, all misses in one {@code $in} query.
  *   <li>{@link #insertOne}, {@link #replaceOne}, {@link #updateOne}, {@link #deleteOne}: MongoDB first;
- *       then the document MongoDB now holds is stored in the cache (replace and update use
- *       find-and-modify, so it is MongoDB's own post-image), or the key is invalidated (delete, no
- *       match, an overlapping write, a failure).
+ *       then replace and update store the document MongoDB now holds (find-and-modify returns the
+ *       server's own post-image), while insert, delete, a replace or update that matched nothing, an
+ *       overlapping write or a failure invalidate the key.
  *   <li>An optional TTL per collection; {@link #invalidate} for writes that bypassed the bridge.
  * </ul>
  *
@@ -213,8 +213,10 @@ public final class CachedCollection<T> {
   // ---- writes ----
 
   /**
-   * Inserts {@code document} into MongoDB, then caches it. It must have an {@code _id} (the bridge
-   * caches by it; the driver would otherwise invent one the caller never sees).
+   * Inserts {@code document} into MongoDB, then invalidates its key: the next read fills the cache
+   * with the server's own bytes, since a server may store a document differently from how it was sent
+   * (mongo-java-server turns {@code undefined} into {@code null}). It must have an {@code _id} (the
+   * bridge caches by it; the driver would otherwise invent one the caller never sees).
    *
    * @throws IllegalArgumentException no {@code _id}, or larger than 16 MiB
    */
@@ -228,7 +230,7 @@ public final class CachedCollection<T> {
     RawBsonDocument doc = new RawBsonDocument(bson);
     write("insertOne", key(id), id, () -> {
       raw.insertOne(doc);
-      return bson;
+      return null;
     });
   }
 

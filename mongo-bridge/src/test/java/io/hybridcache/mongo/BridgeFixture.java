@@ -55,7 +55,12 @@ final class BridgeFixture implements AutoCloseable {
     this.dir = dir;
     String uri = inProcess ? null : System.getProperty(URI_PROPERTY);
     if (uri == null || uri.isBlank()) {
-      backend = new MemoryBackend();
+      backend = new MemoryBackend() {
+        @Override
+        public void close() {
+          // keeps the data when the server stops, so a test can restart it over the same documents
+        }
+      };
       server = new MongoServer(backend);
       address = server.bind();
       uri = "mongodb://127.0.0.1:" + address.getPort();

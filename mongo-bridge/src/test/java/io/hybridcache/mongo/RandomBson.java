@@ -52,9 +52,18 @@ final class RandomBson {
   private static final byte[] BINARY_SUBTYPES = {0, 1, 2, 3, 4, 5, 6, 7, 8, (byte) 0x80, (byte) 0xFF};
 
   private final Random rnd;
+  private final List<BsonType> types;
+  private final byte[] binarySubtypes;
 
   RandomBson(long seed) {
+    this(seed, TYPES, BINARY_SUBTYPES);
+  }
+
+  /** Values only of {@code types} (containers among them) and binaries only of {@code binarySubtypes}. */
+  RandomBson(long seed, List<BsonType> types, byte[] binarySubtypes) {
     this.rnd = new Random(seed);
+    this.types = List.copyOf(types);
+    this.binarySubtypes = binarySubtypes.clone();
   }
 
   /** A document of up to {@code maxFields} fields nested at most {@code depth} more levels. */
@@ -69,9 +78,9 @@ final class RandomBson {
 
   /** A value of a random type; containers only while {@code depth > 0}. */
   BsonValue value(int depth) {
-    BsonType t = TYPES.get(rnd.nextInt(TYPES.size()));
+    BsonType t = types.get(rnd.nextInt(types.size()));
     if (depth <= 0 && (t == BsonType.DOCUMENT || t == BsonType.ARRAY || t == BsonType.JAVASCRIPT_WITH_SCOPE)) {
-      t = BsonType.INT32;
+      t = types.contains(BsonType.STRING) ? BsonType.STRING : BsonType.INT32;
     }
     return value(t, depth);
   }
@@ -91,7 +100,7 @@ final class RandomBson {
         yield a;
       }
       case BINARY -> {
-        byte sub = BINARY_SUBTYPES[rnd.nextInt(BINARY_SUBTYPES.length)];
+        byte sub = binarySubtypes[rnd.nextInt(binarySubtypes.length)];
         byte[] data = new byte[sub == 3 || sub == 4 ? 16 : rnd.nextInt(40)];
         rnd.nextBytes(data);
         yield new BsonBinary(sub, data);
