@@ -54,16 +54,22 @@ final class RandomBson {
   private final Random rnd;
   private final List<BsonType> types;
   private final byte[] binarySubtypes;
+  private final boolean plain;
 
   RandomBson(long seed) {
-    this(seed, TYPES, BINARY_SUBTYPES);
+    this(seed, TYPES, BINARY_SUBTYPES, false);
   }
 
-  /** Values only of {@code types} (containers among them) and binaries only of {@code binarySubtypes}. */
-  RandomBson(long seed, List<BsonType> types, byte[] binarySubtypes) {
+  /**
+   * Values only of {@code types} (containers among them) and binaries only of {@code binarySubtypes};
+   * {@code plain}: no edge values (finite doubles other than -0.0, strings without NUL, finite
+   * decimals), for servers that refuse or change those.
+   */
+  RandomBson(long seed, List<BsonType> types, byte[] binarySubtypes, boolean plain) {
     this.rnd = new Random(seed);
     this.types = List.copyOf(types);
     this.binarySubtypes = binarySubtypes.clone();
+    this.plain = plain;
   }
 
   /** A document of up to {@code maxFields} fields nested at most {@code depth} more levels. */
@@ -87,7 +93,7 @@ final class RandomBson {
 
   BsonValue value(BsonType t, int depth) {
     return switch (t) {
-      case DOUBLE -> new BsonDouble(pick(Double.NaN, -0.0, 0.0, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY,
+      case DOUBLE -> new BsonDouble(plain ? rnd.nextGaussian() * 1e6 : pick(Double.NaN, -0.0, 0.0, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY,
           Double.MIN_VALUE, Double.longBitsToDouble(0x7ff8_0000_0000_0abcL), rnd.nextGaussian() * 1e6));
       case STRING -> new BsonString(string());
       case DOCUMENT -> document(6, depth - 1);
@@ -118,7 +124,7 @@ final class RandomBson {
       case INT32 -> new BsonInt32(pick(0, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, rnd.nextInt()));
       case TIMESTAMP -> new BsonTimestamp(rnd.nextLong());
       case INT64 -> new BsonInt64(pick(0L, Long.MIN_VALUE, Long.MAX_VALUE, rnd.nextLong()));
-      case DECIMAL128 -> new BsonDecimal128(pick(Decimal128.NaN, Decimal128.NEGATIVE_ZERO, Decimal128.POSITIVE_INFINITY,
+      case DECIMAL128 -> new BsonDecimal128(plain ? Decimal128.parse(rnd.nextInt() + ".25") : pick(Decimal128.NaN, Decimal128.NEGATIVE_ZERO, Decimal128.POSITIVE_INFINITY,
           Decimal128.NEGATIVE_INFINITY, Decimal128.fromIEEE754BIDEncoding(rnd.nextLong() & 0x3fffffffffffffffL,
               rnd.nextLong()), Decimal128.parse("12345.678900")));
       case MIN_KEY -> new BsonMinKey();
@@ -143,7 +149,7 @@ final class RandomBson {
   }
 
   String string() {
-    return switch (rnd.nextInt(4)) {
+    return switch (plain ? 1 + 2 * rnd.nextInt(2) : rnd.nextInt(4)) {
       case 0 -> "";
       case 1 -> "ünïcødé \uD83D\uDE80 " + rnd.nextInt();
       case 2 -> "with\u0000nul";

@@ -50,7 +50,7 @@ class ServerRoundTripTest {
     }
     List<BsonType> types = new ArrayList<>();
     List<BsonType> refused = new ArrayList<>();
-    RandomBson gen = new RandomBson(3);
+    RandomBson gen = new RandomBson(3, RandomBson.TYPES, new byte[] {0}, true);
     int id = 0;
     for (BsonType t : RandomBson.TYPES) {
       BsonValue v = t == BsonType.DOCUMENT ? new BsonDocument("a", new BsonInt32(1))
@@ -86,19 +86,30 @@ class ServerRoundTripTest {
   void everyBsonTypeTheServerStoresComesBackByteForByte() throws Exception {
     try (BridgeFixture f = BridgeFixture.start(dir)) {
       Supported s = supported(f.db.getCollection("probe", RawBsonDocument.class));
-      assertTrue(s.types().size() >= 12, "types stored: " + s.types());
+      assertTrue(s.types().size() >= (BridgeFixture.external() ? 8 : 16), "types stored: " + s.types());
       MongoCollection<RawBsonDocument> direct = f.db.getCollection("types", RawBsonDocument.class);
       CachedCollection<RawBsonDocument> cached = f.bridge.collection(direct);
-      RandomBson gen = new RandomBson(11, s.types(), s.binarySubtypes());
+      RandomBson gen = new RandomBson(11, s.types(), s.binarySubtypes(), BridgeFixture.external());
       int id = 0;
       for (BsonType t : s.types()) {
+        int stored = 0;
         for (int i = 0; i < 5; i++) {
           BsonValue v = gen.value(t, 2);
           BsonDocument doc = new BsonDocument("_id", new BsonInt32(++id)).append("v", v)
-              .append("nested", new BsonDocument("v", v)).append("array", new BsonArray(List.of(v, new BsonInt32(i))));
-          cached.insertOne(new RawBsonDocument(RandomBson.bytes(doc)));
+              .append("nested", new BsonDocument("v", v))
+              .append("array", t == BsonType.ARRAY ? v : new BsonArray(List.of(v, new BsonInt32(i))));
+          try {
+            cached.insertOne(new RawBsonDocument(RandomBson.bytes(doc)));
+          } catch (MongoException e) {
+            if (!BridgeFixture.external()) {
+              throw e;
+            }
+            continue; // FerretDB: e.g. "nested arrays are not supported"
+          }
           checkFillHitAndWriteThrough(direct, cached, id);
+          stored++;
         }
+        assertTrue(stored > 0, t + ": no document stored");
       }
     }
   }
@@ -111,7 +122,7 @@ class ServerRoundTripTest {
       CachedCollection<RawBsonDocument> cached = f.bridge.collection(direct);
       int stored = 0;
       for (int seed = 1; seed <= 60; seed++) {
-        BsonDocument doc = new RandomBson(seed, s.types(), s.binarySubtypes()).document(10, 2);
+        BsonDocument doc = new RandomBson(seed, s.types(), s.binarySubtypes(), BridgeFixture.external()).document(10, 2);
         BsonDocument withId = new BsonDocument("_id", new BsonInt32(seed));
         doc.forEach((k, v) -> {
           if (!k.equals("_id")) {
