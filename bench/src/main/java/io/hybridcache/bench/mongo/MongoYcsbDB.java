@@ -15,7 +15,6 @@ import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
 import io.hybridcache.bench.StatsJson;
 import io.hybridcache.bench.ycsb.HybridCacheDB;
-import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.mongo.BridgeConfig;
 import io.hybridcache.mongo.CachedCollection;
 import io.hybridcache.mongo.MongoBridge;
@@ -131,20 +130,14 @@ public abstract class MongoYcsbDB extends DB {
 
   /** Closes the bridge and writes the cache's and the collections' counters; caller holds LOCK. */
   private static void closeBridge() throws Exception {
-    CacheStats before = bridge.cache().stats();
-    bridge.close();
-    CacheStats stats = before;
-    try {
-      stats = bridge.cache().stats(); // after the writes close made, if the closed engine still answers
-    } catch (RuntimeException ignored) {
-      // the snapshot before close stands
-    }
+    StatsJson.Closed closed = StatsJson.close(bridge.cache(), bridge::close);
     if (statsFile != null) {
       ObjectNode extra = StatsJson.MAPPER.createObjectNode();
+      extra.put("snapshot", closed.snapshot());
       extra.put("binding_errors", ERRORS.get());
       ObjectNode cols = extra.putObject("bridge_collections");
       CACHED.forEach((name, c) -> cols.set(name, StatsJson.MAPPER.valueToTree(c.stats())));
-      StatsJson.write(statsFile, stats, extra);
+      StatsJson.write(statsFile, closed.stats(), extra);
     }
   }
 
@@ -211,6 +204,61 @@ public abstract class MongoYcsbDB extends DB {
     return Status.ERROR;
   }
 
+  // ---- the operations, each binding's own part ----
+
+  /** The record (the requested fields, or all when null), or null if absent. */
+  abstract Document find(String table, String key, Set<String> fields);
+
+  /** Applies {@code $set} of the values; false if the record is absent. */
+  abstract boolean set(String table, String key, Bson update);
+
+  abstract void insert(String table, Document record);
+
+  /** False if the record was absent. */
+  abstract boolean remove(String table, String key);
+
+  @Override
+  public final Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+    try {
+      Document d = find(table, key, fields);
+      if (d == null) {
+        return Status.NOT_FOUND;
+      }
+      copy(d, fields, result);
+      return Status.OK;
+    } catch (RuntimeException e) {
+      return error("read", key, e);
+    }
+  }
+
+  @Override
+  public final Status update(String table, String key, Map<String, ByteIterator> values) {
+    try {
+      return set(table, key, setAll(values)) ? Status.OK : Status.NOT_FOUND;
+    } catch (RuntimeException e) {
+      return error("update", key, e);
+    }
+  }
+
+  @Override
+  public final Status insert(String table, String key, Map<String, ByteIterator> values) {
+    try {
+      insert(table, record(key, values));
+      return Status.OK;
+    } catch (RuntimeException e) {
+      return error("insert", key, e);
+    }
+  }
+
+  @Override
+  public final Status delete(String table, String key) {
+    try {
+      return remove(table, key) ? Status.OK : Status.NOT_FOUND;
+    } catch (RuntimeException e) {
+      return error("delete", key, e);
+    }
+  }
+
   /** Direct to the server with the sync driver. */
   public static final class Direct extends MongoYcsbDB {
     @Override
@@ -219,50 +267,24 @@ public abstract class MongoYcsbDB extends DB {
     }
 
     @Override
-    public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
-      try {
-        FindIterable<Document> it = collection(table).find(eq("_id", key));
-        if (fields != null) {
-          it = it.projection(Projections.include(new ArrayList<>(fields)));
-        }
-        Document d = it.first();
-        if (d == null) {
-          return Status.NOT_FOUND;
-        }
-        copy(d, fields, result);
-        return Status.OK;
-      } catch (RuntimeException e) {
-        return error("read", key, e);
-      }
+    Document find(String table, String key, Set<String> fields) {
+      FindIterable<Document> it = collection(table).find(eq("_id", key));
+      return (fields == null ? it : it.projection(Projections.include(new ArrayList<>(fields)))).first();
     }
 
     @Override
-    public Status update(String table, String key, Map<String, ByteIterator> values) {
-      try {
-        return collection(table).updateOne(eq("_id", key), setAll(values)).getMatchedCount() > 0 ? Status.OK
-            : Status.NOT_FOUND;
-      } catch (RuntimeException e) {
-        return error("update", key, e);
-      }
+    boolean set(String table, String key, Bson update) {
+      return collection(table).updateOne(eq("_id", key), update).getMatchedCount() > 0;
     }
 
     @Override
-    public Status insert(String table, String key, Map<String, ByteIterator> values) {
-      try {
-        collection(table).insertOne(record(key, values));
-        return Status.OK;
-      } catch (RuntimeException e) {
-        return error("insert", key, e);
-      }
+    void insert(String table, Document record) {
+      collection(table).insertOne(record);
     }
 
     @Override
-    public Status delete(String table, String key) {
-      try {
-        return collection(table).deleteOne(eq("_id", key)).getDeletedCount() > 0 ? Status.OK : Status.NOT_FOUND;
-      } catch (RuntimeException e) {
-        return error("delete", key, e);
-      }
+    boolean remove(String table, String key) {
+      return collection(table).deleteOne(eq("_id", key)).getDeletedCount() > 0;
     }
   }
 
@@ -274,45 +296,23 @@ public abstract class MongoYcsbDB extends DB {
     }
 
     @Override
-    public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
-      try {
-        Document d = cached(table).findById(key);
-        if (d == null) {
-          return Status.NOT_FOUND;
-        }
-        copy(d, fields, result);
-        return Status.OK;
-      } catch (RuntimeException e) {
-        return error("read", key, e);
-      }
+    Document find(String table, String key, Set<String> fields) {
+      return cached(table).findById(key); // whole documents are cached; read() picks the fields
     }
 
     @Override
-    public Status update(String table, String key, Map<String, ByteIterator> values) {
-      try {
-        return cached(table).updateOne(key, setAll(values)) != null ? Status.OK : Status.NOT_FOUND;
-      } catch (RuntimeException e) {
-        return error("update", key, e);
-      }
+    boolean set(String table, String key, Bson update) {
+      return cached(table).updateOne(key, update) != null;
     }
 
     @Override
-    public Status insert(String table, String key, Map<String, ByteIterator> values) {
-      try {
-        cached(table).insertOne(record(key, values));
-        return Status.OK;
-      } catch (RuntimeException e) {
-        return error("insert", key, e);
-      }
+    void insert(String table, Document record) {
+      cached(table).insertOne(record);
     }
 
     @Override
-    public Status delete(String table, String key) {
-      try {
-        return cached(table).deleteOne(key) ? Status.OK : Status.NOT_FOUND;
-      } catch (RuntimeException e) {
-        return error("delete", key, e);
-      }
+    boolean remove(String table, String key) {
+      return cached(table).deleteOne(key);
     }
   }
 }
