@@ -323,9 +323,20 @@ public final class CachedCollection<T> {
     }
   }
 
-  /** The cache value of {@code bson}, or null (counted) if too large to cache. */
+  /**
+   * The cache value of {@code bson}, or null (counted) if too large to cache or if it cannot be
+   * encoded now (e.g. the catalogue cannot make a new schema durable): MongoDB already answered, so
+   * that is a document not cached, not a failed operation.
+   */
   private byte[] cacheValue(byte[] bson, byte[] key) {
-    byte[] value = documents.encode(bson);
+    byte[] value;
+    try {
+      value = documents.encode(bson);
+    } catch (RuntimeException e) {
+      notCached.increment();
+      LOG.warn("{}: not caching a document: {}", namespace, e.toString());
+      return null;
+    }
     if (value.length > maxCachedBytes || EntryFormat.entryBytes(key.length, value.length) > maxEntryBytes) {
       notCached.increment();
       return null;

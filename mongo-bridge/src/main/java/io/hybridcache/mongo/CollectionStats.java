@@ -11,7 +11,7 @@ package io.hybridcache.mongo;
  * @param fetched documents those queries returned
  * @param fills documents put into the cache by reads
  * @param fillsSkipped fetched documents not put because a write to the same key (stripe) overlapped the read
- * @param notCached documents too large for a cache entry (served, never cached)
+ * @param notCached documents not cached: too large for a cache entry, or not encodable at the time (catalogue error)
  * @param writes inserts, replaces, updates, deletes and invalidations through the bridge
  * @param writesStored writes whose resulting document was stored in the cache (write-through)
  * @param invalidations writes that removed the key instead (deletes, no match, overlapping writes, failures)

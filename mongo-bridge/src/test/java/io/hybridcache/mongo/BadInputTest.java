@@ -60,6 +60,18 @@ class BadInputTest {
   }
 
   @Test
+  void aCatalogueThatCannotTakeNewSchemasLeavesDocumentsServedButNotCached() throws Exception {
+    try (BridgeFixture f = BridgeFixture.start(dir)) {
+      CachedCollection<Document> c = f.cached("nocatalog");
+      f.collection("nocatalog").insertOne(new Document("_id", 1).append("brand_new_field", 1));
+      f.catalog.close(); // idFor now fails: a new schema cannot be made durable
+      assertEquals(1, c.findById(1).getInteger("brand_new_field"));
+      assertEquals(1, c.stats().notCached());
+      assertEquals(0, c.stats().fills());
+    }
+  }
+
+  @Test
   void mongoUnreachableIsAClearErrorWhileTheCacheServesWhatItHolds() throws Exception {
     try (BridgeFixture f = BridgeFixture.inProcess(dir, BridgeConfig.defaults())) {
       MongoCollection<Document> raw = f.collection("down");
