@@ -36,7 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A MongoDB collection behind the hybrid cache, addressed by {@code _id}. Thread-safe: any number of
+ * A MongoDB collection behind the hybrid cache, addressed by {@code _id}; thread-safe: any number of
  * threads may read and write; see {@link FillGuard} for why a read racing a write never leaves the
  * cache older than MongoDB after the write returned.
  *

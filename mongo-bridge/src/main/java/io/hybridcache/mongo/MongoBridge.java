@@ -11,12 +11,12 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The hybrid cache (DRAM over flash) in front of MongoDB collections: {@link #collection} wraps a
+ * The hybrid cache (DRAM over flash) in front of MongoDB collections; thread-safe. {@link #collection} wraps a
  * driver {@link MongoCollection} in a {@link CachedCollection} that reads DRAM, then flash, then
  * MongoDB, and writes MongoDB first, then the cache. Documents are stored catalogue-encoded
  * ({@link DocumentCodec}): field names in the schema catalogue, values with their exact BSON types.
  *
- * <p>Thread-safe: collections may be made and used from any threads. All collections share one
+ * <p>Concurrency: collections may be made and used from any threads. All collections share one
  * cache, one catalogue and one fill guard; their keys are apart by a per-collection id.
  *
  * <p>Each collection is its own lifetime class ({@link #lifetimeClass}: id 16 + its catalogue id
