@@ -21,5 +21,6 @@ class BenchMainTest {
     assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--codec", "zip"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("jmh", "-f", "notanumber"));
     assertEquals(BenchMain.OK, BenchMain.execute("jmh", "-l"));
+    assertEquals(BenchMain.OK, BenchMain.execute("mongo", "--help"));
   }
 }

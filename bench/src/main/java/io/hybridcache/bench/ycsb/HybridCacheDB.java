@@ -178,12 +178,9 @@ public class HybridCacheDB extends DB {
    * caller holds LOCK.
    */
   private static void closeAndReport(HybridCache c, Path file) throws Exception {
-    CacheStats before;
     SchemaCatalog catalog = sharedCatalog;
     sharedCatalog = null;
-    try {
-      before = c.stats();
-    } finally {
+    StatsJson.Closed closed = StatsJson.close(c, () -> {
       try {
         c.close();
       } finally {
@@ -191,15 +188,9 @@ public class HybridCacheDB extends DB {
           catalog.close();
         }
       }
-    }
-    CacheStats stats = before;
-    String snapshot = "before_close";
-    try {
-      stats = c.stats(); // includes the writes close made, if the engine still answers
-      snapshot = "after_close";
-    } catch (RuntimeException ignored) {
-      // a closed cache need not answer: the snapshot taken before close stands
-    }
+    });
+    CacheStats stats = closed.stats();
+    String snapshot = closed.snapshot();
     if (file != null) {
       ObjectNode extra = StatsJson.MAPPER.createObjectNode();
       extra.put("snapshot", snapshot);
