@@ -21,5 +21,8 @@ class BenchMainTest {
     assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--codec", "zip"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("jmh", "-f", "notanumber"));
     assertEquals(BenchMain.OK, BenchMain.execute("jmh", "-l"));
+    assertEquals(BenchMain.OK, BenchMain.execute("placement", "--help"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("placement", "--utilization", "1.5", "--trace", "x.csv"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("placement", "--victim", "lru", "--trace", "x.csv"));
   }
 }

@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Consumer;
 
 /**
  * Lifetime placement of the flash tier: gives every segment a device stream when it opens, passes the
@@ -46,6 +47,7 @@ public final class Placement {
   private final Map<Integer, Long> writtenInEpoch = new HashMap<>();
   private final Map<Long, Long> openedAt = new HashMap<>();
   private String lastTraced;
+  private Consumer<EpochSample> epochListener = e -> {};
 
   // any thread
   private final AtomicLongArray bytesPerStream;
@@ -89,6 +91,11 @@ public final class Placement {
 
   public HotnessTracker tracker() {
     return tracker;
+  }
+
+  /** Called on the writer thread with every epoch's figures, after the mappers (the write trace). */
+  public void onEpoch(Consumer<EpochSample> listener) {
+    this.epochListener = listener;
   }
 
   // ---- writer thread ----
@@ -221,6 +228,7 @@ public final class Placement {
         e.getValue().stream = s;
       }
     }
+    epochListener.accept(sample);
     tracker.startEpoch(table.nextSegmentIdPeek());
     writtenInEpoch.clear();
     epochStart = clock;

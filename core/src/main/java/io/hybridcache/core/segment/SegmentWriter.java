@@ -5,6 +5,7 @@ import io.hybridcache.core.format.EntryFormat;
 import io.hybridcache.core.format.SegmentHeader;
 import io.hybridcache.core.format.SegmentSummary;
 import io.hybridcache.core.index.IndexEntry;
+import io.hybridcache.core.placement.EpochSample;
 import io.hybridcache.core.placement.LifetimeClass;
 import io.hybridcache.core.placement.Placement;
 import io.hybridcache.core.stats.Counters;
@@ -68,7 +69,7 @@ public final class SegmentWriter {
    * the other one's device write may be in flight ({@code inFlight}).
    */
   private static final class ClassLog {
-    final LifetimeClass lifetimeClass;
+    LifetimeClass lifetimeClass; // the id never changes; the name may (a placeholder of a restart, then the caller's)
     final WriteBuffer[] buffers;
     int current;
     Segment segment;
@@ -119,6 +120,9 @@ public final class SegmentWriter {
   public SegmentWriter(Device device, SegmentTable table, Counters counters, WriteTrace trace, int bufferBytes,
       LongSupplier sequence, Placement placement) {
     this.placement = placement;
+    if (placement != null && trace != null) {
+      placement.onEpoch(this::traceEpoch);
+    }
     this.device = device;
     this.table = table;
     this.counters = counters;
@@ -151,6 +155,9 @@ public final class SegmentWriter {
       throw new IllegalArgumentException("entry of " + size + " bytes exceeds the write buffer");
     }
     ClassLog log = logs.computeIfAbsent(lifetimeClass.id(), id -> new ClassLog(lifetimeClass, bufferBytes));
+    if (log.lifetimeClass != lifetimeClass) {
+      log.lifetimeClass = lifetimeClass; // new segments carry the caller's name, not a restart's placeholder
+    }
     if (log.segment != null && log.buffer().free() < size) {
       flushLocked(log);
     }
@@ -388,6 +395,21 @@ public final class SegmentWriter {
       } catch (IOException e) {
         traceFailed(e);
       }
+    }
+  }
+
+  private void traceEpoch(EpochSample e) {
+    if (traceFailed) {
+      return;
+    }
+    try {
+      for (EpochSample.ClassSample c : e.classes()) {
+        trace.epoch(e.clock(), e.epochBytes(), c.classId(), c.name(), placement.mapper().streamOf(c.classId()),
+            "written=" + c.writtenBytes() + ";inv_young=" + c.invalidatedYoung() + ";inv_old=" + c.invalidatedOld()
+                + ";foot_young=" + c.footprintYoung() + ";foot_old=" + c.footprintOld());
+      }
+    } catch (IOException ex) {
+      traceFailed(ex);
     }
   }
 

@@ -19,6 +19,10 @@ import java.nio.file.StandardOpenOption;
  *                                    its class, its stream, and the stream each mapper kind chose
  *  W,1073745920,1048576,0,FRESH,7    a write of length bytes at slot * slotBytes + offset, its stream
  *  T,1073741824,67108864,-1,-,-1     a discard (trim) of a whole slot, passed to the device
+ *  E,805306368,268435456,0,FRESH,7,written=..;inv_young=..;inv_old=..;foot_young=..;foot_old=..
+ *                                    the end of a hotness epoch at this device clock (bytes written
+ *                                    since open) of this length: one line per class with its stream
+ *                                    (configured mapper) and figures (EpochSample.ClassSample)
  * </pre>
  *
  * <p>A trace file may hold several opens of a cache (appended, e.g. YCSB's load and run JVMs): each
@@ -53,6 +57,12 @@ public final class WriteTrace implements Closeable {
   public synchronized void write(long deviceOffset, long length, int classId, String className, int stream)
       throws IOException {
     out.write("W," + deviceOffset + "," + length + "," + classId + "," + className + "," + stream + "\n");
+  }
+
+  /** One class's figures at the end of a hotness epoch. */
+  public synchronized void epoch(long clock, long epochBytes, int classId, String className, int stream,
+      String figures) throws IOException {
+    out.write("E," + clock + "," + epochBytes + "," + classId + "," + className + "," + stream + "," + figures + "\n");
   }
 
   public synchronized void trim(long deviceOffset, long length) throws IOException {

@@ -83,6 +83,7 @@ class PlacementTest {
     assertEquals(WriteTrace.HEADER, lines.get(0));
     Map<Long, Integer> slotStream = new HashMap<>();
     int opens = 0;
+    int epochLines = 0;
     for (String l : lines.subList(1, lines.size())) {
       String[] f = l.split(",");
       long off = Long.parseLong(f[1]);
@@ -100,10 +101,12 @@ class PlacementTest {
           assertEquals(slotStream.get(slotStart), Integer.parseInt(f[5]), "a write carries its segment's stream: " + l);
         }
         case "T" -> slotStream.remove(slotStart);
+        case "E" -> epochLines++;
         default -> throw new AssertionError(l);
       }
     }
     assertTrue(opens > 16, "segments were opened and reused: " + opens);
+    assertTrue(epochLines >= 2 * 2, "an epoch line per class and epoch: " + epochLines);
   }
 
   @Test
