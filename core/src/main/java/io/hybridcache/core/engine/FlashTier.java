@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * the index entry. So an older version written late is never installed over a newer one, and reclaim's
  * reinsertion loses every race through its index compare-and-set.
  *
- * <p>Faults: a device error degrades the tier to DRAM-only (lookups miss, writes are dropped and
+ * <p>Faults ({@link FaultGate}): a device error degrades the tier to DRAM-only (lookups miss, writes are dropped and
  * counted) with one warning; after {@code faultRetryInterval} the writer drops index entries of
  * abandoned segments and tries again.
  */
@@ -71,11 +71,9 @@ final class FlashTier {
   private final BlockingQueue<Command> queue;
   private final ConcurrentHashMap<Long, Long> inflight = new ConcurrentHashMap<>();
   private final Thread thread;
-  private volatile boolean degraded;
-  private volatile long retryAtNanos;
+  private final FaultGate gate;
   private boolean abandoned; // writer thread
   private boolean reclaiming; // writer thread
-  private boolean warned; // writer thread and fail(): a benign race at worst logs twice
 
   private sealed interface Command permits Write, Barrier, Stop, Clear {}
 
@@ -96,6 +94,7 @@ final class FlashTier {
     this.config = config;
     this.placement = placement;
     this.trace = trace;
+    this.gate = new FaultGate(config.name(), config.faultRetryInterval(), counters);
     this.device = device;
     this.index = index;
     this.table = table;
@@ -119,18 +118,18 @@ final class FlashTier {
   SegmentTable table() { return table; }
   Device device() { return device; }
   Placement placement() { return placement; }
-  boolean degraded() { return degraded; }
+  boolean degraded() { return gate.degraded(); }
 
   /** False while degraded and before the retry time: evictions are then dropped without queueing. */
   boolean acceptsWrites() {
-    return !degraded || System.nanoTime() - retryAtNanos >= 0;
+    return gate.acceptsWrites();
   }
 
   // ---- caller threads ----
 
   /** The verified entry for {@code key}, or null; marks it accessed for reclaim. */
   Hit lookup(long hash, byte[] key) {
-    if (degraded) {
+    if (gate.degraded()) {
       return null;
     }
     long packed;
@@ -150,7 +149,9 @@ final class FlashTier {
       return null;
     }
     if (e == null) {
-      index.remove(hash, packed); // stale or corrupt: unlink exactly this entry
+      if (index.remove(hash, packed)) { // stale or corrupt: unlink exactly this entry
+        addGarbage(packed); // (a no-op when its segment is gone)
+      }
       return null;
     }
     if (!Arrays.equals(e.key(), key)) {
@@ -248,7 +249,7 @@ final class FlashTier {
    */
   void close() {
     stop();
-    boolean ok = !degraded;
+    boolean ok = !gate.degraded();
     try {
       device.sync();
       index.flush();
@@ -305,18 +306,9 @@ final class FlashTier {
     }
   }
 
-  /** Records a device error; the first one of an episode logs a warning. */
+  /** Records a device error: the tier degrades to DRAM-only until the retry time. */
   void fail(IOException e) {
-    counters.ioErrors.increment();
-    retryAtNanos = System.nanoTime() + config.faultRetryInterval().toNanos();
-    if (!degraded) {
-      degraded = true;
-      if (!warned) {
-        warned = true;
-        LOG.warn("{}: flash tier degraded to DRAM-only after a device error ({}); retrying every {}",
-            config.name(), e.toString(), config.faultRetryInterval());
-      }
-    }
+    gate.fail(e);
   }
 
   // ---- writer thread ----
@@ -331,7 +323,7 @@ final class FlashTier {
         return;
       }
       if (first == null) {
-        if (!degraded && writer.hasUnflushed()) {
+        if (!gate.degraded() && writer.hasUnflushed()) {
           io(writer::flushAll);
         }
         continue;
@@ -353,7 +345,7 @@ final class FlashTier {
       if (c instanceof Stop) {
         return false;
       } else if (c instanceof Barrier b) {
-        if (b.flush() && !degraded) {
+        if (b.flush() && !gate.degraded()) {
           io(() -> {
             writer.flushAll();
             device.sync();
@@ -379,7 +371,7 @@ final class FlashTier {
 
   private void write(Write w) {
     long hash = w.key().hash64();
-    if (degraded && !tryRecoverLocked()) {
+    if (gate.degraded() && !tryRecoverLocked()) {
       inflight.remove(hash, w.sequence());
       counters.degradedRejected.increment();
       return;
@@ -402,7 +394,7 @@ final class FlashTier {
       counters.degradedRejected.increment();
       return;
     }
-    warned = false;
+    gate.succeeded();
     install(hash, w.sequence(), packed, EntryFormat.entryBytes(w.key().bytes().length, w.value().length));
   }
 
@@ -457,7 +449,7 @@ final class FlashTier {
 
   /** After the retry interval: forget entries of abandoned segments and take writes again. */
   private boolean tryRecoverLocked() {
-    if (System.nanoTime() - retryAtNanos < 0) {
+    if (!gate.retryDue()) {
       return false;
     }
     abandonLocked();
@@ -468,8 +460,7 @@ final class FlashTier {
       }
     });
     abandoned = false;
-    degraded = false;
-    LOG.info("{}: flash tier back in service ({} entries of lost segments dropped)", config.name(), dropped[0]);
+    gate.reopen(dropped[0]);
     return true;
   }
 
