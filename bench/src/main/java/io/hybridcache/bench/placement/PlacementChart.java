@@ -22,7 +22,7 @@ import org.knowm.xchart.style.Styler;
  * by side in one PNG (XChart). Stateless; thread-safe (each call draws its own image).
  */
 final class PlacementChart {
-  private static final int WIDTH = 640;
+  private static final int WIDTH = 760;
   private static final int HEIGHT = 420;
 
   private PlacementChart() {}
@@ -52,6 +52,17 @@ final class PlacementChart {
     return abs;
   }
 
+  /** Short axis labels for the command's workloads. */
+  static String label(String workload) {
+    return switch (workload) {
+      case "workloada" -> "A";
+      case "workloadf" -> "F";
+      case "twotables" -> "two tables";
+      case "twotables-oneclass" -> "two tables, 1 class";
+      default -> workload;
+    };
+  }
+
   private static CategoryChart panel(List<PlacementCommand.Row> rows, double u, double yMax) {
     CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT)
         .title(String.format(Locale.ROOT, "Device write amplification, %.0f%% utilization", 100 * u))
@@ -73,7 +84,7 @@ final class PlacementChart {
       for (String w : workloads) {
         for (PlacementCommand.Row r : rows) {
           if (r.workload().equals(w) && r.mapper().equals(m) && r.utilization() == u) {
-            xs.add(w);
+            xs.add(label(w));
             ys.add(Double.isNaN(r.deviceWaf()) ? 1.0 : r.deviceWaf());
           }
         }

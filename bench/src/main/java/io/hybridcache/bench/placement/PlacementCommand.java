@@ -39,7 +39,8 @@ import picocli.CommandLine.Spec;
  *
  * <p>Workloads (files in src/workloads): A (50% updates), F (read-modify-write), the CaSSanDra paper's
  * fragmentation phase (90% updates, latest distribution, five 75-byte columns) and twotables (a table
- * updated by 90% of its operations beside one updated by 2%, each its own lifetime class). Each runs
+ * updated by 90% of its operations beside one updated by 2%, each its own lifetime class; and again
+ * as twotables-oneclass with both tables in FRESH, to see what the classes themselves change). Each runs
  * as the {@code ycsb} command does (load and run in two JVMs); the cache discards reclaimed segments
  * (trimReclaimed) so the device sees them die, and records in its trace the stream every mapper chose
  * for every segment, so one run serves all mappers.
@@ -54,8 +55,8 @@ import picocli.CommandLine.Spec;
  * {@code total_wa} = app_wa * device_waf, and the reduction of device WAF against one stream.
  *
  * <p>Run from the repository root: {@code java -jar bench/target/hybridcache-bench.jar placement
- * --json placement.json --chart src/site/placement-waf.png} (four YCSB runs of 200k records and 1M
- * operations with 16 MiB DRAM over 128 MiB flash: about 3-4 minutes on 2 cores). {@code --trace FILE}
+ * --json placement.json --chart src/site/placement-waf.png} (five YCSB runs of 100k records and 1.5M
+ * operations, 4 MiB DRAM over 64 MiB flash of 128 KiB segments: about 4 minutes on 2 cores). {@code --trace FILE}
  * replays existing traces instead of running YCSB.
  */
 @Command(name = "placement", mixinStandardHelpOptions = true, sortOptions = false,
@@ -65,13 +66,16 @@ import picocli.CommandLine.Spec;
         "Prints mapper, utilization, device_waf, app_wa, total_wa per workload; the data directory is wiped first."})
 public final class PlacementCommand implements Callable<Integer> {
   static final List<String> MAPPERS = List.of("single", "static", "dsm", "filestream", "oracle");
+  static final int CASCADE_QUEUE_ENTRIES = 1 << 17;
 
   @Spec
   CommandSpec spec;
 
   @Option(names = "--workloads", split = ",", paramLabel = "NAME",
-      description = "workload files under src/workloads, or paths (default: ${DEFAULT-VALUE})")
-  List<String> workloads = new ArrayList<>(List.of("workloada", "workloadf", "fragmentation", "twotables"));
+      description = {"workload files under src/workloads, or paths; NAME:oneclass runs a multi-table workload",
+          "with all tables in FRESH (default: ${DEFAULT-VALUE})"})
+  List<String> workloads = new ArrayList<>(List.of("workloada", "workloadf", "fragmentation", "twotables",
+      "twotables:oneclass"));
 
   @Option(names = "--records", paramLabel = "N", description = "records loaded (default: ${DEFAULT-VALUE})")
   long records = 100_000;
@@ -116,6 +120,10 @@ public final class PlacementCommand implements Callable<Integer> {
 
   @Option(names = "--victim", paramLabel = "greedy|cost-benefit|fifo", description = "FTL victim selection (default: greedy)")
   String victim = "greedy";
+
+  @Option(names = "--cache-victim", paramLabel = "greedy|cost-benefit|fifo",
+      description = "the cache's reclaim victim policy (default: ${DEFAULT-VALUE})")
+  String cacheVictim = "greedy";
 
   @Option(names = "--no-trims", description = "replay ignoring the trace's discards (a device that never sees them)")
   boolean noTrims;
@@ -169,12 +177,13 @@ public final class PlacementCommand implements Callable<Integer> {
     if (traces.isEmpty()) {
       Path data = BenchDirs.prepare(dir);
       for (String w : workloads) {
-        Path wl = workloadFile(w);
-        String name = wl.getFileName().toString();
+        boolean oneClass = w.endsWith(":oneclass");
+        Path wl = workloadFile(oneClass ? w.substring(0, w.length() - ":oneclass".length()) : w);
+        String name = wl.getFileName().toString() + (oneClass ? "-oneclass" : "");
         Path runDir = data.resolve(name);
         Path trace = data.resolve(name + "-trace.csv");
         Path stats = data.resolve(name + "-ycsb.json");
-        int rc = runYcsb(wl, runDir, trace, stats, err);
+        int rc = runYcsb(wl, runDir, trace, stats, !oneClass, err);
         if (rc != BenchMain.OK) {
           err.println("placement: the YCSB run of " + name + " failed (exit " + rc + ")");
           return BenchMain.FAILED;
@@ -186,7 +195,9 @@ public final class PlacementCommand implements Callable<Integer> {
       }
     } else {
       for (Path t : traces) {
-        String name = t.toString();
+        String file = t.getFileName().toString();
+        // the command's own traces are NAME-trace.csv: name them as the run did
+        String name = file.endsWith("-trace.csv") ? file.substring(0, file.length() - "-trace.csv".length()) : t.toString();
         traceOf.put(name, t);
         appWa.put(name, Double.NaN);
       }
@@ -209,7 +220,7 @@ public final class PlacementCommand implements Callable<Integer> {
       for (long b : sens) {
         sensitivity.addAll(replayAll(e.getKey(), replay, top, b, v, app));
       }
-      long footprint = (long) replay.footprintPages() * TraceReplay.PAGE;
+      long footprint = Math.max(1, (long) replay.footprintPages() * TraceReplay.PAGE);
       err.printf(Locale.ROOT, "placement: %s: %s written (%.1f x the footprint of %s), %s trimmed; replayed in %.1f s%n",
           e.getKey(), Sizes.format(replay.writtenBytes()), (double) replay.writtenBytes() / footprint,
           Sizes.format(footprint), Sizes.format(replay.trimmedBytes()), (System.nanoTime() - t0) / 1e9);
@@ -221,7 +232,7 @@ public final class PlacementCommand implements Callable<Integer> {
     settings.put("records", records).put("operations", operations).put("threads", threads).put("dram_bytes", dram)
         .put("flash_bytes", flash).put("segment_bytes", segment).put("write_buffer_bytes", writeBuffer)
         .put("streams", streams).put("block_bytes", blockBytes).put("over_provisioning", overProvisioning)
-        .put("victim", victim).put("trims", !noTrims);
+        .put("victim", victim).put("trims", !noTrims).put("cache_victim_policy", cacheVictim);
     out.set("results", toJson(rows));
     out.set("ycsb", ycsb);
     out.set("sensitivity", toJson(sensitivity));
@@ -268,16 +279,22 @@ public final class PlacementCommand implements Callable<Integer> {
     return n;
   }
 
-  private int runYcsb(Path wl, Path runDir, Path trace, Path stats, PrintStream err) throws Exception {
+  private int runYcsb(Path wl, Path runDir, Path trace, Path stats, boolean tableClasses, PrintStream err)
+      throws Exception {
     List<String> a = new ArrayList<>(List.of("--workload", wl.toString(), "--records", Long.toString(records),
         "--operations", Long.toString(operations), "--threads", Integer.toString(threads),
         "--dram", Long.toString(dram), "--flash", Long.toString(flash), "--segment", Long.toString(segment),
         "--write-buffer", Long.toString(writeBuffer), "--index", "heap", "--dir", runDir.toString(),
         "--json", stats.toString(), "--status-interval", "30",
         "-p", HybridCacheDB.WRITE_TRACE + "=" + trace, "-p", HybridCacheDB.TRIM_RECLAIMED + "=true",
-        "-p", HybridCacheDB.STREAMS + "=" + streams, "-p", HybridCacheDB.JMX + "=false"));
+        "-p", HybridCacheDB.STREAMS + "=" + streams, "-p", HybridCacheDB.JMX + "=false",
+        "-p", HybridCacheDB.VICTIM_POLICY + "=" + cacheVictim,
+        // room for every eviction of the load phase: with the default queue a busy machine drops a
+        // varying share of them (the writer falls behind 4 inserting threads), and with it the state
+        // the run phase starts from
+        "-p", HybridCacheDB.CASCADE_QUEUE + "=" + CASCADE_QUEUE_ENTRIES));
     String tables = tablesOf(wl);
-    if (tables != null) {
+    if (tables != null && tableClasses) {
       a.addAll(List.of("-p", HybridCacheDB.TABLE_CLASSES + "=" + tables));
     }
     err.println("placement: ycsb " + String.join(" ", a));

@@ -41,6 +41,7 @@ import site.ycsb.Status;
  * {@value #EXPECTED_ENTRIES}, {@value #JMX} (true|false), {@value #STATS_FILE} (where the last
  * cleanup writes the cache's {@link CacheStats} as JSON), {@value #CODEC} (raw|catalog, default raw),
  * {@value #WRITE_TRACE} (device write trace file, appended), {@value #TRIM_RECLAIMED} (true|false),
+ * {@value #VICTIM_POLICY} (greedy|cost-benefit|fifo),
  * {@value #STREAM_MAPPER} (single|static|dsm|filestream), {@value #STREAMS}, {@value #PLACEMENT_EPOCH},
  * {@value #TABLE_CLASSES} (comma-separated table names: the i-th table's records go to flash in the
  * lifetime class {@code LifetimeClass.named(16 + i, table)}, other tables in FRESH). Unset sizes take the {@link CacheConfig}
@@ -84,9 +85,10 @@ public class HybridCacheDB extends DB {
   public static final String STREAMS = PREFIX + "streams";
   public static final String PLACEMENT_EPOCH = PREFIX + "placement.epoch.bytes";
   public static final String TABLE_CLASSES = PREFIX + "table.classes";
+  public static final String VICTIM_POLICY = PREFIX + "victim.policy";
   private static final Set<String> KNOWN = Set.of(DIR, DRAM_BYTES, FLASH_BYTES, SEGMENT_BYTES,
       WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, CASCADE_QUEUE, ADMISSION, CODEC,
-      WRITE_TRACE, TRIM_RECLAIMED, STREAM_MAPPER, STREAMS, PLACEMENT_EPOCH, TABLE_CLASSES);
+      WRITE_TRACE, TRIM_RECLAIMED, STREAM_MAPPER, STREAMS, PLACEMENT_EPOCH, TABLE_CLASSES, VICTIM_POLICY);
   private static final String DEFAULT_TABLE = "usertable";
   private static final int STRIPES = 1024;
 
@@ -309,6 +311,9 @@ public class HybridCacheDB extends DB {
     }
     if ((v = p.getProperty(PLACEMENT_EPOCH)) != null) {
       b.placementEpochBytes(Sizes.parse(v));
+    }
+    if ((v = p.getProperty(VICTIM_POLICY)) != null) {
+      b.victimPolicy(io.hybridcache.core.reclaim.VictimPolicy.parse(VICTIM_POLICY, v));
     }
     tableClasses(p); // fail on a bad list here too
     return b.build();

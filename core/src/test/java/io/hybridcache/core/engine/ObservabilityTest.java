@@ -62,6 +62,9 @@ class ObservabilityTest {
     assertTrue(lines.stream().anyMatch(l -> l.startsWith("W,") && l.contains(",FRESH,")));
     assertTrue(lines.stream().anyMatch(l -> l.startsWith("T,")), "reclaimed slots are trimmed and traced");
     for (String l : lines.subList(1, lines.size())) {
+      if (l.startsWith("E,")) {
+        continue; // an epoch's hotness figures: its offset column is the device clock
+      }
       long off = Long.parseLong(l.split(",")[1]);
       assertTrue(off % 4096 == 0 && off < 16L * TestCaches.SEGMENT, l);
     }
