@@ -26,7 +26,7 @@ final class DsmMapper implements StreamMapper {
   private final StaticMapper initial;
   /** class id -> {predicted stream of the young region, of the old region}; -1 = none yet. */
   private final Map<Integer, int[]> predicted = new HashMap<>();
-  private long remaps;
+  private volatile long remaps; // written by the writer thread, read by stats on any thread
 
   DsmMapper(int streams, int groups, int alpha) {
     if (streams < 1 || alpha < 2 || groups < 1) {

@@ -2,7 +2,7 @@ package io.hybridcache.core.placement;
 
 import java.util.Locale;
 
-/** The stream mappers a cache can be configured with ({@code CacheConfig.streamMapper}). */
+/** The stream mappers a cache can be configured with ({@code CacheConfig.streamMapper}). Immutable. */
 public enum MapperKind {
   /** Every segment in stream 0: what a device without streams sees. */
   SINGLE("single"),

@@ -34,7 +34,7 @@ public interface StreamMapper {
   /** The stream a new segment of {@code classId} would get now, or -1 for a class never seen. */
   int streamOf(int classId);
 
-  /** Epochs in which at least one class changed stream. */
+  /** Epochs in which at least one class changed stream; may be read from any thread (stats). */
   default long remaps() {
     return 0;
   }
