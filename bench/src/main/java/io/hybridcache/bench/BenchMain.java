@@ -34,6 +34,7 @@ import picocli.CommandLine.Spec;
         "Run from the repository root (paths such as src/workloads/workloadb are relative to it)."},
     subcommands = {YcsbCommand.class, LimitsCommand.class, CatalogCommand.class, JmhCommand.class,
         io.hybridcache.bench.mongo.MongoCommand.class,
+        io.hybridcache.bench.placement.PlacementCommand.class,
         CommandLine.HelpCommand.class},
     footerHeading = "%nExit codes:%n",
     footer = {"  0  success", "  1  the benchmark failed (see the messages above)", "  2  bad command line",

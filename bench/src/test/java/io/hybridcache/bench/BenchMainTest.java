@@ -22,5 +22,8 @@ class BenchMainTest {
     assertEquals(BenchMain.USAGE, BenchMain.execute("jmh", "-f", "notanumber"));
     assertEquals(BenchMain.OK, BenchMain.execute("jmh", "-l"));
     assertEquals(BenchMain.OK, BenchMain.execute("mongo", "--help"));
+    assertEquals(BenchMain.OK, BenchMain.execute("placement", "--help"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("placement", "--utilization", "1.5", "--trace", "x.csv"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("placement", "--victim", "lru", "--trace", "x.csv"));
   }
 }

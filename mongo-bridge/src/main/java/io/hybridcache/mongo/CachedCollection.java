@@ -312,14 +312,14 @@ public final class CachedCollection<T> {
   // ---- cache entries ----
 
   /**
-   * Puts {@code value} for {@code key} with the collection's TTL. The engine has no put with a
-   * lifetime class yet (issue 6): when it has, this passes {@link #lifetime} and nothing else changes.
+   * Puts {@code value} for {@code key} with the collection's TTL, in the collection's own lifetime
+   * class: its segments (and SSD stream) hold only this collection's documents.
    */
   private void store(byte[] key, byte[] value) {
     if (ttl == null) {
-      cache.put(key, value);
+      cache.put(key, value, lifetime);
     } else {
-      cache.put(key, value, ttl);
+      cache.put(key, value, ttl, lifetime);
     }
   }
 

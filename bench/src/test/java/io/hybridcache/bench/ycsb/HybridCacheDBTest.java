@@ -184,4 +184,51 @@ class HybridCacheDBTest {
     assertTrue(again.getMessage().contains("another client thread"), again.getMessage());
     HybridCacheDB.resetForTests();
   }
+
+  @Test
+  void tablesListedInTableClassesGoToTheirOwnLifetimeClassOnFlash() throws Exception {
+    HybridCacheDB.opener = HybridCache::open;
+    Properties p = props();
+    p.setProperty(HybridCacheDB.DRAM_BYTES, "1MiB");
+    p.setProperty(HybridCacheDB.FLASH_BYTES, "1MiB");
+    p.setProperty(HybridCacheDB.SEGMENT_BYTES, "64KiB");
+    p.setProperty(HybridCacheDB.WRITE_BUFFER_BYTES, "16KiB");
+    p.setProperty(HybridCacheDB.INDEX, "heap");
+    p.setProperty(HybridCacheDB.JMX, "false");
+    p.setProperty(HybridCacheDB.STREAM_MAPPER, "static");
+    p.setProperty(HybridCacheDB.TABLE_CLASSES, "hot, cold");
+    p.setProperty(HybridCacheDB.WRITE_TRACE, tmp.resolve("trace.csv").toString());
+    HybridCacheDB db = db(p);
+    for (int i = 0; i < 50; i++) {
+      assertEquals(Status.OK, db.insert("hot", "k" + i, fields("f", "v" + i)));
+      assertEquals(Status.OK, db.insert("cold", "k" + i, fields("f", "v" + i)));
+      assertEquals(Status.OK, db.insert("usertable", "k" + i, fields("f", "v" + i)));
+    }
+    db.cleanup();
+    JsonNode placement = StatsJson.MAPPER.readTree(tmp.resolve("stats.json").toFile()).path("placement");
+    assertEquals("static", placement.path("mapper").asText());
+    Map<String, Integer> idOf = new HashMap<>();
+    placement.path("classes").forEach(c -> idOf.put(c.path("name").asText(), c.path("id").asInt()));
+    assertEquals(Map.of("FRESH", 0, "hot", 16, "cold", 17), idOf);
+    assertTrue(Files.readAllLines(tmp.resolve("trace.csv")).stream().anyMatch(l -> l.startsWith("O,") && l.contains(",cold,")));
+  }
+
+  @Test
+  void placementPropertiesAreChecked() {
+    Properties p = props();
+    p.setProperty(HybridCacheDB.STREAM_MAPPER, "zigzag");
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> HybridCacheDB.configFrom(p)).getMessage()
+        .contains(HybridCacheDB.STREAM_MAPPER));
+    p.setProperty(HybridCacheDB.STREAM_MAPPER, "dsm");
+    p.setProperty(HybridCacheDB.TABLE_CLASSES, "a,a");
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> HybridCacheDB.configFrom(p)).getMessage()
+        .contains(HybridCacheDB.TABLE_CLASSES));
+    p.setProperty(HybridCacheDB.TABLE_CLASSES, "a,b");
+    p.setProperty(HybridCacheDB.STREAMS, "4");
+    p.setProperty(HybridCacheDB.TRIM_RECLAIMED, "true");
+    CacheConfig c = HybridCacheDB.configFrom(p);
+    assertEquals(4, c.streams());
+    assertTrue(c.trimReclaimed());
+    assertEquals(io.hybridcache.core.placement.MapperKind.DSM, c.streamMapper());
+  }
 }

@@ -8,6 +8,7 @@ import io.hybridcache.core.index.Index;
 import io.hybridcache.core.index.IndexEntry;
 import io.hybridcache.core.index.IndexFullException;
 import io.hybridcache.core.placement.LifetimeClass;
+import io.hybridcache.core.placement.Placement;
 import io.hybridcache.core.reclaim.Reclaimer;
 import io.hybridcache.core.segment.FlashReader;
 import io.hybridcache.core.segment.Segment;
@@ -61,6 +62,7 @@ final class FlashTier {
   private final Index index;
   private final SegmentTable table;
   private final SegmentWriter writer;
+  private final Placement placement;
   private final FlashReader reader;
   private final Reclaimer reclaimer;
   private final Counters counters;
@@ -88,8 +90,9 @@ final class FlashTier {
   record Hit(EntryFormat.Entry entry, long packed) {}
 
   FlashTier(CacheConfig config, Device device, Index index, SegmentTable table, SegmentWriter writer,
-      WriteTrace trace, Counters counters, AtomicLong sequence) {
+      Placement placement, WriteTrace trace, Counters counters, AtomicLong sequence) {
     this.config = config;
+    this.placement = placement;
     this.trace = trace;
     this.gate = new FaultGate(config.name(), config.faultRetryInterval(), counters);
     this.device = device;
@@ -114,6 +117,7 @@ final class FlashTier {
   Index index() { return index; }
   SegmentTable table() { return table; }
   Device device() { return device; }
+  Placement placement() { return placement; }
   boolean degraded() { return gate.degraded(); }
 
   /** False while degraded and before the retry time: evictions are then dropped without queueing. */
@@ -298,6 +302,7 @@ final class FlashTier {
     Segment s = table.get(IndexEntry.segmentId(packed));
     if (s != null) {
       s.addGarbage(IndexEntry.sizeBytes(packed));
+      placement.invalidated(s, IndexEntry.sizeBytes(packed));
     }
   }
 
@@ -424,6 +429,7 @@ final class FlashTier {
             break;
           }
           reclaimer.reclaim(victim);
+          placement.reclaimed(victim);
         }
       } catch (IOException e) {
         fail(e);
