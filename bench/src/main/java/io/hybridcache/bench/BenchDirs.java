@@ -39,6 +39,13 @@ public final class BenchDirs {
     return abs;
   }
 
+  /** Deletes {@code dir} and everything under it (a temporary directory a benchmark made). */
+  public static void deleteTree(Path dir) throws IOException {
+    deleteContents(dir);
+    Files.deleteIfExists(dir.resolve(MARKER));
+    Files.deleteIfExists(dir);
+  }
+
   /** Deletes everything under {@code dir} except the marker; leaves {@code dir} itself. */
   public static void deleteContents(Path dir) throws IOException {
     if (!Files.isDirectory(dir)) {

@@ -1,5 +1,7 @@
 package io.hybridcache.bench;
 
+import io.hybridcache.bench.catalog.CatalogCommand;
+import io.hybridcache.bench.jmh.JmhCommand;
 import io.hybridcache.bench.limits.LimitsCommand;
 import io.hybridcache.bench.ycsb.YcsbCommand;
 import java.io.PrintWriter;
@@ -16,6 +18,8 @@ import picocli.CommandLine.Spec;
  *       phases in two JVMs; prints throughput, read latency and the cache's hit ratios.
  *   <li>{@code limits}: what the disk can do (fio) next to what the cache gets out of it
  *       (flash-hit reads, insert bandwidth), as ratios.
+ *   <li>{@code catalog}: footprint of rows with inline column names vs schema-catalogue encoding.
+ *   <li>{@code jmh}: the JMH micro-benchmarks (options passed to JMH).
  * </ul>
  *
  * <p>Exit codes: {@value #OK} success, {@value #FAILED} the benchmark ran but failed (a child JVM
@@ -28,7 +32,11 @@ import picocli.CommandLine.Spec;
     description = {
         "Benchmarks of hybridcache, a flash tier under a Caffeine DRAM cache.",
         "Run from the repository root (paths such as src/workloads/workloadb are relative to it)."},
-    subcommands = {YcsbCommand.class, LimitsCommand.class, io.hybridcache.bench.cassandra.CassandraCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {YcsbCommand.class, LimitsCommand.class, CatalogCommand.class, JmhCommand.class,
+        io.hybridcache.bench.mongo.MongoCommand.class,
+        io.hybridcache.bench.placement.PlacementCommand.class,
+        io.hybridcache.bench.cassandra.CassandraCommand.class,
+        CommandLine.HelpCommand.class},
     footerHeading = "%nExit codes:%n",
     footer = {"  0  success", "  1  the benchmark failed (see the messages above)", "  2  bad command line",
         "  3  a required tool is missing (fio)", "",
@@ -36,6 +44,8 @@ import picocli.CommandLine.Spec;
         "  java -jar bench/target/hybridcache-bench.jar ycsb",
         "  java -jar bench/target/hybridcache-bench.jar ycsb --workload src/workloads/workloada",
         "  java -jar bench/target/hybridcache-bench.jar limits --quick --json limits.json",
+        "  java -jar bench/target/hybridcache-bench.jar catalog --json catalog.json",
+        "  java -jar bench/target/hybridcache-bench.jar jmh -f 1 -wi 2 -i 3 -w 1s -r 1s Catalog",
         "  java -jar bench/target/hybridcache-bench.jar help ycsb"})
 public final class BenchMain implements Runnable {
   public static final int OK = 0;
@@ -82,7 +92,7 @@ public final class BenchMain implements Runnable {
   @Override
   public void run() {
     // No subcommand: show the usage and fail as a usage error.
-    throw new CommandLine.ParameterException(spec.commandLine(), "missing command: choose ycsb or limits");
+    throw new CommandLine.ParameterException(spec.commandLine(), "missing command: choose ycsb, limits, catalog or jmh");
   }
 
   /** The version from the jar manifest, or "dev" when run from classes. */

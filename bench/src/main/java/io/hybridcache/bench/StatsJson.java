@@ -55,6 +55,43 @@ public final class StatsJson {
         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 
+  /** Writes {@code node} to {@code file} (parent directories created); returns the absolute path. */
+  public static Path writeFile(Path file, com.fasterxml.jackson.databind.JsonNode node) throws IOException {
+    Path abs = file.toAbsolutePath();
+    if (abs.getParent() != null) {
+      Files.createDirectories(abs.getParent());
+    }
+    MAPPER.writeValue(abs.toFile(), node);
+    return abs;
+  }
+
+  /** A cache's last stats and when they were taken: "after_close" or "before_close". */
+  public record Closed(CacheStats stats, String snapshot) {}
+
+  /** Something that closes (a cache, or what owns it). */
+  @FunctionalInterface
+  public interface Closer {
+    void close() throws Exception;
+  }
+
+  /**
+   * Runs {@code close} (which closes {@code cache}) and returns the cache's stats after it, which
+   * include the writes the close made, if the closed engine still answers; else those from just before.
+   */
+  public static Closed close(io.hybridcache.core.api.HybridCache cache, Closer close) throws Exception {
+    CacheStats before;
+    try {
+      before = cache.stats();
+    } finally {
+      close.close();
+    }
+    try {
+      return new Closed(cache.stats(), "after_close");
+    } catch (RuntimeException ignored) {
+      return new Closed(before, "before_close"); // a closed cache need not answer
+    }
+  }
+
   /** Reads a file written by {@link #write}; the derived and extra fields are ignored. */
   public static CacheStats read(Path file) throws IOException {
     return MAPPER.readValue(file.toFile(), CacheStats.class);

@@ -16,5 +16,14 @@ class BenchMainTest {
     assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--dram", "lots"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--workload", "target/no/such/workload"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("limits", "--fio-only", "--cache-only"));
+    assertEquals(BenchMain.OK, BenchMain.execute("catalog", "--help"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("catalog", "--rows", "0"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--codec", "zip"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("jmh", "-f", "notanumber"));
+    assertEquals(BenchMain.OK, BenchMain.execute("jmh", "-l"));
+    assertEquals(BenchMain.OK, BenchMain.execute("mongo", "--help"));
+    assertEquals(BenchMain.OK, BenchMain.execute("placement", "--help"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("placement", "--utilization", "1.5", "--trace", "x.csv"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("placement", "--victim", "lru", "--trace", "x.csv"));
   }
 }

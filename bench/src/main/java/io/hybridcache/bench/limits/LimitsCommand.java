@@ -280,12 +280,7 @@ public final class LimitsCommand implements Callable<Integer> {
     System.out.flush();
 
     if (json != null) {
-      Path j = json.toAbsolutePath();
-      if (j.getParent() != null) {
-        Files.createDirectories(j.getParent());
-      }
-      StatsJson.MAPPER.writeValue(j.toFile(), out);
-      err.println("limits: wrote " + j);
+      err.println("limits: wrote " + StatsJson.writeFile(json, out));
     }
     return ok ? BenchMain.OK : BenchMain.FAILED;
   }

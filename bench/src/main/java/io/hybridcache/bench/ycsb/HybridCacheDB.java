@@ -6,7 +6,11 @@ import io.hybridcache.bench.StatsJson;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.catalog.CatalogConfig;
+import io.hybridcache.core.catalog.SchemaCatalog;
 import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.placement.LifetimeClass;
+import io.hybridcache.core.placement.MapperKind;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -35,11 +39,18 @@ import site.ycsb.Status;
  * target/ycsb-data/cache), {@value #DRAM_BYTES}, {@value #FLASH_BYTES}, {@value #SEGMENT_BYTES},
  * {@value #WRITE_BUFFER_BYTES}, {@value #DIRECT_IO} (true|false), {@value #INDEX} (heap|chronicle),
  * {@value #EXPECTED_ENTRIES}, {@value #JMX} (true|false), {@value #STATS_FILE} (where the last
- * cleanup writes the cache's {@link CacheStats} as JSON). Unset sizes take the {@link CacheConfig}
+ * cleanup writes the cache's {@link CacheStats} as JSON), {@value #CODEC} (raw|catalog, default raw),
+ * {@value #WRITE_TRACE} (device write trace file, appended), {@value #TRIM_RECLAIMED} (true|false),
+ * {@value #VICTIM_POLICY} (greedy|cost-benefit|fifo),
+ * {@value #STREAM_MAPPER} (single|static|dsm|filestream), {@value #STREAMS}, {@value #PLACEMENT_EPOCH},
+ * {@value #TABLE_CLASSES} (comma-separated table names: the i-th table's records go to flash in the
+ * lifetime class {@code LifetimeClass.named(16 + i, table)}, other tables in FRESH). Unset sizes take the {@link CacheConfig}
  * defaults; an unknown {@code hybridcache.*} key fails init, so typos do not go unnoticed.
  *
  * <p>Records: each YCSB record is one cache entry, key = the YCSB key as UTF-8 (prefixed by
- * "table:" for tables other than usertable), value = {@link RecordCodec} of its fields. read
+ * "table:" for tables other than usertable), value = its fields in the {@link RecordFormat} of
+ * {@value #CODEC}: {@code raw} = {@link RecordCodec} (names inline), {@code catalog} = a schema id from
+ * the schema catalogue in {@code <dir>/catalog} plus the values (opened and closed with the cache). read
  * returns the requested fields; update is a read-modify-write merge (a missing record gets just
  * the given fields); insert is put; delete is remove; scan is NOT_IMPLEMENTED (no ordered keys).
  *
@@ -64,8 +75,20 @@ public class HybridCacheDB extends DB {
   public static final String EXPECTED_ENTRIES = PREFIX + "expected.entries";
   public static final String JMX = PREFIX + "jmx";
   public static final String STATS_FILE = PREFIX + "stats.file";
+  public static final String CASCADE_QUEUE = PREFIX + "cascade.queue.entries";
+  public static final String ADMISSION = PREFIX + "admission";
+  /** raw (names inline, {@link RecordCodec}) or catalog (schema catalogue, {@link RecordFormat#catalog}). */
+  public static final String CODEC = PREFIX + "codec";
+  public static final String WRITE_TRACE = PREFIX + "write.trace";
+  public static final String TRIM_RECLAIMED = PREFIX + "trim.reclaimed";
+  public static final String STREAM_MAPPER = PREFIX + "stream.mapper";
+  public static final String STREAMS = PREFIX + "streams";
+  public static final String PLACEMENT_EPOCH = PREFIX + "placement.epoch.bytes";
+  public static final String TABLE_CLASSES = PREFIX + "table.classes";
+  public static final String VICTIM_POLICY = PREFIX + "victim.policy";
   private static final Set<String> KNOWN = Set.of(DIR, DRAM_BYTES, FLASH_BYTES, SEGMENT_BYTES,
-      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE);
+      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, CASCADE_QUEUE, ADMISSION, CODEC,
+      WRITE_TRACE, TRIM_RECLAIMED, STREAM_MAPPER, STREAMS, PLACEMENT_EPOCH, TABLE_CLASSES, VICTIM_POLICY);
   private static final String DEFAULT_TABLE = "usertable";
   private static final int STRIPES = 1024;
 
@@ -74,6 +97,11 @@ public class HybridCacheDB extends DB {
   private static HybridCache shared;
   private static int refs;
   private static Path statsFile;
+  private static SchemaCatalog sharedCatalog;
+  /** How records become values in this JVM's shared cache; set with it. */
+  private static volatile RecordFormat format = RecordFormat.RAW;
+  /** Lifetime class of each table named in {@value #TABLE_CLASSES}; set with the shared cache. */
+  private static volatile Map<String, LifetimeClass> tableClasses = Map.of();
   private static boolean hookInstalled;
   /** Why the open failed in this JVM, or null; later inits fail fast with it. */
   private static String openFailure;
@@ -108,12 +136,28 @@ public class HybridCacheDB extends DB {
           // Another client thread already failed to open it: say so briefly instead of retrying.
           throw new DBException("cannot open the cache (failed in another client thread): " + openFailure);
         }
+        String codec = RecordFormat.parse(CODEC, getProperties().getProperty(CODEC, "raw")); // checked by configFrom
         try {
           shared = opener.apply(config);
         } catch (RuntimeException e) {
           openFailure = e.toString();
           throw new DBException("cannot open the cache " + config + ": " + e, e);
         }
+        if (codec.equals("catalog")) {
+          try {
+            sharedCatalog = SchemaCatalog.open(CatalogConfig.builder(
+                config.directory().resolve(SchemaCatalog.SUBDIRECTORY)).directIo(config.directIo()).build());
+          } catch (RuntimeException e) {
+            openFailure = e.toString();
+            shared.close();
+            shared = null;
+            throw new DBException("cannot open the schema catalogue: " + e, e);
+          }
+          format = RecordFormat.catalog(sharedCatalog);
+        } else {
+          format = RecordFormat.RAW;
+        }
+        tableClasses = tableClasses(getProperties());
         String sf = getProperties().getProperty(STATS_FILE);
         statsFile = sf == null || sf.isBlank() ? null : Path.of(sf);
         ERRORS.set(0);
@@ -147,26 +191,34 @@ public class HybridCacheDB extends DB {
     }
   }
 
-  /** Closes {@code c} and writes its stats to {@code file} (if not null); caller holds LOCK. */
+  /**
+   * Closes {@code c} (and the catalogue, if open) and writes its stats to {@code file} (if not null);
+   * caller holds LOCK.
+   */
   private static void closeAndReport(HybridCache c, Path file) throws Exception {
-    CacheStats before;
-    try {
-      before = c.stats();
-    } finally {
-      c.close();
-    }
-    CacheStats stats = before;
-    String snapshot = "before_close";
-    try {
-      stats = c.stats(); // includes the writes close made, if the engine still answers
-      snapshot = "after_close";
-    } catch (RuntimeException ignored) {
-      // a closed cache need not answer: the snapshot taken before close stands
-    }
+    SchemaCatalog catalog = sharedCatalog;
+    sharedCatalog = null;
+    StatsJson.Closed closed = StatsJson.close(c, () -> {
+      try {
+        c.close();
+      } finally {
+        if (catalog != null) {
+          catalog.close();
+        }
+      }
+    });
+    CacheStats stats = closed.stats();
+    String snapshot = closed.snapshot();
     if (file != null) {
       ObjectNode extra = StatsJson.MAPPER.createObjectNode();
       extra.put("snapshot", snapshot);
       extra.put("binding_errors", ERRORS.get());
+      extra.put("codec", format.toString());
+      extra.set("placement", StatsJson.MAPPER.valueToTree(c.placement()));
+      if (catalog != null) {
+        extra.put("catalog_schemas", catalog.stats().schemas());
+        extra.put("catalog_fallbacks", catalog.stats().fallbacks());
+      }
       StatsJson.write(file, stats, extra);
     }
   }
@@ -200,6 +252,9 @@ public class HybridCacheDB extends DB {
         throw new IllegalArgumentException("unknown property " + k + " (known: " + KNOWN + ")");
       }
     }
+    if (p.getProperty(CODEC) != null) {
+      RecordFormat.parse(CODEC, p.getProperty(CODEC));
+    }
     CacheConfig.Builder b = CacheConfig.builder(Path.of(p.getProperty(DIR, "target/ycsb-data/cache")))
         .name("ycsb");
     String v;
@@ -227,7 +282,54 @@ public class HybridCacheDB extends DB {
     if ((v = p.getProperty(JMX)) != null) {
       b.jmx(parseBoolean(JMX, v));
     }
+    if ((v = p.getProperty(CASCADE_QUEUE)) != null) {
+      b.cascadeQueueEntries(toInt(CASCADE_QUEUE, Long.parseLong(v.trim())));
+    }
+    if ((v = p.getProperty(ADMISSION)) != null) {
+      b.admission(io.hybridcache.core.admission.AdmissionPolicies.parse(ADMISSION, v));
+    }
+    if ((v = p.getProperty(WRITE_TRACE)) != null && !v.isBlank()) {
+      b.writeTrace(Path.of(v.trim()));
+    }
+    if ((v = p.getProperty(TRIM_RECLAIMED)) != null) {
+      b.trimReclaimed(parseBoolean(TRIM_RECLAIMED, v));
+    }
+    if ((v = p.getProperty(STREAM_MAPPER)) != null) {
+      b.streamMapper(MapperKind.parse(STREAM_MAPPER, v));
+    }
+    if ((v = p.getProperty(STREAMS)) != null) {
+      b.streams(toInt(STREAMS, Long.parseLong(v.trim())));
+    }
+    if ((v = p.getProperty(PLACEMENT_EPOCH)) != null) {
+      b.placementEpochBytes(Sizes.parse(v));
+    }
+    if ((v = p.getProperty(VICTIM_POLICY)) != null) {
+      b.victimPolicy(io.hybridcache.core.reclaim.VictimPolicy.parse(VICTIM_POLICY, v));
+    }
+    tableClasses(p); // fail on a bad list here too
     return b.build();
+  }
+
+  /** The lifetime class of each table listed in {@value #TABLE_CLASSES} (ids 16, 17, ... in list order). */
+  static Map<String, LifetimeClass> tableClasses(Properties p) {
+    String v = p.getProperty(TABLE_CLASSES);
+    if (v == null || v.isBlank()) {
+      return Map.of();
+    }
+    Map<String, LifetimeClass> m = new LinkedHashMap<>();
+    for (String table : v.split(",")) {
+      String t = table.trim();
+      if (t.isEmpty() || m.containsKey(t)) {
+        throw new IllegalArgumentException(TABLE_CLASSES + " must list distinct non-empty table names, was " + v);
+      }
+      m.put(t, LifetimeClass.named(LifetimeClass.FIRST_CALLER_ID + m.size(), t));
+    }
+    return Map.copyOf(m);
+  }
+
+  private static LifetimeClass classOf(String table) {
+    LifetimeClass c = tableClasses.get(table == null ? DEFAULT_TABLE : table);
+    return c == null ? LifetimeClass.FRESH : c;
   }
 
   /** heap or chronicle (case-insensitive). */
@@ -261,7 +363,7 @@ public class HybridCacheDB extends DB {
       if (record == null) {
         return Status.NOT_FOUND;
       }
-      for (Map.Entry<String, byte[]> e : RecordCodec.decode(record, fields).entrySet()) {
+      for (Map.Entry<String, byte[]> e : format.decode(table, record, fields).entrySet()) {
         result.put(e.getKey(), new ByteArrayByteIterator(e.getValue()));
       }
       return Status.OK;
@@ -282,7 +384,7 @@ public class HybridCacheDB extends DB {
       byte[] k = key(table, key);
       Map<String, byte[]> updates = toBytes(values);
       synchronized (stripe(k)) {
-        cache.put(k, RecordCodec.merge(cache.get(k), updates));
+        cache.put(k, format.merge(table, cache.get(k), updates), classOf(table));
       }
       return Status.OK;
     } catch (RuntimeException e) {
@@ -294,9 +396,9 @@ public class HybridCacheDB extends DB {
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
     try {
       byte[] k = key(table, key);
-      byte[] record = RecordCodec.encode(toBytes(values));
+      byte[] record = format.encode(table, toBytes(values));
       synchronized (stripe(k)) {
-        cache.put(k, record);
+        cache.put(k, record, classOf(table));
       }
       return Status.OK;
     } catch (RuntimeException e) {

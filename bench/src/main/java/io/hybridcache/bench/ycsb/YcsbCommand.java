@@ -36,6 +36,11 @@ import picocli.CommandLine.Spec;
  * <p>Run from the repository root: {@code java -jar bench/target/hybridcache-bench.jar ycsb}
  * (workload B, 100k records of 10 x 100 B, 200k operations, 4 threads, 16 MiB DRAM, 512 MiB
  * flash; about a minute on 2 cores). {@code --json FILE} writes the figures as JSON.
+ *
+ * <p>The same harness runs the MongoDB bindings ({@link io.hybridcache.bench.mongo.MongoYcsbDB}):
+ * {@code --db mongo} goes straight to a MongoDB-wire server, {@code --db mongo-bridge} through the
+ * Mongo bridge with this command's cache settings; {@code --mongo-uri} names the server (FerretDB in
+ * {@code src/it/mongo-ferretdb.sh}), else a mongo-java-server runs in this JVM for the two phases.
  */
 @Command(name = "ycsb", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
@@ -44,6 +49,8 @@ import picocli.CommandLine.Spec;
         "Child status lines are streamed to stderr; each phase's YCSB stdout is kept in DIR/ycsb-<phase>.out."})
 public final class YcsbCommand implements Callable<Integer> {
   static final String BINDING = HybridCacheDB.class.getName();
+  static final String MONGO_DIRECT = io.hybridcache.bench.mongo.MongoYcsbDB.Direct.class.getName();
+  static final String MONGO_BRIDGE = io.hybridcache.bench.mongo.MongoYcsbDB.Bridge.class.getName();
 
   @Spec
   CommandSpec spec;
@@ -84,6 +91,10 @@ public final class YcsbCommand implements Callable<Integer> {
       description = "use O_DIRECT for the flash tier (default: ${DEFAULT-VALUE})")
   boolean directIo;
 
+  @Option(names = "--codec", paramLabel = "raw|catalog", converter = CodecConverter.class,
+      description = "record values: raw (field names in every record) or catalog (schema id + values, names in the schema catalogue) (default: ${DEFAULT-VALUE})")
+  String codec = "raw";
+
   @Option(names = "--dir", paramLabel = "DIR", description = "data directory, wiped before the load phase (default: ${DEFAULT-VALUE})")
   Path dir = Path.of("target/ycsb-data");
 
@@ -103,8 +114,38 @@ public final class YcsbCommand implements Callable<Integer> {
   @Option(names = "--status-interval", paramLabel = "SECONDS", description = "YCSB status line interval (default: ${DEFAULT-VALUE})")
   int statusInterval = 5;
 
-  @Option(names = "--db", hidden = true, description = "YCSB DB class (site.ycsb.BasicDB checks the harness without a cache)")
-  String db = BINDING;
+  @Option(names = "--db", paramLabel = "hybridcache|mongo|mongo-bridge|CLASS",
+      description = {"what YCSB runs against (default: hybridcache): the cache alone; mongo = direct to a MongoDB-wire",
+          "server; mongo-bridge = the same server through the Mongo bridge (cache in front); or a site.ycsb.DB class",
+          "(site.ycsb.BasicDB checks the harness)"})
+  String db = "hybridcache";
+
+  @Option(names = "--mongo-uri", paramLabel = "URI",
+      description = {"server for --db mongo|mongo-bridge, e.g. mongodb://127.0.0.1:27017/ycsb (its collection usertable",
+          "is dropped before the load); default: a mongo-java-server started in this JVM on a loopback port"})
+  String mongoUri;
+
+  /** The YCSB DB class --db names. */
+  String dbClass() {
+    return switch (db) {
+      case "hybridcache" -> BINDING;
+      case "mongo" -> MONGO_DIRECT;
+      case "mongo-bridge" -> MONGO_BRIDGE;
+      default -> db;
+    };
+  }
+
+  /** True if the binding runs a hybrid cache (and writes its stats). */
+  boolean usesCache() {
+    return dbClass().equals(BINDING) || dbClass().equals(MONGO_BRIDGE);
+  }
+
+  boolean usesMongo() {
+    return dbClass().equals(MONGO_DIRECT) || dbClass().equals(MONGO_BRIDGE);
+  }
+
+  /** The server of a Mongo run, set in call(). */
+  private io.hybridcache.bench.mongo.MongoTarget mongo;
 
   /** One phase's outcome. */
   record Phase(String name, ChildJvm.Result result, YcsbOutput output, CacheStats stats, List<String> problems) {
@@ -133,22 +174,30 @@ public final class YcsbCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "bad cache configuration: " + e.getMessage());
     }
 
-    err.printf("ycsb: workload %s, %,d records, %,d operations, %d threads, DRAM %s, flash %s, segment %s, index %s, direct I/O %s, data in %s%n",
+    err.printf("ycsb: workload %s, %,d records, %,d operations, %d threads, DRAM %s, flash %s, segment %s, index %s, direct I/O %s, codec %s, data in %s, db %s%n",
         wl, records, operations, threads, Sizes.format(dram), Sizes.format(flash), Sizes.format(segment),
-        index.name().toLowerCase(), directIo, data);
+        index.name().toLowerCase(), directIo, codec, data, db);
 
-    Phase load = runPhase("load", wl, data, cacheDir, err);
-    Phase run = load.ok() ? runPhase("run", wl, data, cacheDir, err) : null;
+    Phase load;
+    Phase run;
+    try {
+      if (usesMongo()) {
+        mongo = io.hybridcache.bench.mongo.MongoTarget.open(mongoUri);
+        mongo.dropCollection("usertable");
+        err.println("ycsb: server " + mongo.serverName() + " at " + mongo.uri() + " (collection usertable dropped)");
+      }
+      load = runPhase("load", wl, data, cacheDir, err);
+      run = load.ok() ? runPhase("run", wl, data, cacheDir, err) : null;
+    } finally {
+      if (mongo != null) {
+        mongo.close();
+      }
+    }
 
     ObjectNode out = toJson(wl, load, run);
     printTable(System.out, load, run);
     if (json != null) {
-      Path j = json.toAbsolutePath();
-      if (j.getParent() != null) {
-        Files.createDirectories(j.getParent());
-      }
-      StatsJson.MAPPER.writeValue(j.toFile(), out);
-      err.println("ycsb: wrote " + j);
+      err.println("ycsb: wrote " + StatsJson.writeFile(json, out));
     }
     boolean ok = load.ok() && run != null && run.ok();
     for (Phase p : run == null ? List.of(load) : List.of(load, run)) {
@@ -173,6 +222,7 @@ public final class YcsbCommand implements Callable<Integer> {
     // size the index for the data set (inserts of workloads D and E add a few percent, which both
     // indexes absorb), so "DRAM bytes per flash entry" is measured at the size a user would pick
     p.setProperty(HybridCacheDB.EXPECTED_ENTRIES, Long.toString(records));
+    p.setProperty(HybridCacheDB.CODEC, codec);
     properties.forEach((k, v) -> {
       if (k.startsWith(HybridCacheDB.PREFIX)) {
         p.setProperty(k, v);
@@ -185,7 +235,7 @@ public final class YcsbCommand implements Callable<Integer> {
   List<String> clientArgs(String phase, Path wl, Path cacheDir, Path statsFile) {
     List<String> a = new ArrayList<>();
     a.add(phase.equals("load") ? "-load" : "-t");
-    a.addAll(List.of("-db", db, "-P", wl.toString(), "-threads", Integer.toString(threads), "-s"));
+    a.addAll(List.of("-db", dbClass(), "-P", wl.toString(), "-threads", Integer.toString(threads), "-s"));
     Map<String, String> p = new LinkedHashMap<>();
     p.put("recordcount", Long.toString(records));
     p.put("operationcount", Long.toString(operations));
@@ -195,10 +245,14 @@ public final class YcsbCommand implements Callable<Integer> {
     if (verify) {
       p.put("dataintegrity", "true");
     }
-    if (db.equals(BINDING)) {
+    if (usesCache()) {
       cacheProperties(cacheDir).forEach((k, v) -> p.put((String) k, (String) v));
       p.put(HybridCacheDB.STATS_FILE, statsFile.toString());
-    } else {
+    }
+    if (usesMongo()) {
+      p.put(io.hybridcache.bench.mongo.MongoYcsbDB.URL, mongo == null ? String.valueOf(mongoUri) : mongo.uri());
+    }
+    if (!usesCache() && !usesMongo()) {
       p.put("basicdb.verbose", "false");
     }
     properties.forEach(p::putIfAbsent);
@@ -243,7 +297,7 @@ public final class YcsbCommand implements Callable<Integer> {
       problems.add(wrong + " reads returned data that failed YCSB's dataintegrity check");
     }
     CacheStats stats = null;
-    if (db.equals(BINDING)) {
+    if (usesCache()) {
       if (Files.isRegularFile(statsFile)) {
         stats = StatsJson.read(statsFile);
       } else if (problems.isEmpty()) {
@@ -264,6 +318,11 @@ public final class YcsbCommand implements Callable<Integer> {
     n.put("segment_bytes", segment);
     n.put("index", index.name().toLowerCase());
     n.put("direct_io", directIo);
+    n.put("codec", usesMongo() ? (usesCache() ? "catalog (bridge)" : "bson (server)") : codec);
+    n.put("db", db);
+    if (mongo != null) {
+      n.put("server", mongo.serverName());
+    }
     n.put("ok", load.ok() && run != null && run.ok());
     putNumber(n, "load_throughput_ops", load.output().throughput());
     putNumber(n, "load_runtime_ms", load.output().runtimeMs());
@@ -348,6 +407,7 @@ public final class YcsbCommand implements Callable<Integer> {
     t.row("index DRAM bytes per flash entry", ls == null ? null : ls.dramBytesPerFlashEntry(),
         rs == null ? null : rs.dramBytesPerFlashEntry());
     t.row("flash entries", ls == null ? null : ls.flashEntries(), rs == null ? null : rs.flashEntries());
+    t.row("bytes admitted to flash", ls == null ? null : ls.bytesAdmitted(), rs == null ? null : rs.bytesAdmitted());
     t.print(out);
     out.flush();
   }
@@ -368,6 +428,14 @@ public final class YcsbCommand implements Callable<Integer> {
       return "-";
     }
     return TextTable.cell(p50) + " / " + TextTable.cell(p99);
+  }
+
+  /** Picocli converter: raw or catalog. */
+  public static final class CodecConverter implements picocli.CommandLine.ITypeConverter<String> {
+    @Override
+    public String convert(String value) {
+      return RecordFormat.parse("--codec", value);
+    }
   }
 
   /** Picocli converter: heap or chronicle. */

@@ -27,6 +27,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import site.ycsb.ByteIterator;
 import site.ycsb.DBException;
 import site.ycsb.Status;
@@ -76,10 +78,17 @@ class HybridCacheDBTest {
     return StringByteIterator.getByteIteratorMap(m);
   }
 
-  @Test
-  void crudAndMerge() throws Exception {
-    HybridCacheDB db = db(props());
+  @ParameterizedTest
+  @ValueSource(strings = {"raw", "catalog"})
+  void crudAndMerge(String codec) throws Exception {
+    Properties p = props();
+    p.setProperty(HybridCacheDB.CODEC, codec);
+    HybridCacheDB db = db(p);
     assertEquals(Status.OK, db.insert("usertable", "user1", fields("field0", "a", "field1", "b")));
+    byte[] stored = opened.get(0).get(HybridCacheDB.key("usertable", "user1"));
+    assertEquals(codec.equals("raw") ? RecordCodec.FORMAT_VERSION : 0x10, stored[0],
+        "raw records start with their version, catalogue rows with the row header");
+    assertEquals(codec.equals("raw") ? 1 + 1 + 2 * (1 + 6 + 1 + 1) : 1 + 1 + 2 * (1 + 1), stored.length);
     Map<String, ByteIterator> r = new HashMap<>();
     assertEquals(Status.OK, db.read("usertable", "user1", null, r));
     assertEquals(Map.of("field0", "a", "field1", "b"), StringByteIterator.getStringMap(r));
@@ -100,6 +109,12 @@ class HybridCacheDBTest {
     assertEquals(Status.NOT_FOUND, db.delete("usertable", "user1"));
     assertEquals(Status.NOT_IMPLEMENTED, db.scan("usertable", "user1", 10, null, new Vector<>()));
     db.cleanup();
+    JsonNode j = StatsJson.MAPPER.readTree(tmp.resolve("stats.json").toFile());
+    assertEquals(codec, j.get("codec").asText());
+    assertEquals(codec.equals("catalog"), j.has("catalog_schemas"));
+    if (codec.equals("catalog")) {
+      assertEquals(3, j.get("catalog_schemas").asLong(), "{field0,field1}, {field0,field1,field2} after the merge, {field9}");
+    }
   }
 
   @Test
@@ -168,5 +183,52 @@ class HybridCacheDBTest {
     DBException again = assertThrows(DBException.class, () -> db(props()));
     assertTrue(again.getMessage().contains("another client thread"), again.getMessage());
     HybridCacheDB.resetForTests();
+  }
+
+  @Test
+  void tablesListedInTableClassesGoToTheirOwnLifetimeClassOnFlash() throws Exception {
+    HybridCacheDB.opener = HybridCache::open;
+    Properties p = props();
+    p.setProperty(HybridCacheDB.DRAM_BYTES, "1MiB");
+    p.setProperty(HybridCacheDB.FLASH_BYTES, "1MiB");
+    p.setProperty(HybridCacheDB.SEGMENT_BYTES, "64KiB");
+    p.setProperty(HybridCacheDB.WRITE_BUFFER_BYTES, "16KiB");
+    p.setProperty(HybridCacheDB.INDEX, "heap");
+    p.setProperty(HybridCacheDB.JMX, "false");
+    p.setProperty(HybridCacheDB.STREAM_MAPPER, "static");
+    p.setProperty(HybridCacheDB.TABLE_CLASSES, "hot, cold");
+    p.setProperty(HybridCacheDB.WRITE_TRACE, tmp.resolve("trace.csv").toString());
+    HybridCacheDB db = db(p);
+    for (int i = 0; i < 50; i++) {
+      assertEquals(Status.OK, db.insert("hot", "k" + i, fields("f", "v" + i)));
+      assertEquals(Status.OK, db.insert("cold", "k" + i, fields("f", "v" + i)));
+      assertEquals(Status.OK, db.insert("usertable", "k" + i, fields("f", "v" + i)));
+    }
+    db.cleanup();
+    JsonNode placement = StatsJson.MAPPER.readTree(tmp.resolve("stats.json").toFile()).path("placement");
+    assertEquals("static", placement.path("mapper").asText());
+    Map<String, Integer> idOf = new HashMap<>();
+    placement.path("classes").forEach(c -> idOf.put(c.path("name").asText(), c.path("id").asInt()));
+    assertEquals(Map.of("FRESH", 0, "hot", 16, "cold", 17), idOf);
+    assertTrue(Files.readAllLines(tmp.resolve("trace.csv")).stream().anyMatch(l -> l.startsWith("O,") && l.contains(",cold,")));
+  }
+
+  @Test
+  void placementPropertiesAreChecked() {
+    Properties p = props();
+    p.setProperty(HybridCacheDB.STREAM_MAPPER, "zigzag");
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> HybridCacheDB.configFrom(p)).getMessage()
+        .contains(HybridCacheDB.STREAM_MAPPER));
+    p.setProperty(HybridCacheDB.STREAM_MAPPER, "dsm");
+    p.setProperty(HybridCacheDB.TABLE_CLASSES, "a,a");
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> HybridCacheDB.configFrom(p)).getMessage()
+        .contains(HybridCacheDB.TABLE_CLASSES));
+    p.setProperty(HybridCacheDB.TABLE_CLASSES, "a,b");
+    p.setProperty(HybridCacheDB.STREAMS, "4");
+    p.setProperty(HybridCacheDB.TRIM_RECLAIMED, "true");
+    CacheConfig c = HybridCacheDB.configFrom(p);
+    assertEquals(4, c.streams());
+    assertTrue(c.trimReclaimed());
+    assertEquals(io.hybridcache.core.placement.MapperKind.DSM, c.streamMapper());
   }
 }

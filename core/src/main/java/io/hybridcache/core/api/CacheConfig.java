@@ -5,10 +5,10 @@ import io.hybridcache.core.admission.AdmissionPolicy;
 import io.hybridcache.core.device.Device;
 import io.hybridcache.core.index.IndexEntry;
 import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.placement.MapperKind;
 import io.hybridcache.core.reclaim.VictimPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Immutable, validated configuration of a {@link HybridCache}. Built with {@link #builder(Path)};
@@ -42,6 +42,15 @@ public final class CacheConfig {
   private final Path writeTrace;
   private final boolean jmx;
   private final boolean trimReclaimed;
+  private final MapperKind streamMapper;
+  private final int streams;
+  private final long placementEpochBytes;
+  private final long placementEpochSetting; // as given: 0 = derived, so toBuilder keeps deriving
+  private final int dsmGroups;
+  private final int dsmAlpha;
+
+  /** Streams a mapper may use at most. */
+  public static final int MAX_STREAMS = 64;
 
   private CacheConfig(Builder b) {
     this.directory = b.directory;
@@ -62,6 +71,13 @@ public final class CacheConfig {
     this.writeTrace = b.writeTrace;
     this.jmx = b.jmx;
     this.trimReclaimed = b.trimReclaimed;
+    this.streamMapper = b.streamMapper;
+    this.streams = b.streams;
+    this.placementEpochSetting = b.placementEpochBytes;
+    this.placementEpochBytes = b.placementEpochBytes > 0 ? b.placementEpochBytes
+        : Math.max((long) b.segmentBytes, b.flashBytes / 4);
+    this.dsmGroups = b.dsmGroups;
+    this.dsmAlpha = b.dsmAlpha;
   }
 
   public static Builder builder(Path directory) {
@@ -88,6 +104,11 @@ public final class CacheConfig {
     b.writeTrace = writeTrace;
     b.jmx = jmx;
     b.trimReclaimed = trimReclaimed;
+    b.streamMapper = streamMapper;
+    b.streams = streams;
+    b.placementEpochBytes = placementEpochSetting;
+    b.dsmGroups = dsmGroups;
+    b.dsmAlpha = dsmAlpha;
     return b;
   }
 
@@ -124,6 +145,17 @@ public final class CacheConfig {
    */
   public boolean trimReclaimed() { return trimReclaimed; }
 
+  /** How lifetime classes map to device streams (write-life hints); default static. */
+  public MapperKind streamMapper() { return streamMapper; }
+  /** Streams the mapper may use (N; 8 like the seeds' SSDs). */
+  public int streams() { return streams; }
+  /** Length of a hotness epoch in device bytes written by the cache (default: a quarter of flashBytes). */
+  public long placementEpochBytes() { return placementEpochBytes; }
+  /** DSM: hotness groups K (at most streams). */
+  public int dsmGroups() { return dsmGroups; }
+  /** DSM: weight alpha of the outer groups (alpha = K: equal groups). */
+  public int dsmAlpha() { return dsmAlpha; }
+
   /** Largest entry (header + key + value) the flash tier stores; larger ones stay in DRAM only. */
   public int maxFlashEntryBytes() {
     return Math.min(IndexEntry.MAX_ENTRY_BYTES, writeBufferBytes);
@@ -138,7 +170,9 @@ public final class CacheConfig {
         + reclaimFreeSegments + ", reinsertAllBelowLiveRatio=" + reinsertAllBelowLiveRatio
         + ", cascadeQueueEntries=" + cascadeQueueEntries + ", admission=" + admission.name()
         + ", faultRetryInterval=" + faultRetryInterval + ", writeTrace=" + writeTrace + ", jmx=" + jmx
-        + ", trimReclaimed=" + trimReclaimed + "}";
+        + ", trimReclaimed=" + trimReclaimed + ", streamMapper=" + streamMapper + ", streams=" + streams
+        + ", placementEpochBytes=" + placementEpochBytes + ", dsmGroups=" + dsmGroups + ", dsmAlpha=" + dsmAlpha
+        + "}";
   }
 
   /** Mutable builder; not thread-safe. Setters do not validate, {@link #build()} does. */
@@ -155,12 +189,17 @@ public final class CacheConfig {
     private VictimPolicy victimPolicy = VictimPolicy.greedy();
     private int reclaimFreeSegments = 2;
     private double reinsertAllBelowLiveRatio = 0.5;
-    private int cascadeQueueEntries = 4096;
+    private int cascadeQueueEntries = 16_384;
     private AdmissionPolicy admission = new AcceptAll();
     private Duration faultRetryInterval = Duration.ofSeconds(5);
     private Path writeTrace;
     private boolean jmx = true;
     private boolean trimReclaimed;
+    private MapperKind streamMapper = MapperKind.STATIC;
+    private int streams = 8;
+    private long placementEpochBytes;
+    private int dsmGroups = 4;
+    private int dsmAlpha = 4;
 
     private Builder() {}
 
@@ -182,6 +221,12 @@ public final class CacheConfig {
     public Builder writeTrace(Path v) { writeTrace = v; return this; }
     public Builder jmx(boolean v) { jmx = v; return this; }
     public Builder trimReclaimed(boolean v) { trimReclaimed = v; return this; }
+    public Builder streamMapper(MapperKind v) { streamMapper = v; return this; }
+    public Builder streams(int v) { streams = v; return this; }
+    /** 0 = a quarter of flashBytes (at least one segment). */
+    public Builder placementEpochBytes(long v) { placementEpochBytes = v; return this; }
+    public Builder dsmGroups(int v) { dsmGroups = v; return this; }
+    public Builder dsmAlpha(int v) { dsmAlpha = v; return this; }
 
     /** Validates every field; the exception message names the first bad field and its value. */
     public CacheConfig build() {
@@ -207,6 +252,13 @@ public final class CacheConfig {
       require(admission != null, "admission", "must be set", admission);
       require(faultRetryInterval != null && !faultRetryInterval.isNegative(), "faultRetryInterval",
           "must be >= 0", faultRetryInterval);
+      require(streamMapper != null, "streamMapper", "must be set", streamMapper);
+      require(streams >= 1 && streams <= MAX_STREAMS, "streams", "must be in [1, " + MAX_STREAMS + "]", streams);
+      require(placementEpochBytes == 0 || placementEpochBytes >= segmentBytes, "placementEpochBytes",
+          "must be 0 (derive) or >= segmentBytes", placementEpochBytes);
+      require(dsmGroups >= 2 && dsmGroups <= Math.max(2, streams), "dsmGroups",
+          "must be in [2, max(2, streams)]", dsmGroups);
+      require(dsmAlpha >= 2, "dsmAlpha", "must be >= 2", dsmAlpha);
       return new CacheConfig(this);
     }
 
@@ -215,15 +267,5 @@ public final class CacheConfig {
         throw new IllegalArgumentException(field + " " + rule + ", was " + value);
       }
     }
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof CacheConfig c && toString().equals(c.toString());
-  }
-
-  @Override
-  public int hashCode() {
-    return Objects.hash(toString());
   }
 }

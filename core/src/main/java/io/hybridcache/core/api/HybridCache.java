@@ -1,5 +1,6 @@
 package io.hybridcache.core.api;
 
+import io.hybridcache.core.placement.LifetimeClass;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.Iterator;
@@ -29,6 +30,25 @@ public interface HybridCache extends Closeable {
 
   /** As {@link #put(byte[], byte[])}, expiring after {@code ttl}. */
   void put(byte[] key, byte[] value, Duration ttl);
+
+  /**
+   * As {@link #put(byte[], byte[])}; on flash the entry goes to the segments of {@code lifetimeClass}
+   * (its own active segment and device stream), e.g. one class per table or collection:
+   * {@code LifetimeClass.named(16, "users")}. {@link LifetimeClass#FRESH} is what {@code put(key, value)}
+   * uses. A class id must keep its name for the life of the cache directory. Implementations without
+   * lifetime classes store the entry as {@code put(key, value)}.
+   *
+   * @throws IllegalArgumentException for SURVIVOR, CATALOG (reserved for the cache) or an id that
+   *     already names another class
+   */
+  default void put(byte[] key, byte[] value, LifetimeClass lifetimeClass) {
+    put(key, value);
+  }
+
+  /** As {@link #put(byte[], byte[], LifetimeClass)}, expiring after {@code ttl}. */
+  default void put(byte[] key, byte[] value, Duration ttl, LifetimeClass lifetimeClass) {
+    put(key, value, ttl);
+  }
 
   /** Removes {@code key} from both tiers before returning; true if a tier held it. */
   boolean remove(byte[] key);
@@ -63,6 +83,11 @@ public interface HybridCache extends Closeable {
   CacheStats stats();
 
   CacheConfig config();
+
+  /** Lifetime placement: each class's device stream, bytes per stream ({@link PlacementStats#NONE} if none). */
+  default PlacementStats placement() {
+    return PlacementStats.NONE;
+  }
 
   /** A view with typed keys and values over this cache. */
   default <K, V> TypedCache<K, V> typed(Codec<K> keyCodec, Codec<V> valueCodec) {

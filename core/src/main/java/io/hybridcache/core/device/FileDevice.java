@@ -517,8 +517,8 @@ public final class FileDevice implements Device {
     }
   }
 
-  /** The write-life hint (RWH_WRITE_LIFE_*) the kernel holds for the inode at {@code path}. */
-  static long getWriteLifeHint(Path path) throws IOException {
+  /** The write-life hint (RWH_WRITE_LIFE_*) the kernel holds for the inode at {@code path} (F_GET_RW_HINT). */
+  public static long getWriteLifeHint(Path path) throws IOException {
     return LibC.getWriteLifeHint(path);
   }
 

@@ -3,6 +3,7 @@ package io.hybridcache.core.engine;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.api.PlacementStats;
 import io.hybridcache.core.device.FileDevice;
 import io.hybridcache.core.dram.ByteKey;
 import io.hybridcache.core.dram.DramEntry;
@@ -107,25 +108,49 @@ public final class Engine implements HybridCache {
 
   @Override
   public void put(byte[] key, byte[] value) {
-    put(key, value, 0L);
+    put(key, value, 0L, LifetimeClass.FRESH);
   }
 
   @Override
   public void put(byte[] key, byte[] value, Duration ttl) {
+    put(key, value, ttl, LifetimeClass.FRESH);
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value, LifetimeClass lifetimeClass) {
+    put(key, value, 0L, checkClass(lifetimeClass));
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value, Duration ttl, LifetimeClass lifetimeClass) {
     Objects.requireNonNull(ttl, "ttl");
     if (ttl.isNegative() || ttl.isZero()) {
       throw new IllegalArgumentException("ttl must be positive: " + ttl);
     }
-    put(key, value, System.currentTimeMillis() + ttl.toMillis());
+    put(key, value, System.currentTimeMillis() + ttl.toMillis(), checkClass(lifetimeClass));
   }
 
-  private void put(byte[] key, byte[] value, long expiryMillis) {
+  /** A class a caller may write to, registered (so recovery and stats know its name). */
+  private LifetimeClass checkClass(LifetimeClass c) {
+    Objects.requireNonNull(c, "lifetimeClass");
+    if (c.equals(LifetimeClass.FRESH)) {
+      return c;
+    }
+    if (c.builtIn()) {
+      throw new IllegalArgumentException("lifetime class " + c.name() + " (id " + c.id()
+          + ") is reserved for the cache; use FRESH or LifetimeClass.named(id >= "
+          + LifetimeClass.FIRST_CALLER_ID + ", name)");
+    }
+    return classes.register(c);
+  }
+
+  private void put(byte[] key, byte[] value, long expiryMillis, LifetimeClass lifetimeClass) {
     checkKey(key);
     Objects.requireNonNull(value, "value");
     checkOpen();
     counters.puts.increment();
     ByteKey k = new ByteKey(key.clone());
-    DramEntry entry = new DramEntry(value.clone(), true, sequence.incrementAndGet(), expiryMillis);
+    DramEntry entry = new DramEntry(value.clone(), true, sequence.incrementAndGet(), expiryMillis, lifetimeClass);
     dram.map().compute(k, (kk, old) -> {
       flash.invalidate(kk.hash64());
       return entry;
@@ -250,7 +275,7 @@ public final class Engine implements HybridCache {
     } else if (!flash.acceptsWrites()) {
       counters.degradedRejected.increment();
     } else if (config.admission().accept(key.hash64(), bytes)
-        && !flash.offer(key, e.value(), e.sequence(), e.expiryMillis(), LifetimeClass.FRESH)) {
+        && !flash.offer(key, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass())) {
       counters.queueRejected.increment();
     }
   }
@@ -289,6 +314,11 @@ public final class Engine implements HybridCache {
     return config;
   }
 
+  @Override
+  public PlacementStats placement() {
+    return flash.placement().stats();
+  }
+
   /** Waits until every write queued so far is on flash and indexed (tests and benchmarks). */
   public void awaitFlashWrites() {
     flash.barrier(true);
@@ -301,13 +331,13 @@ public final class Engine implements HybridCache {
       if (!e.dirty() || EntryFormat.entryBytes(en.getKey().bytes().length, e.value().length) > config.maxFlashEntryBytes()) {
         continue;
       }
-      DramEntry clean = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis());
+      DramEntry clean = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis(), e.lifetimeClass());
       dram.map().computeIfPresent(en.getKey(), (k, cur) -> {
         if (cur != e) {
           return cur;
         }
         try {
-          flash.put(k, e.value(), e.sequence(), e.expiryMillis(), LifetimeClass.FRESH);
+          flash.put(k, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass());
         } catch (InterruptedException ie) {
           Thread.currentThread().interrupt();
           return cur;

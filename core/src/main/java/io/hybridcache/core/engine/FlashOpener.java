@@ -9,6 +9,7 @@ import io.hybridcache.core.index.Index;
 import io.hybridcache.core.index.IndexEntry;
 import io.hybridcache.core.index.IndexType;
 import io.hybridcache.core.placement.LifetimeClasses;
+import io.hybridcache.core.placement.Placement;
 import io.hybridcache.core.segment.Segment;
 import io.hybridcache.core.segment.SegmentTable;
 import io.hybridcache.core.segment.SegmentWriter;
@@ -98,8 +99,10 @@ final class FlashOpener {
     }
     sequence.set(Math.max(sequence.get(), Math.max(savedSequence, 0)));
     WriteTrace trace = config.writeTrace() == null ? null : new WriteTrace(config.writeTrace());
+    Placement placement = new Placement(device, table, classes, config.streamMapper(), config.streams(),
+        config.dsmGroups(), config.dsmAlpha(), config.placementEpochBytes(), trace != null);
     SegmentWriter writer = new SegmentWriter(device, table, counters, trace, config.writeBufferBytes(),
-        sequence::get);
+        sequence::get, placement);
     for (Segment s : table.segments()) {
       if (s.state() == Segment.State.ACTIVE) {
         writer.resume(s);
@@ -107,7 +110,7 @@ final class FlashOpener {
     }
     LOG.info("{}: opened {} ({}, {} segments, {} index entries, direct I/O {})", config.name(), dir,
         clean ? "warm" : "recovered", table.segments().size(), index.size(), device.directIo());
-    return new FlashTier(config, device, index, table, writer, trace, counters, sequence);
+    return new FlashTier(config, device, index, table, writer, placement, trace, counters, sequence);
   }
 
   private static Index openIndex(CacheConfig config, boolean clean) {
@@ -203,10 +206,15 @@ final class FlashOpener {
     }
   }
 
+  /**
+   * Deletes the cache's files, but not a schema catalogue in {@code catalog/}: its ids may be referenced
+   * elsewhere, and keeping it is always safe (ids are never reused).
+   */
   private static void wipe(Path dir) throws IOException {
+    Path catalog = dir.resolve(io.hybridcache.core.catalog.SchemaCatalog.SUBDIRECTORY);
     try (var files = Files.walk(dir)) {
       for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        if (!p.equals(dir)) {
+        if (!p.equals(dir) && !p.startsWith(catalog)) {
           Files.delete(p);
         }
       }

@@ -8,6 +8,7 @@ import io.hybridcache.core.index.Index;
 import io.hybridcache.core.index.IndexEntry;
 import io.hybridcache.core.index.IndexFullException;
 import io.hybridcache.core.placement.LifetimeClass;
+import io.hybridcache.core.placement.Placement;
 import io.hybridcache.core.reclaim.Reclaimer;
 import io.hybridcache.core.segment.FlashReader;
 import io.hybridcache.core.segment.Segment;
@@ -47,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * the index entry. So an older version written late is never installed over a newer one, and reclaim's
  * reinsertion loses every race through its index compare-and-set.
  *
- * <p>Faults: a device error degrades the tier to DRAM-only (lookups miss, writes are dropped and
+ * <p>Faults ({@link FaultGate}): a device error degrades the tier to DRAM-only (lookups miss, writes are dropped and
  * counted) with one warning; after {@code faultRetryInterval} the writer drops index entries of
  * abandoned segments and tries again.
  */
@@ -61,6 +62,7 @@ final class FlashTier {
   private final Index index;
   private final SegmentTable table;
   private final SegmentWriter writer;
+  private final Placement placement;
   private final FlashReader reader;
   private final Reclaimer reclaimer;
   private final Counters counters;
@@ -69,11 +71,9 @@ final class FlashTier {
   private final BlockingQueue<Command> queue;
   private final ConcurrentHashMap<Long, Long> inflight = new ConcurrentHashMap<>();
   private final Thread thread;
-  private volatile boolean degraded;
-  private volatile long retryAtNanos;
+  private final FaultGate gate;
   private boolean abandoned; // writer thread
   private boolean reclaiming; // writer thread
-  private boolean warned; // writer thread and fail(): a benign race at worst logs twice
 
   private sealed interface Command permits Write, Barrier, Stop, Clear {}
 
@@ -90,9 +90,11 @@ final class FlashTier {
   record Hit(EntryFormat.Entry entry, long packed) {}
 
   FlashTier(CacheConfig config, Device device, Index index, SegmentTable table, SegmentWriter writer,
-      WriteTrace trace, Counters counters, AtomicLong sequence) {
+      Placement placement, WriteTrace trace, Counters counters, AtomicLong sequence) {
     this.config = config;
+    this.placement = placement;
     this.trace = trace;
+    this.gate = new FaultGate(config.name(), config.faultRetryInterval(), counters);
     this.device = device;
     this.index = index;
     this.table = table;
@@ -115,18 +117,19 @@ final class FlashTier {
   Index index() { return index; }
   SegmentTable table() { return table; }
   Device device() { return device; }
-  boolean degraded() { return degraded; }
+  Placement placement() { return placement; }
+  boolean degraded() { return gate.degraded(); }
 
   /** False while degraded and before the retry time: evictions are then dropped without queueing. */
   boolean acceptsWrites() {
-    return !degraded || System.nanoTime() - retryAtNanos >= 0;
+    return gate.acceptsWrites();
   }
 
   // ---- caller threads ----
 
   /** The verified entry for {@code key}, or null; marks it accessed for reclaim. */
   Hit lookup(long hash, byte[] key) {
-    if (degraded) {
+    if (gate.degraded()) {
       return null;
     }
     long packed;
@@ -146,7 +149,9 @@ final class FlashTier {
       return null;
     }
     if (e == null) {
-      index.remove(hash, packed); // stale or corrupt: unlink exactly this entry
+      if (index.remove(hash, packed)) { // stale or corrupt: unlink exactly this entry
+        addGarbage(packed); // (a no-op when its segment is gone)
+      }
       return null;
     }
     if (!Arrays.equals(e.key(), key)) {
@@ -244,7 +249,7 @@ final class FlashTier {
    */
   void close() {
     stop();
-    boolean ok = !degraded;
+    boolean ok = !gate.degraded();
     try {
       device.sync();
       index.flush();
@@ -297,21 +302,13 @@ final class FlashTier {
     Segment s = table.get(IndexEntry.segmentId(packed));
     if (s != null) {
       s.addGarbage(IndexEntry.sizeBytes(packed));
+      placement.invalidated(s, IndexEntry.sizeBytes(packed));
     }
   }
 
-  /** Records a device error; the first one of an episode logs a warning. */
+  /** Records a device error: the tier degrades to DRAM-only until the retry time. */
   void fail(IOException e) {
-    counters.ioErrors.increment();
-    retryAtNanos = System.nanoTime() + config.faultRetryInterval().toNanos();
-    if (!degraded) {
-      degraded = true;
-      if (!warned) {
-        warned = true;
-        LOG.warn("{}: flash tier degraded to DRAM-only after a device error ({}); retrying every {}",
-            config.name(), e.toString(), config.faultRetryInterval());
-      }
-    }
+    gate.fail(e);
   }
 
   // ---- writer thread ----
@@ -326,7 +323,7 @@ final class FlashTier {
         return;
       }
       if (first == null) {
-        if (!degraded && writer.hasUnflushed()) {
+        if (!gate.degraded() && writer.hasUnflushed()) {
           io(writer::flushAll);
         }
         continue;
@@ -348,7 +345,7 @@ final class FlashTier {
       if (c instanceof Stop) {
         return false;
       } else if (c instanceof Barrier b) {
-        if (b.flush() && !degraded) {
+        if (b.flush() && !gate.degraded()) {
           io(() -> {
             writer.flushAll();
             device.sync();
@@ -374,7 +371,7 @@ final class FlashTier {
 
   private void write(Write w) {
     long hash = w.key().hash64();
-    if (degraded && !tryRecoverLocked()) {
+    if (gate.degraded() && !tryRecoverLocked()) {
       inflight.remove(hash, w.sequence());
       counters.degradedRejected.increment();
       return;
@@ -385,7 +382,7 @@ final class FlashTier {
     }
     long packed;
     try {
-      packed = writer.append(w.lifetimeClass(), w.key().bytes(), w.value(), w.expiryMillis(), w.sequence());
+      packed = writer.append(w.lifetimeClass(), hash, w.key().bytes(), w.value(), w.expiryMillis(), w.sequence());
     } catch (IOException e) {
       fail(e);
       inflight.remove(hash, w.sequence());
@@ -397,7 +394,7 @@ final class FlashTier {
       counters.degradedRejected.increment();
       return;
     }
-    warned = false;
+    gate.succeeded();
     install(hash, w.sequence(), packed, EntryFormat.entryBytes(w.key().bytes().length, w.value().length));
   }
 
@@ -432,6 +429,7 @@ final class FlashTier {
             break;
           }
           reclaimer.reclaim(victim);
+          placement.reclaimed(victim);
         }
       } catch (IOException e) {
         fail(e);
@@ -451,7 +449,7 @@ final class FlashTier {
 
   /** After the retry interval: forget entries of abandoned segments and take writes again. */
   private boolean tryRecoverLocked() {
-    if (System.nanoTime() - retryAtNanos < 0) {
+    if (!gate.retryDue()) {
       return false;
     }
     abandonLocked();
@@ -462,8 +460,7 @@ final class FlashTier {
       }
     });
     abandoned = false;
-    degraded = false;
-    LOG.info("{}: flash tier back in service ({} entries of lost segments dropped)", config.name(), dropped[0]);
+    gate.reopen(dropped[0]);
     return true;
   }
 

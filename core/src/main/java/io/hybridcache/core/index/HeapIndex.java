@@ -1,16 +1,14 @@
 package io.hybridcache.core.index;
 
+import io.hybridcache.core.device.AtomicFile;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Objects;
@@ -337,13 +335,7 @@ public final class HeapIndex implements Index {
    * {@code .tmp}. Writers wait while the pairs are written; readers do not.
    */
   public void saveTo(Path file) throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    try (FileChannel ch =
-        FileChannel.open(
-            tmp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
+    AtomicFile.replace(file, ch -> {
       ByteBuffer buf = ByteBuffer.allocate(IO_BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
       CRC32C crc = new CRC32C();
       long[] stamps = new long[stripes.length];
@@ -381,13 +373,7 @@ public final class HeapIndex implements Index {
       writeOut(ch, buf, crc);
       buf.putInt((int) crc.getValue());
       writeOut(ch, buf, null);
-      ch.force(true);
-    }
-    try {
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-    }
+    });
   }
 
   /**

@@ -1,14 +1,12 @@
 package io.hybridcache.core.segment;
 
+import io.hybridcache.core.device.AtomicFile;
 import io.hybridcache.core.placement.LifetimeClasses;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -138,16 +136,8 @@ public final class SegmentTable {
     CRC32C crc = new CRC32C();
     crc.update(b.array(), 0, b.position());
     b.putInt((int) crc.getValue());
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
-      b.flip();
-      while (b.hasRemaining()) {
-        ch.write(b);
-      }
-      ch.force(true);
-    }
-    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    b.flip();
+    AtomicFile.replace(file, ch -> AtomicFile.writeFully(ch, b));
   }
 
   /**

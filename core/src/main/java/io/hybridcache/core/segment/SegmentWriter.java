@@ -3,8 +3,11 @@ package io.hybridcache.core.segment;
 import io.hybridcache.core.device.Device;
 import io.hybridcache.core.format.EntryFormat;
 import io.hybridcache.core.format.SegmentHeader;
+import io.hybridcache.core.format.SegmentSummary;
 import io.hybridcache.core.index.IndexEntry;
+import io.hybridcache.core.placement.EpochSample;
 import io.hybridcache.core.placement.LifetimeClass;
+import io.hybridcache.core.placement.Placement;
 import io.hybridcache.core.stats.Counters;
 import io.hybridcache.core.stats.WriteTrace;
 import java.io.IOException;
@@ -32,7 +35,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Format: a segment is its header page ({@link SegmentHeader}) followed by entries
  * ({@link EntryFormat}) at 16-byte aligned offsets; each buffer flush writes a whole number of 4 KiB
- * pages, zero padded, so the next buffer starts page aligned.
+ * pages, zero padded, so the next buffer starts page aligned. Sealing writes the segment's
+ * {@link SegmentSummary} (key hash and offset of every entry) at its tail; appends leave room for it.
+ *
+ * <p>Placement: with a {@link Placement}, every segment gets its device stream when it opens (or
+ * resumes), passed to the device as a write-life hint, and every device write is counted in its
+ * stream; the write trace records both.
  */
 public final class SegmentWriter {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentWriter.class);
@@ -52,6 +60,7 @@ public final class SegmentWriter {
   private final LongSupplier sequence;
   private final Map<Integer, ClassLog> logs = new HashMap<>();
   private final ExecutorService flusher;
+  private final Placement placement;
   private SlotSource slots;
   private boolean traceFailed;
 
@@ -60,11 +69,17 @@ public final class SegmentWriter {
    * the other one's device write may be in flight ({@code inFlight}).
    */
   private static final class ClassLog {
-    final LifetimeClass lifetimeClass;
+    LifetimeClass lifetimeClass; // the id never changes; the name may (a placeholder of a restart, then the caller's)
     final WriteBuffer[] buffers;
     int current;
     Segment segment;
+    int stream; // of the active segment
     Future<?> inFlight;
+    // the summary of the active segment; false for a segment resumed after a restart (no summary)
+    boolean summarize;
+    long[] hashes = new long[1024];
+    long[] offsets = new long[1024];
+    int count;
 
     ClassLog(LifetimeClass c, int bufferBytes) {
       this.lifetimeClass = c;
@@ -74,10 +89,40 @@ public final class SegmentWriter {
     WriteBuffer buffer() {
       return buffers[current];
     }
+
+    void startSummary(boolean on) {
+      summarize = on;
+      count = 0;
+    }
+
+    void addToSummary(long hash, long offset) {
+      if (count == hashes.length) {
+        hashes = java.util.Arrays.copyOf(hashes, count * 2);
+        offsets = java.util.Arrays.copyOf(offsets, count * 2);
+      }
+      hashes[count] = hash;
+      offsets[count] = offset;
+      count++;
+    }
+
+    /** Where entry data must end so the summary, with one more record, still fits. */
+    long dataLimit(long segmentBytes) {
+      return summarize ? segmentBytes - SegmentSummary.regionBytes(count + 1) : segmentBytes;
+    }
   }
 
   public SegmentWriter(Device device, SegmentTable table, Counters counters, WriteTrace trace, int bufferBytes,
       LongSupplier sequence) {
+    this(device, table, counters, trace, bufferBytes, sequence, null);
+  }
+
+  /** As above, with lifetime placement ({@code placement} may be null: stream 0, no hints). */
+  public SegmentWriter(Device device, SegmentTable table, Counters counters, WriteTrace trace, int bufferBytes,
+      LongSupplier sequence, Placement placement) {
+    this.placement = placement;
+    if (placement != null && trace != null) {
+      placement.onEpoch(this::traceEpoch);
+    }
     this.device = device;
     this.table = table;
     this.counters = counters;
@@ -103,17 +148,20 @@ public final class SegmentWriter {
    *
    * @throws IOException from the device; the caller degrades the tier and calls {@link #abandonAll()}
    */
-  public long append(LifetimeClass lifetimeClass, byte[] key, byte[] value, long expiryMillis, long seq)
-      throws IOException {
+  public long append(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis,
+      long seq) throws IOException {
     int size = EntryFormat.entryBytes(key.length, value.length);
     if (size > bufferBytes || size > IndexEntry.MAX_ENTRY_BYTES) {
       throw new IllegalArgumentException("entry of " + size + " bytes exceeds the write buffer");
     }
     ClassLog log = logs.computeIfAbsent(lifetimeClass.id(), id -> new ClassLog(lifetimeClass, bufferBytes));
+    if (log.lifetimeClass != lifetimeClass) {
+      log.lifetimeClass = lifetimeClass; // new segments carry the caller's name, not a restart's placeholder
+    }
     if (log.segment != null && log.buffer().free() < size) {
       flushLocked(log);
     }
-    if (log.segment == null || log.buffer().base() + log.buffer().used() + size > segmentBytes) {
+    if (log.segment == null || log.buffer().base() + log.buffer().used() + size > log.dataLimit(segmentBytes)) {
       if (log.segment != null) {
         sealLocked(log);
       }
@@ -128,6 +176,9 @@ public final class SegmentWriter {
     buf.publish(size, IndexEntry.OFFSET_ALIGNMENT);
     long packed = IndexEntry.pack(SegmentAddress.of(log.segment.id(), offset), size);
     log.segment.addWritten(IndexEntry.sizeBytes(packed));
+    if (log.summarize) {
+      log.addToSummary(keyHash, offset);
+    }
     return packed;
   }
 
@@ -182,8 +233,24 @@ public final class SegmentWriter {
       return;
     }
     log.segment = s;
+    log.startSummary(false); // entries appended before the restart are not in memory: reclaim scans it
     log.buffer().reset(s.id(), s.flushedOffset());
     s.setBuffer(log.buffer());
+    opened(log);
+  }
+
+  /** Takes the stream of the log's new (or resumed) segment and traces it. */
+  private void opened(ClassLog log) {
+    Segment s = log.segment;
+    log.stream = placement == null ? 0 : placement.opened(s);
+    if (trace != null && !traceFailed) {
+      try {
+        trace.open(s.slot() * segmentBytes, segmentBytes, s.lifetimeClass().id(), s.lifetimeClass().name(),
+            log.stream, placement == null ? null : placement.tracedStreams());
+      } catch (IOException e) {
+        traceFailed(e);
+      }
+    }
   }
 
   /**
@@ -215,19 +282,22 @@ public final class SegmentWriter {
     }
     long id = table.allocateSegmentId();
     long seq = sequence.getAsLong();
+    Segment s = new Segment(id, slot, log.lifetimeClass, Segment.State.ACTIVE);
+    log.segment = s;
+    opened(log); // the hint is set before the slot's first write
     try {
       ByteBuffer header = SegmentHeader.encode(id, log.lifetimeClass.id(), seq);
       device.write(slot, 0, header);
-      record(slot, 0, Device.ALIGNMENT, log.lifetimeClass);
+      record(slot, 0, Device.ALIGNMENT, log);
     } catch (IOException e) {
+      log.segment = null;
       table.returnFreeSlot(slot);
       throw e;
     }
-    Segment s = new Segment(id, slot, log.lifetimeClass, Segment.State.ACTIVE);
     s.restore(0, 0, SegmentHeader.FIRST_ENTRY_OFFSET, 0);
     log.buffer().reset(id, SegmentHeader.FIRST_ENTRY_OFFSET);
     s.setBuffer(log.buffer());
-    log.segment = s;
+    log.startSummary(true);
     table.add(s);
     return true;
   }
@@ -248,7 +318,7 @@ public final class SegmentWriter {
     ByteBuffer slice = buf.flushSlice();
     int len = slice.remaining();
     long base = buf.base();
-    record(s.slot(), base, len, log.lifetimeClass);
+    record(s.slot(), base, len, log);
     s.setFlushing(buf);
     log.inFlight = flusher.submit(() -> {
       device.write(s.slot(), base, slice);
@@ -283,12 +353,23 @@ public final class SegmentWriter {
   private void sealLocked(ClassLog log) throws IOException {
     flushLocked(log);
     Segment s = log.segment;
+    if (log.summarize) {
+      awaitLocked(log);
+      ByteBuffer summary = SegmentSummary.encode(s.id(), log.hashes, log.offsets, log.count);
+      long at = segmentBytes - summary.remaining();
+      record(s.slot(), at, summary.remaining(), log);
+      log.inFlight = flusher.submit(() -> {
+        device.write(s.slot(), at, summary);
+        return null;
+      });
+    }
     s.setBuffer(null);
     s.seal(sequence.getAsLong());
     log.segment = null;
   }
 
-  private void record(int slot, long offset, long len, LifetimeClass c) {
+  private void record(int slot, long offset, long len, ClassLog log) {
+    LifetimeClass c = log.lifetimeClass;
     if (c.id() == LifetimeClass.SURVIVOR.id()) {
       counters.reclaimBytesWritten.add(len);
     } else {
@@ -296,11 +377,13 @@ public final class SegmentWriter {
     }
     if (trace != null && !traceFailed) {
       try {
-        trace.write(slot * segmentBytes + offset, len, c.id(), c.name());
+        trace.write(slot * segmentBytes + offset, len, c.id(), c.name(), log.stream);
       } catch (IOException e) {
-        traceFailed = true;
-        LOG.warn("write trace disabled after an error: {}", e.toString());
+        traceFailed(e);
       }
+    }
+    if (placement != null) {
+      placement.written(c, log.stream, len);
     }
   }
 
@@ -310,9 +393,28 @@ public final class SegmentWriter {
       try {
         trace.trim(slot * segmentBytes, segmentBytes);
       } catch (IOException e) {
-        traceFailed = true;
-        LOG.warn("write trace disabled after an error: {}", e.toString());
+        traceFailed(e);
       }
     }
+  }
+
+  private void traceEpoch(EpochSample e) {
+    if (traceFailed) {
+      return;
+    }
+    try {
+      for (EpochSample.ClassSample c : e.classes()) {
+        trace.epoch(e.clock(), e.epochBytes(), c.classId(), c.name(), placement.mapper().streamOf(c.classId()),
+            "written=" + c.writtenBytes() + ";inv_young=" + c.invalidatedYoung() + ";inv_old=" + c.invalidatedOld()
+                + ";foot_young=" + c.footprintYoung() + ";foot_old=" + c.footprintOld());
+      }
+    } catch (IOException ex) {
+      traceFailed(ex);
+    }
+  }
+
+  private void traceFailed(IOException e) {
+    traceFailed = true;
+    LOG.warn("write trace disabled after an error: {}", e.toString());
   }
 }

@@ -3,15 +3,13 @@ package io.hybridcache.core.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.hybridcache.core.ChildJvms;
 import io.hybridcache.core.index.IndexType;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,17 +62,8 @@ class CrashTest {
   }
 
   private Process startChild(IndexType index, int round) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    String opens = System.getProperty("hybridcache.jvm.opens", "");
-    cmd.addAll(Arrays.stream(opens.split("\\s+")).filter(s -> !s.isBlank()).toList());
-    cmd.add("-Xmx512m");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(CrashChild.class.getName());
-    cmd.add(dir.toString());
-    cmd.add(index.name());
-    cmd.add(Integer.toString(round));
-    return new ProcessBuilder(cmd).redirectError(new File(dir.toFile(), "child-" + round + ".err")).start();
+    return ChildJvms.start(CrashChild.class, "512m", new File(dir.toFile(), "child-" + round + ".err"),
+        dir.toString(), index.name(), Integer.toString(round));
   }
+
 }

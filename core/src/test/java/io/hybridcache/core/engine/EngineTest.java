@@ -16,7 +16,6 @@ import io.hybridcache.core.api.HybridCache;
 import io.hybridcache.core.api.TypedCache;
 import io.hybridcache.core.index.IndexType;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -153,17 +152,7 @@ class EngineTest {
 
   @Test
   void typedView() {
-    Codec<String> utf8 = new Codec<>() {
-      @Override
-      public byte[] encode(String v) {
-        return v.getBytes(StandardCharsets.UTF_8);
-      }
-
-      @Override
-      public String decode(byte[] b) {
-        return new String(b, StandardCharsets.UTF_8);
-      }
-    };
+    Codec<String> utf8 = Codec.utf8();
     try (HybridCache c = TestCaches.open(TestCaches.small(dir, IndexType.HEAP).build())) {
       TypedCache<String, String> t = c.typed(utf8, utf8);
       t.put("a", "alpha");

@@ -44,7 +44,7 @@ class ReclaimerTest {
     int i = 0;
     long first = -1;
     while (true) {
-      long p = writer.append(LifetimeClass.FRESH, key(i), new byte[900], 0, seq.incrementAndGet());
+      long p = writer.append(LifetimeClass.FRESH, KeyHash.of(key(i)), key(i), new byte[900], 0, seq.incrementAndGet());
       if (first < 0) {
         first = IndexEntry.segmentId(p);
       }
@@ -94,7 +94,7 @@ class ReclaimerTest {
     Index index = new HeapIndex(1000);
     fillFirstSegment(index);
     for (int i = 0; i < 200; i++) { // fill segment 2 and seal it too
-      writer.append(LifetimeClass.FRESH, key(10_000 + i), new byte[900], 0, seq.incrementAndGet());
+      writer.append(LifetimeClass.FRESH, KeyHash.of(key(10_000 + i)), key(10_000 + i), new byte[900], 0, seq.incrementAndGet());
     }
     Segment one = table.get(1);
     Segment two = table.get(2);
@@ -131,5 +131,32 @@ class ReclaimerTest {
     assertTrue(counters.reinserted.sum() >= (long) (Reclaimer.REINSERT_CAP * (n - 1)) - 1, "reinsertion up to the cap");
     long garbage = table.segments().stream().mapToLong(Segment::garbageBytes).sum();
     assertTrue(garbage > 0, "the losing reinserted copy is accounted as garbage");
+  }
+
+  @Test
+  void theSummaryLetsReclaimEvictWithoutReadingTheSegment() throws Exception {
+    Index index = new HeapIndex(1000);
+    int n = fillFirstSegment(index);
+    long readBefore = device.counters().bytesRead();
+    reclaimer(index, 0.0).reclaim(table.get(1));
+    long read = device.counters().bytesRead() - readBefore;
+    assertTrue(read <= 8192, "read only the summary, not the segment: " + read);
+    assertEquals(n, counters.reclaimEvicted.sum());
+    for (int i = 0; i < n; i++) {
+      assertEquals(IndexEntry.NONE, index.get(KeyHash.of(key(i))));
+    }
+  }
+
+  @Test
+  void aDamagedSummaryFallsBackToScanning() throws Exception {
+    Index index = new HeapIndex(1000);
+    int n = fillFirstSegment(index);
+    writer.awaitFlushes();
+    java.nio.ByteBuffer zeros = io.hybridcache.core.device.Device.allocateAligned(4096);
+    device.write(table.get(1).slot(), SEGMENT - 4096, zeros); // wipe the footer
+    long readBefore = device.counters().bytesRead();
+    reclaimer(index, 0.0).reclaim(table.get(1));
+    assertTrue(device.counters().bytesRead() - readBefore > SEGMENT / 2, "scanned the segment");
+    assertEquals(n, counters.reclaimEvicted.sum());
   }
 }

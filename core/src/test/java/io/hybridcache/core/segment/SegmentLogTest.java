@@ -41,7 +41,7 @@ class SegmentLogTest {
 
   @Test
   void readsComeFromTheBufferUntilFlushedThenFromOneDeviceRead() throws Exception {
-    long p = writer.append(LifetimeClass.FRESH, bytes("k1"), bytes("value-1"), 0, seq.incrementAndGet());
+    long p = writer.append(LifetimeClass.FRESH, 7L, bytes("k1"), bytes("value-1"), 0, seq.incrementAndGet());
     EntryFormat.Entry e = reader.read(p);
     assertArrayEquals(bytes("value-1"), e.value());
     assertEquals(1, counters.bufferHits.sum());
@@ -57,7 +57,7 @@ class SegmentLogTest {
   void segmentsFillSealAndGetNewIdsThatAreNeverReused() throws Exception {
     List<Long> packed = new ArrayList<>();
     for (int i = 0; i < 400; i++) {
-      packed.add(writer.append(LifetimeClass.FRESH, bytes("k" + i), new byte[500], 0, seq.incrementAndGet()));
+      packed.add(writer.append(LifetimeClass.FRESH, 7L, bytes("k" + i), new byte[500], 0, seq.incrementAndGet()));
     }
     long first = IndexEntry.segmentId(packed.get(0));
     long last = IndexEntry.segmentId(packed.get(packed.size() - 1));
@@ -67,15 +67,15 @@ class SegmentLogTest {
     assertEquals(0.0, s.garbageRatio(), "nothing unlinked yet");
     table.release(s);
     assertNull(reader.read(packed.get(0)), "a released segment's entries are misses");
-    long next = writer.append(LifetimeClass.FRESH, bytes("x"), new byte[10_000], 0, seq.incrementAndGet());
+    long next = writer.append(LifetimeClass.FRESH, 7L, bytes("x"), new byte[10_000], 0, seq.incrementAndGet());
     assertNotEquals(first, IndexEntry.segmentId(next));
     assertTrue(IndexEntry.segmentId(next) >= last, "ids only grow");
   }
 
   @Test
   void classesHaveTheirOwnActiveSegments() throws Exception {
-    long a = writer.append(LifetimeClass.FRESH, bytes("a"), new byte[10], 0, 1);
-    long b = writer.append(LifetimeClass.SURVIVOR, bytes("b"), new byte[10], 0, 2);
+    long a = writer.append(LifetimeClass.FRESH, 7L, bytes("a"), new byte[10], 0, 1);
+    long b = writer.append(LifetimeClass.SURVIVOR, 7L, bytes("b"), new byte[10], 0, 2);
     assertNotEquals(IndexEntry.segmentId(a), IndexEntry.segmentId(b));
     assertEquals(LifetimeClass.SURVIVOR, table.get(IndexEntry.segmentId(b)).lifetimeClass());
   }
@@ -108,7 +108,7 @@ class SegmentLogTest {
       byte tag = (byte) i;
       byte[] v = new byte[200 + i % 50];
       java.util.Arrays.fill(v, tag);
-      long p = writer.append(LifetimeClass.FRESH, new byte[] {tag, 1}, v, 0, i);
+      long p = writer.append(LifetimeClass.FRESH, 7L, new byte[] {tag, 1}, v, 0, i);
       if (p == IndexEntry.NONE) {
         break; // device full: 8 segments
       }

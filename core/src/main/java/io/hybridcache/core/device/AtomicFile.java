@@ -1,0 +1,46 @@
+package io.hybridcache.core.device;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Replaces a small metadata file durably: the new contents go to {@code NAME.tmp}, are forced to the
+ * device, and the temp file is renamed over the target (atomically where the file system can), so a
+ * crash leaves either the old file or the new one, never a torn one. Thread-safe: stateless; callers
+ * do not write the same file concurrently.
+ */
+public final class AtomicFile {
+  /** Writes the new contents to the channel. */
+  @FunctionalInterface
+  public interface Contents {
+    void writeTo(FileChannel channel) throws IOException;
+  }
+
+  private AtomicFile() {}
+
+  public static void replace(Path file, Contents contents) throws IOException {
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING)) {
+      contents.writeTo(ch);
+      ch.force(true);
+    }
+    try {
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  /** Writes all of {@code buf} (position to limit). */
+  public static void writeFully(FileChannel ch, java.nio.ByteBuffer buf) throws IOException {
+    while (buf.hasRemaining()) {
+      ch.write(buf);
+    }
+  }
+}
