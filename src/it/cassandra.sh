@@ -11,7 +11,8 @@
 #
 # Everything lives under $HC_IT_DIR (default target/cassandra-it): lib/, venv/, nodes/NAME/{conf,lib,
 # data,flash,logs}. Ports: CQL $HC_NATIVE_PORT (19042) on each node's address, storage
-# $HC_STORAGE_PORT (17000), JMX 17199 + 100 x (last octet - 1) on 127.0.0.1.
+# $HC_STORAGE_PORT (17000), JMX 17199 + 100 x (last octet - 1) on 127.0.0.1. Flash tier: HC_FLASH_SIZE,
+# HC_SEGMENT_SIZE, HC_DIRECT_IO (true); node: HC_NODE_MEMORY (a memory cgroup), HC_EXTRA_JVM_OPTS.
 set -euo pipefail
 
 HC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -115,7 +116,7 @@ flash_size=${HC_FLASH_SIZE:-512MiB}
 segment_size=${HC_SEGMENT_SIZE:-8MiB}
 write_buffer_size=1MiB
 admission=accept-all
-direct_io=true
+direct_io=${HC_DIRECT_IO:-true}
 start=cold
 EOF
   fi
