@@ -188,30 +188,19 @@ public final class HeapIndex implements Index {
   public boolean replace(long hash, long expected, long update) {
     checkHash(hash);
     checkEntry(update);
-    if (expected == IndexEntry.NONE) {
-      return false;
-    }
-    long mixed = mix(hash);
-    Stripe s = stripeFor(mixed);
-    long stamp = s.lock.writeLock();
-    try {
-      long[] t = s.table;
-      int slot = slotOf(t, hash, mixed);
-      if (slot < 0 || t[valueAt(slot)] != expected) {
-        return false;
-      }
-      t[valueAt(slot)] = update;
-      return true;
-    } finally {
-      s.lock.unlockWrite(stamp);
-    }
+    return expected != IndexEntry.NONE && compareAndSet(hash, expected, update);
   }
 
   @Override
   public boolean remove(long hash, long expected) {
-    if (hash == 0 || expected == IndexEntry.NONE) {
-      return false;
-    }
+    return hash != 0 && expected != IndexEntry.NONE && compareAndSet(hash, expected, IndexEntry.NONE);
+  }
+
+  /**
+   * If {@code hash} maps to {@code expected}, sets it to {@code update}, or removes it when
+   * {@code update} is {@link IndexEntry#NONE}; under the stripe's write lock.
+   */
+  private boolean compareAndSet(long hash, long expected, long update) {
     long mixed = mix(hash);
     Stripe s = stripeFor(mixed);
     long stamp = s.lock.writeLock();
@@ -221,7 +210,11 @@ public final class HeapIndex implements Index {
       if (slot < 0 || t[valueAt(slot)] != expected) {
         return false;
       }
-      removeAtLocked(s, slot);
+      if (update == IndexEntry.NONE) {
+        removeAtLocked(s, slot);
+      } else {
+        t[valueAt(slot)] = update;
+      }
       return true;
     } finally {
       s.lock.unlockWrite(stamp);
