@@ -16,6 +16,16 @@ public final class ByteKey {
     this.hash = KeyHash.of(bytes);
   }
 
+  private ByteKey(byte[] bytes, long hash) {
+    this.bytes = bytes;
+    this.hash = hash;
+  }
+
+  /** The same key over {@code equalBytes} (a private copy of equal content), without hashing again. */
+  public ByteKey withBytes(byte[] equalBytes) {
+    return new ByteKey(equalBytes, hash);
+  }
+
   public byte[] bytes() { return bytes; }
 
   /** The 64-bit hash the flash index is keyed by. */

@@ -101,7 +101,7 @@ public final class Engine implements HybridCache {
     counters.flashHits.increment();
     EntryFormat.Entry e = hit.entry();
     DramEntry promoted = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis());
-    dram.map().compute(new ByteKey(e.key()), (kk, cur) ->
+    dram.map().compute(k.withBytes(e.key()), (kk, cur) ->
         cur != null ? cur : flash.stillAt(kk.hash64(), hit.packed()) ? promoted : null);
     return e.value();
   }
