@@ -1,0 +1,81 @@
+package io.hybridcache.bench.compare;
+
+import java.lang.reflect.InvocationTargetException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * The stores a comparison can run: ours and the peer libraries (Caffeine's CacheType enum in its
+ * JMH suite is the model). Each names its {@link KvStore} class, loaded by name so that a peer's
+ * library is touched only when that peer runs.
+ */
+public enum StoreType {
+  HYBRIDCACHE("hybridcache", true, "HybridCacheStore",
+      "this library: Caffeine DRAM tier + flash segments (direct I/O) + Chronicle Map index"),
+  CAFFEINE("caffeine", false, "CaffeineStore", "Caffeine alone, on-heap, weighed in bytes"),
+  OHC("ohc", false, "OhcStore", "OHC alone, off-heap"),
+  CHRONICLE_MAP("chronicle-map", true, "ChronicleMapStore",
+      "Chronicle Map persisted to a file (memory-mapped; the page cache is its DRAM)"),
+  EHCACHE("ehcache", true, "EhcacheStore", "Ehcache 3: heap + off-heap + persistent disk tier"),
+  MAPDB("mapdb", true, "MapDbStore", "MapDB file store, HTreeMap"),
+  ROCKSDB("rocksdb", true, "RocksDbStore", "RocksDB (rocksdbjni): block cache, direct reads"),
+  INFINISPAN("infinispan", true, "InfinispanStore", "Infinispan embedded, local, SoftIndexFileStore");
+
+  private final String cliName;
+  private final boolean diskBacked;
+  private final String className;
+  private final String description;
+
+  StoreType(String cliName, boolean diskBacked, String simpleClassName, String description) {
+    this.cliName = cliName;
+    this.diskBacked = diskBacked;
+    this.className = StoreType.class.getPackageName() + ".stores." + simpleClassName;
+    this.description = description;
+  }
+
+  /** The name on the command line and in results. */
+  public String cliName() {
+    return cliName;
+  }
+
+  /** True if the store keeps data beyond its DRAM budget on disk. */
+  public boolean diskBacked() {
+    return diskBacked;
+  }
+
+  public String description() {
+    return description;
+  }
+
+  /** Opens this store with {@code settings}. */
+  public KvStore open(StoreSettings settings) {
+    try {
+      return (KvStore) Class.forName(className).getConstructor(StoreSettings.class).newInstance(settings);
+    } catch (InvocationTargetException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException("cannot open " + cliName + ": " + cause, cause);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("store " + cliName + " is not built into this jar (" + className + ")", e);
+    }
+  }
+
+  /** The store named {@code name} (its {@link #cliName}, case-insensitive). */
+  public static StoreType parse(String name) {
+    String n = name.trim().toLowerCase(Locale.ROOT);
+    for (StoreType t : values()) {
+      if (t.cliName.equals(n)) {
+        return t;
+      }
+    }
+    throw new IllegalArgumentException("unknown store " + name + " (known: " + names() + ")");
+  }
+
+  /** All store names, comma-separated. */
+  public static String names() {
+    return Arrays.stream(values()).map(StoreType::cliName).collect(Collectors.joining(","));
+  }
+}

@@ -1,0 +1,62 @@
+package io.hybridcache.bench.compare.stores;
+
+import io.hybridcache.bench.Sizes;
+import io.hybridcache.bench.compare.KvStore;
+import io.hybridcache.bench.compare.StoreSettings;
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.index.IndexType;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * This library in the comparison: the DRAM budget is the Caffeine tier, the disk room is the flash
+ * tier (direct I/O, 16 MiB segments), the index is the default Chronicle Map sized for the expected
+ * entries (its DRAM is on top of the budget and shows in resident memory). Thread-safe (the cache is).
+ */
+public final class HybridCacheStore implements KvStore {
+  private final HybridCache cache;
+
+  public HybridCacheStore(StoreSettings s) {
+    CacheConfig config = CacheConfig.builder(s.directory())
+        .name("compare")
+        .dramBytes(s.dramBytes())
+        .flashBytes(s.diskBytes())
+        .directIo(true)
+        .indexType(IndexType.CHRONICLE)
+        .expectedEntries(s.expectedEntries())
+        .build();
+    cache = HybridCache.open(config);
+  }
+
+  private static byte[] bytes(String key) {
+    return key.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public byte[] get(String key) {
+    return cache.get(bytes(key));
+  }
+
+  @Override
+  public void put(String key, byte[] value) {
+    cache.put(bytes(key), value);
+  }
+
+  @Override
+  public boolean delete(String key) {
+    return cache.remove(bytes(key));
+  }
+
+  @Override
+  public String describe() {
+    CacheConfig c = cache.config();
+    return "hybridcache: DRAM tier " + Sizes.format(c.dramBytes()) + ", flash " + Sizes.format(c.flashBytes())
+        + " in " + Sizes.format(c.segmentBytes()) + " segments, direct I/O " + c.directIo() + ", index "
+        + c.indexType().name().toLowerCase();
+  }
+
+  @Override
+  public void close() {
+    cache.close();
+  }
+}
