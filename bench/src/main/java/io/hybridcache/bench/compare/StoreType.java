@@ -44,6 +44,14 @@ public enum StoreType {
     return diskBacked;
   }
 
+  /**
+   * True if the store never forgets a record it acknowledged (the disk-backed peers); false for
+   * caches: DRAM-only ones, and ours, which may refuse an eviction to flash under a burst.
+   */
+  public boolean keepsEverything() {
+    return diskBacked && this != HYBRIDCACHE;
+  }
+
   public String description() {
     return description;
   }

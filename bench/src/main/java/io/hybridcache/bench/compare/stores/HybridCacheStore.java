@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * This library in the comparison: the DRAM budget is the Caffeine tier, the disk room is the flash
- * tier (direct I/O, 16 MiB segments), the index is the default Chronicle Map sized for the expected
+ * tier (direct I/O, 16 MiB segments, or 1/16 of a small flash tier), the index is the default Chronicle Map sized for the expected
  * entries (its DRAM is on top of the budget and shows in resident memory). Thread-safe (the cache is).
  */
 public final class HybridCacheStore implements KvStore {
@@ -21,11 +21,18 @@ public final class HybridCacheStore implements KvStore {
         .name("compare")
         .dramBytes(s.dramBytes())
         .flashBytes(s.diskBytes())
+        .segmentBytes(segmentBytes(s.diskBytes()))
         .directIo(true)
         .indexType(IndexType.CHRONICLE)
         .expectedEntries(s.expectedEntries())
         .build();
     cache = HybridCache.open(config);
+  }
+
+  /** 16 MiB segments, smaller (down to 64 KiB) when the flash room is under 256 MiB: at least 16 segments. */
+  static int segmentBytes(long flashBytes) {
+    long s = Math.min(16L << 20, flashBytes / 16) & ~4095L;
+    return (int) Math.max(64 << 10, s);
   }
 
   private static byte[] bytes(String key) {
