@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -25,6 +26,42 @@ public final class Fio {
   /** One fio job group's figures; latency is completion latency (clat). */
   public record Result(double iops, double mibPerSec, double p50Us, double p99Us, double runtimeSec,
                        long ioBytes) {}
+
+  /** Options of 4 KiB random reads at queue depth 1 by {@code jobs} jobs, direct I/O, time-based. */
+  public static Map<String, String> randRead(Path file, long size, int jobs, int secs, String ioengine) {
+    Map<String, String> o = new LinkedHashMap<>();
+    o.put("name", "randread" + jobs);
+    o.put("filename", file.toString());
+    o.put("size", Long.toString(size));
+    o.put("rw", "randread");
+    o.put("bs", "4k");
+    o.put("direct", "1");
+    o.put("ioengine", ioengine);
+    o.put("iodepth", "1");
+    o.put("numjobs", Integer.toString(jobs));
+    o.put("time_based", null);
+    o.put("runtime", Integer.toString(secs));
+    o.put("norandommap", null);
+    o.put("randrepeat", "0");
+    return o;
+  }
+
+  /** Options of 1 MiB sequential writes by one job to a new file, direct I/O, fsync at the end. */
+  public static Map<String, String> seqWrite(Path file, long size, int secs, String ioengine) {
+    Map<String, String> o = new LinkedHashMap<>();
+    o.put("name", "seqwrite");
+    o.put("filename", file.toString());
+    o.put("size", Long.toString(size));
+    o.put("rw", "write");
+    o.put("bs", "1M");
+    o.put("direct", "1");
+    o.put("ioengine", ioengine);
+    o.put("iodepth", "1");
+    o.put("numjobs", "1");
+    o.put("runtime", Integer.toString(secs));
+    o.put("end_fsync", "1");
+    return o;
+  }
 
   /** fio's version line, or null if it cannot be run. */
   public String version() {

@@ -14,8 +14,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
@@ -154,23 +152,11 @@ public final class LimitsCommand implements Callable<Integer> {
       Path rf = work.resolve("fio-randread.dat");
       err.printf("limits: fio %s; random reads on %s (%s), runtime %d s per test%n", version, rf,
           Sizes.format(readFile), secs);
-      r1 = fio.run(randRead(rf, readFile, 1, secs), "read", err);
-      r4 = fio.run(randRead(rf, readFile, 4, secs), "read", err);
+      r1 = fio.run(Fio.randRead(rf, readFile, 1, secs, ioengine), "read", err);
+      r4 = fio.run(Fio.randRead(rf, readFile, 4, secs, ioengine), "read", err);
       Path wf = work.resolve("fio-seqwrite.dat");
       Files.deleteIfExists(wf);
-      Map<String, String> sw = new LinkedHashMap<>();
-      sw.put("name", "seqwrite");
-      sw.put("filename", wf.toString());
-      sw.put("size", Long.toString(writeFile));
-      sw.put("rw", "write");
-      sw.put("bs", "1M");
-      sw.put("direct", "1");
-      sw.put("ioengine", ioengine);
-      sw.put("iodepth", "1");
-      sw.put("numjobs", "1");
-      sw.put("runtime", Integer.toString(secs));
-      sw.put("end_fsync", "1");
-      w = fio.run(sw, "write", err);
+      w = fio.run(Fio.seqWrite(wf, writeFile, secs, ioengine), "write", err);
       if (!keep) {
         Files.deleteIfExists(rf);
         Files.deleteIfExists(wf);
@@ -298,24 +284,6 @@ public final class LimitsCommand implements Callable<Integer> {
       b.expectedEntries(expected + expected / 4);
     }
     return b.build();
-  }
-
-  private Map<String, String> randRead(Path file, long size, int jobs, int secs) {
-    Map<String, String> o = new LinkedHashMap<>();
-    o.put("name", "randread" + jobs);
-    o.put("filename", file.toString());
-    o.put("size", Long.toString(size));
-    o.put("rw", "randread");
-    o.put("bs", "4k");
-    o.put("direct", "1");
-    o.put("ioengine", ioengine);
-    o.put("iodepth", "1");
-    o.put("numjobs", Integer.toString(jobs));
-    o.put("time_based", null);
-    o.put("runtime", Integer.toString(secs));
-    o.put("norandommap", null);
-    o.put("randrepeat", "0");
-    return o;
   }
 
   private static void putRead(ObjectNode out, String threads, CacheProbe.ReadResult r) {
