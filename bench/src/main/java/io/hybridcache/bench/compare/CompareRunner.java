@@ -1,0 +1,162 @@
+package io.hybridcache.bench.compare;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hybridcache.bench.StatsJson;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import site.ycsb.DB;
+
+/**
+ * The child JVM of one store in a comparison ({@link CompareCommand} starts it): opens the store
+ * once through {@link KvStoreDB} (one instance per client thread), loads the records, runs each
+ * workload for a fixed time after a warm-up, and prints one {@value #RESULT_PREFIX} JSON line per
+ * phase on stdout. Progress goes to stderr. Exits 0 if every phase ran.
+ */
+@Command(name = "compare-runner", mixinStandardHelpOptions = true)
+public final class CompareRunner implements Callable<Integer> {
+  /** Start of each result line on stdout. */
+  public static final String RESULT_PREFIX = "compare-result ";
+
+  @Option(names = "--store", required = true)
+  String store;
+
+  @Option(names = "--dir", required = true)
+  Path dir;
+
+  @Option(names = "--dram", required = true)
+  long dram;
+
+  @Option(names = "--disk", required = true)
+  long disk;
+
+  @Option(names = "--records", required = true)
+  long records;
+
+  @Option(names = "--threads", required = true)
+  int threads;
+
+  @Option(names = "--seconds", required = true)
+  double seconds;
+
+  @Option(names = "--warmup", required = true)
+  double warmup;
+
+  @Option(names = "--load-workload", required = true, description = "workload file whose record shape the load uses")
+  Path loadWorkload;
+
+  @Option(names = "--workload", required = true, description = "NAME=FILE, in run order (repeatable)")
+  Map<String, Path> workloads = new LinkedHashMap<>();
+
+  @Option(names = "-p", description = "YCSB property for every phase (repeatable)")
+  Map<String, String> extra = new LinkedHashMap<>();
+
+  public static void main(String[] args) {
+    System.setProperty("chronicle.analytics.disable", "true");
+    System.exit(new CommandLine(new CompareRunner()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Properties base = read(loadWorkload);
+    base.putAll(extra);
+    base.setProperty("recordcount", Long.toString(records));
+    base.setProperty(KvStoreDB.TYPE, store);
+    base.setProperty(KvStoreDB.DIR, dir.toString());
+    base.setProperty(KvStoreDB.DRAM_BYTES, Long.toString(dram));
+    base.setProperty(KvStoreDB.DISK_BYTES, Long.toString(disk));
+    // D inserts about 5% of its operations: room for them in preallocating stores
+    base.putIfAbsent(KvStoreDB.EXPECTED_ENTRIES, Long.toString(records + records / 2));
+    String label = "[" + store + "]";
+
+    OpStats stats = new OpStats();
+    List<DB> dbs = new ArrayList<>();
+    try {
+      for (int i = 0; i < threads; i++) {
+        DB db = new TimedDB(new KvStoreDB(), stats);
+        db.setProperties(base);
+        db.init();
+        dbs.add(db);
+      }
+      KvStore s = KvStoreDB.sharedStore();
+      System.err.println(label + " opened: " + (s == null ? "?" : s.describe()));
+      PhaseDriver driver = new PhaseDriver(dbs, stats, System.err, label);
+      emit(driver.load(base, records));
+      for (Map.Entry<String, Path> e : workloads.entrySet()) {
+        Properties p = new Properties();
+        p.putAll(base);
+        p.putAll(read(e.getValue()));
+        p.putAll(extra);
+        p.setProperty("recordcount", Long.toString(records));
+        System.err.printf("%s %s: %.0f s warm-up, %.0f s measured, %d threads%n", label, e.getKey(), warmup, seconds, threads);
+        emit(driver.transactions(e.getKey(), p, warmup, seconds));
+      }
+    } finally {
+      for (DB db : dbs) {
+        db.cleanup();
+      }
+    }
+    return 0;
+  }
+
+  private void emit(PhaseDriver.Window w) {
+    ObjectNode n = toJson(store, w);
+    System.out.println(RESULT_PREFIX + n);
+    System.out.flush();
+    System.err.printf("[%s] %s: %,.0f ops/s, read p99 %s us, hit ratio %s, %,d bytes written%n", store, w.phase(),
+        w.throughput(), n.get("read_p99_us"), n.get("hit_ratio"), w.io().writeBytes());
+  }
+
+  /** One phase's record: the keys of {@code compare --json}. */
+  static ObjectNode toJson(String store, PhaseDriver.Window w) {
+    ObjectNode n = StatsJson.MAPPER.createObjectNode();
+    OpStats.Interval o = w.ops();
+    n.put("store", store);
+    n.put("workload", w.phase());
+    n.put("seconds", w.seconds());
+    n.put("operations", o.operations());
+    n.put("throughput_ops", w.throughput());
+    number(n, "read_p50_us", o.percentileUs(OpStats.Op.READ, 50));
+    number(n, "read_p99_us", o.percentileUs(OpStats.Op.READ, 99));
+    number(n, "read_p999_us", o.percentileUs(OpStats.Op.READ, 99.9));
+    number(n, "update_p99_us", o.percentileUs(OpStats.Op.UPDATE, 99));
+    number(n, "insert_p99_us", o.percentileUs(OpStats.Op.INSERT, 99));
+    number(n, "hit_ratio", o.hitRatio());
+    n.put("reads_found", o.readsFound());
+    n.put("reads_missing", o.readsMissing());
+    n.put("errors", o.errors());
+    n.put("disk_bytes_written", w.io().writeBytes());
+    n.put("disk_bytes_read", w.io().readBytes());
+    n.put("disk_bytes_written_per_op", o.operations() == 0 ? 0 : (double) w.io().writeBytes() / o.operations());
+    n.put("disk_bytes_read_per_op", o.operations() == 0 ? 0 : (double) w.io().readBytes() / o.operations());
+    n.put("rss_bytes", w.io().rssBytes());
+    n.put("rss_peak_bytes", w.io().rssPeakBytes());
+    return n;
+  }
+
+  private static void number(ObjectNode n, String key, double v) {
+    if (Double.isNaN(v)) {
+      n.putNull(key);
+    } else {
+      n.put(key, v);
+    }
+  }
+
+  private static Properties read(Path file) throws IOException {
+    Properties p = new Properties();
+    try (InputStream in = Files.newInputStream(file)) {
+      p.load(in);
+    }
+    return p;
+  }
+}

@@ -1,0 +1,36 @@
+package io.hybridcache.bench.compare;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * This process's storage I/O and memory as Linux reports them: {@code /proc/self/io} (bytes the
+ * process caused to be read from or written to storage, page-cache writeback and direct I/O
+ * alike, all threads) and {@code /proc/self/status} (resident set). Zeros where /proc is missing.
+ * Stateless and thread-safe.
+ */
+record ProcessIo(long readBytes, long writeBytes, long rssBytes, long rssPeakBytes) {
+  static ProcessIo now() {
+    return new ProcessIo(field("/proc/self/io", "read_bytes:", 1), field("/proc/self/io", "write_bytes:", 1),
+        field("/proc/self/status", "VmRSS:", 1024), field("/proc/self/status", "VmHWM:", 1024));
+  }
+
+  /** The counters accumulated since {@code earlier}; memory figures are this snapshot's. */
+  ProcessIo since(ProcessIo earlier) {
+    return new ProcessIo(readBytes - earlier.readBytes, writeBytes - earlier.writeBytes, rssBytes, rssPeakBytes);
+  }
+
+  private static long field(String file, String name, long unit) {
+    try {
+      for (String line : Files.readAllLines(Path.of(file))) {
+        if (line.startsWith(name)) {
+          return Long.parseLong(line.substring(name.length()).trim().split("\\s+")[0]) * unit;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
+    return 0;
+  }
+}
