@@ -36,6 +36,7 @@ import picocli.CommandLine.Spec;
         io.hybridcache.bench.mongo.MongoCommand.class,
         io.hybridcache.bench.placement.PlacementCommand.class,
         io.hybridcache.bench.cassandra.CassandraCommand.class,
+        io.hybridcache.bench.compare.CompareCommand.class,
         CommandLine.HelpCommand.class},
     footerHeading = "%nExit codes:%n",
     footer = {"  0  success", "  1  the benchmark failed (see the messages above)", "  2  bad command line",

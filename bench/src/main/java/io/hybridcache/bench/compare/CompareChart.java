@@ -1,0 +1,60 @@
+package io.hybridcache.bench.compare;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+/**
+ * Bar charts of a comparison (XChart), one PNG per figure: throughput, read p99 and
+ * hit ratio, grouped by workload, one bar per store. Stateless; thread-safe.
+ */
+final class CompareChart {
+  private static final int WIDTH = 1000;
+  private static final int HEIGHT = 480;
+
+  private CompareChart() {}
+
+  /** Writes compare-throughput.png, compare-read-p99.png and compare-hit-ratio.png into {@code dir}. */
+  static List<Path> write(Path dir, CompareReport report) throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    List<Path> files = new ArrayList<>();
+    files.add(chart(dir.resolve("compare-throughput.png"), report, "throughput_ops", "Throughput (ops/s, higher is better)"));
+    files.add(chart(dir.resolve("compare-read-p99.png"), report, "read_p99_us", "Read p99 latency (us, lower is better)"));
+    files.add(chart(dir.resolve("compare-hit-ratio.png"), report, "hit_ratio", "Reads that found their record (hit ratio)"));
+    return files;
+  }
+
+  private static Path chart(Path file, CompareReport report, String key, String title) throws IOException {
+    CategoryChart c = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
+        .xAxisTitle("workload").yAxisTitle("").build();
+    c.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+    c.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+    List<String> workloads = report.workloads();
+    for (String store : report.storeNames()) {
+      List<Double> ys = new ArrayList<>();
+      boolean any = false;
+      for (String w : workloads) {
+        ObjectNode r = report.find(store, w);
+        JsonNode v = r == null ? null : r.get(key);
+        double y = v == null || v.isNull() ? 0 : v.asDouble();
+        any |= v != null && !v.isNull();
+        ys.add(y);
+      }
+      if (any) {
+        c.addSeries(store, workloads, ys);
+      }
+    }
+    if (c.getSeriesMap().isEmpty()) {
+      c.addSeries("no data", workloads, workloads.stream().map(w -> 0.0).toList());
+    }
+    BitmapEncoder.saveBitmap(c, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+    return file.toAbsolutePath();
+  }
+}
