@@ -1,0 +1,78 @@
+package io.hybridcache.bench.compare;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hybridcache.bench.BenchMain;
+import io.hybridcache.bench.StatsJson;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The compare subcommand end to end on a tiny matrix (two stores, two workloads, child JVMs, no fio,
+ * no cgroup): every store x workload record carries the keys the issue names, with figures that
+ * could only come from a real run, and the charts and Markdown exist.
+ */
+class CompareCommandTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void tinyMatrixWritesRecordsChartsAndMarkdown() throws Exception {
+    Path json = dir.resolve("compare.json");
+    Path out = dir.resolve("out");
+    int code = BenchMain.execute("compare", "--stores", "hybridcache,caffeine", "--workloads", "workloadc,workloadd",
+        "--workload-dir", "../src/workloads", "--dram", "1m", "--records", "5000", "--seconds", "1", "--warmup", "0.5",
+        "--threads", "2", "--no-fio", "--memory-limit", "off", "--out", out.toString(), "--json", json.toString());
+    assertEquals(BenchMain.OK, code);
+    JsonNode root = StatsJson.MAPPER.readTree(json.toFile());
+    Set<String> seen = new HashSet<>();
+    for (JsonNode r : root.get("records")) {
+      for (String key : List.of("store", "workload", "throughput_ops", "read_p99_us", "hit_ratio", "disk_bytes_written")) {
+        assertTrue(r.has(key), "record lacks " + key + ": " + r);
+      }
+      seen.add(r.get("store").asText() + "/" + r.get("workload").asText());
+      if (!r.get("workload").asText().equals("load")) {
+        assertTrue(r.get("throughput_ops").asDouble() > 0, r.toString());
+        double hit = r.get("hit_ratio").asDouble();
+        assertTrue(hit > 0 && hit <= 1, r.toString());
+      }
+    }
+    assertEquals(Set.of("hybridcache/load", "hybridcache/workloadc", "hybridcache/workloadd",
+        "caffeine/load", "caffeine/workloadc", "caffeine/workloadd"), seen);
+    // 5000 records of ~1.1 KB in 1 MiB of DRAM: Caffeine alone must miss, ours keeps more on flash
+    double caffeineHits = hitRatio(root, "caffeine");
+    double oursHits = hitRatio(root, "hybridcache");
+    assertTrue(caffeineHits < 0.9, "caffeine hit ratio " + caffeineHits);
+    assertTrue(oursHits > caffeineHits, "hybridcache " + oursHits + " vs caffeine " + caffeineHits);
+    assertTrue(root.at("/records/0/disk_bytes_written").asLong() > 0, "our load writes to disk");
+    for (String f : List.of("compare.md", "compare-throughput.png", "compare-read-p99.png", "compare-hit-ratio.png")) {
+      assertTrue(Files.size(out.resolve(f)) > 100, f);
+    }
+    assertTrue(Files.readString(out.resolve("compare.md")).contains("|hybridcache|workloadc|"));
+  }
+
+  private static double hitRatio(JsonNode root, String store) {
+    for (JsonNode r : root.get("records")) {
+      if (r.get("store").asText().equals(store) && r.get("workload").asText().equals("workloadc")) {
+        return r.get("hit_ratio").asDouble();
+      }
+    }
+    throw new AssertionError("no workloadc record of " + store);
+  }
+
+  @Test
+  void badArgumentsAreUsageErrors() {
+    assertEquals(BenchMain.USAGE, BenchMain.execute("compare", "--stores", "redis"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("compare", "--data-factor", "2"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("compare", "--workloads", "nosuchworkload"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("compare", "--memory-limit", "maybe"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("compare", "--dram", "1m", "--records", "100"));
+  }
+}
