@@ -77,7 +77,8 @@ final class CompareReport {
   }
 
   /** One summary line per workload: ours, the best disk-backed peer, the ratio and the goal. */
-  record Summary(String workload, double ours, String bestPeer, double peer, double ratio, Double goal) {
+  record Summary(String workload, double ours, double oursHitRatio, String bestPeer, double peer, double peerHitRatio,
+                 double ratio, Double goal) {
     String verdict() {
       if (goal == null || Double.isNaN(ratio)) {
         return "";
@@ -102,9 +103,15 @@ final class CompareReport {
         }
       }
       double o = ours == null ? Double.NaN : ours.get("throughput_ops").asDouble();
-      out.add(new Summary(w, o, best, bestOps, o / bestOps, GOALS.get(w)));
+      ObjectNode peer = best == null ? null : find(best, w);
+      out.add(new Summary(w, o, hitRatio(ours), best, bestOps, hitRatio(peer), o / bestOps, GOALS.get(w)));
     }
     return out;
+  }
+
+  private static double hitRatio(ObjectNode r) {
+    Double h = r == null ? null : num(r, "hit_ratio");
+    return h == null ? Double.NaN : h;
   }
 
   void printTable(PrintStream out) {
@@ -119,9 +126,9 @@ final class CompareReport {
     }
     t.print(out);
     out.println();
-    TextTable s = new TextTable("workload", "hybridcache ops/s", "best disk-backed peer", "its ops/s", "ratio", "goal", "");
+    TextTable s = new TextTable(SUMMARY_HEADER);
     for (Summary m : summary()) {
-      s.row(m.workload(), m.ours(), m.bestPeer(), m.peer(), m.ratio(), m.goal(), m.verdict());
+      s.row(summaryRow(m));
     }
     s.print(out);
     for (CompareCommand.StoreRun r : runs) {
@@ -129,6 +136,14 @@ final class CompareReport {
         out.println(r.store().cliName() + ": FAILED: " + r.failure());
       }
     }
+  }
+
+  private static final String[] SUMMARY_HEADER = {"workload", "hybridcache ops/s", "its hit ratio",
+      "best disk-backed peer", "its ops/s", "its hit ratio", "ratio", "goal", ""};
+
+  private static Object[] summaryRow(Summary m) {
+    return new Object[] {m.workload(), m.ours(), m.oursHitRatio(), m.bestPeer(), m.peer(), m.peerHitRatio(), m.ratio(),
+        m.goal() == null ? null : "≥ " + m.goal(), m.verdict()};
   }
 
   private static String[] header() {
@@ -171,23 +186,9 @@ final class CompareReport {
           limits.fioVersion(), limits.randReadIops1(), limits.randReadP99Us1(), limits.randReadIopsN(), limits.randReadP99UsN(),
           limits.jobs(), limits.seqWriteMiBs()));
     }
-    String[] h = header();
-    b.append('|').append(String.join("|", h)).append("|\n|");
-    b.append("---|".repeat(h.length)).append('\n');
-    for (ObjectNode r : records) {
-      b.append('|');
-      for (Object c : row(r)) {
-        b.append(TextTable.cell(c)).append('|');
-      }
-      b.append('\n');
-    }
-    b.append("\n|workload|hybridcache ops/s|best disk-backed peer|its ops/s|ratio|goal||\n|---|---|---|---|---|---|---|\n");
-    for (Summary m : summary()) {
-      b.append('|').append(m.workload()).append('|').append(TextTable.cell(m.ours())).append('|')
-          .append(m.bestPeer() == null ? "" : m.bestPeer()).append('|').append(TextTable.cell(m.peer())).append('|')
-          .append(TextTable.cell(m.ratio())).append('|').append(m.goal() == null ? "" : "≥ " + m.goal()).append('|')
-          .append(m.verdict()).append("|\n");
-    }
+    table(b, header(), records.stream().map(CompareReport::row).toList());
+    b.append('\n');
+    table(b, SUMMARY_HEADER, summary().stream().map(CompareReport::summaryRow).toList());
     for (CompareCommand.StoreRun r : runs) {
       if (r.failure() != null) {
         b.append("\n").append(r.store().cliName()).append(" failed: ").append(r.failure()).append('\n');
@@ -195,6 +196,17 @@ final class CompareReport {
     }
     Files.writeString(file, b.toString());
     return file.toAbsolutePath();
+  }
+
+  private static void table(StringBuilder b, String[] header, List<Object[]> rows) {
+    b.append('|').append(String.join("|", header)).append("|\n|").append("---|".repeat(header.length)).append('\n');
+    for (Object[] row : rows) {
+      b.append('|');
+      for (Object c : row) {
+        b.append(TextTable.cell(c)).append('|');
+      }
+      b.append('\n');
+    }
   }
 
   /** {@code {setup, limits, records: [...], summary: [...], failures: {...}}}. */
