@@ -20,7 +20,7 @@ import net.openhft.chronicle.map.ChronicleMap;
  * expected entries, {@code averageKey} = a typical YCSB key ({@link PeerFiles#TYPICAL_KEY}),
  * {@code averageValueSize} = the average record size, and {@code maxBloatFactor} {@value
  * #MAX_BLOAT} so that more or larger records than announced go to extra segment tiers instead of
- * failing (the tiers are sparse file space until used). Everything else is the default (segment
+ * failing (extra tiers are added to the file only when needed). Everything else is the default (segment
  * count chosen by Chronicle). {@code putReturnsNull}: a put does not read back the old value;
  * a remove does, to tell whether the key was present.
  *

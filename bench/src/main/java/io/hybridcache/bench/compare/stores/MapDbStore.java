@@ -18,8 +18,10 @@ import org.mapdb.Serializer;
  * without {@code transactionEnable()}: no write-ahead log, a crash may lose the file), memory-mapped
  * ({@code fileMmapEnableIfSupported}: "much faster" than RandomAccessFile, and better than
  * FileChannel, which MapDB itself ranks between the two), {@code fileMmapPreclearDisable} (no
- * zeroing when the file grows), {@code cleanerHackEnable} (unmap at close, not at GC), and the
- * file preallocated ({@code allocateStartSize}) for the expected data, capped at the disk room.
+ * zero fill when the file grows), {@code cleanerHackEnable} (unmap at close, not at GC), and
+ * {@code allocateIncrement} {@value #INCREMENT_MIB} MiB instead of 1 MiB: the file grows and is mapped
+ * in slices of that size, sparse until written. No {@code allocateStartSize}: MapDB zero-fills the
+ * whole start size when it opens the file.
  * Values are stored outside the hash tree's nodes (MapDB's default, right for ~1 KB records).
  *
  * <p>Budget: MapDB 3 has no cache of its own (2.x's instance cache is gone; entries are
@@ -27,24 +29,20 @@ import org.mapdb.Serializer;
  * DRAM, bounded by the harness's memory cgroup, as for Chronicle Map.
  */
 public final class MapDbStore implements KvStore {
-  /** MapDB's own per-record overhead is small; this over-estimates it to size the file. */
-  private static final int RECORD_OVERHEAD_BYTES = 32;
+  static final int INCREMENT_MIB = 64;
   private final DB db;
   private final HTreeMap<String, byte[]> map;
   private final Path file;
-  private final long startSize;
   private final long dramBytes;
 
   public MapDbStore(StoreSettings s) {
     file = PeerFiles.fileIn(s.directory(), "mapdb.db");
     dramBytes = s.dramBytes();
-    long expected = s.expectedEntries() * (PeerFiles.TYPICAL_KEY.length() + s.averageValueBytes() + RECORD_OVERHEAD_BYTES);
-    startSize = Math.min(s.diskBytes(), expected);
     db = DBMaker.fileDB(file.toFile())
         .fileMmapEnableIfSupported()
         .fileMmapPreclearDisable()
         .cleanerHackEnable()
-        .allocateStartSize(startSize)
+        .allocateIncrement((long) INCREMENT_MIB << 20)
         .make();
     map = db.hashMap("compare", Serializer.STRING, Serializer.BYTE_ARRAY).createOrOpen();
   }
@@ -67,7 +65,7 @@ public final class MapDbStore implements KvStore {
   @Override
   public String describe() {
     return "mapdb: HTreeMap in " + file + ", memory-mapped (page cache is its DRAM; no cache of its own, dramBytes "
-        + Sizes.format(dramBytes) + " unused), transactions off, " + Sizes.format(startSize) + " preallocated";
+        + Sizes.format(dramBytes) + " unused), transactions off, grows in " + INCREMENT_MIB + " MiB slices";
   }
 
   @Override

@@ -19,8 +19,9 @@ import org.caffinitas.ohc.OHCacheBuilder;
  * a bucket: OHC's README asks for a large table (short bucket chains), so each segment's initial
  * table holds the entries that fit in the budget (at most the expected entries) at the 0.75 load
  * factor, and OHC rehashes if more come. Otherwise its defaults: the linked implementation, 2 x
- * cores segments, LRU eviction, an entry at most capacity / segments. A put that finds no room
- * is dropped (OHC never blocks a put), so a later get misses.
+ * cores segments, LRU eviction (W-TinyLFU is opt-in there), an entry at most capacity / segments.
+ * A put OHC cannot place (too large, or no memory) is dropped rather than blocking, so a later get
+ * misses.
  *
  * <p>Keys are stored as UTF-8, values as they are; OHC records both lengths itself.
  */
