@@ -1,7 +1,6 @@
 package io.hybridcache.bench.compare.stores;
 
 import io.hybridcache.bench.Sizes;
-import io.hybridcache.bench.compare.KvStore;
 import io.hybridcache.bench.compare.StoreSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,27 +27,30 @@ import net.openhft.chronicle.map.ChronicleMap;
  * class sets {@code chronicle.analytics.disable} and {@code chronicle.announcer.disable} unless
  * already set.
  */
-public final class ChronicleMapStore implements KvStore {
+public final class ChronicleMapStore extends ConcurrentMapStore {
   static {
     // First static member: before any Chronicle class is initialised (no analytics, no banner).
-    if (System.getProperty("chronicle.analytics.disable") == null) {
-      System.setProperty("chronicle.analytics.disable", "true");
-    }
-    if (System.getProperty("chronicle.announcer.disable") == null) {
-      System.setProperty("chronicle.announcer.disable", "true");
-    }
+    System.getProperties().putIfAbsent("chronicle.analytics.disable", "true");
+    System.getProperties().putIfAbsent("chronicle.announcer.disable", "true");
   }
 
   static final double MAX_BLOAT = 2.0;
   private final ChronicleMap<String, byte[]> map;
-  private final Path file;
   private final StoreSettings settings;
 
   public ChronicleMapStore(StoreSettings s) {
-    settings = s;
-    file = PeerFiles.fileIn(s.directory(), "chronicle-map.dat");
+    this(s, open(s, PeerFiles.fileIn(s.directory(), "chronicle-map.dat")));
+  }
+
+  private ChronicleMapStore(StoreSettings s, ChronicleMap<String, byte[]> map) {
+    super(map);
+    this.settings = s;
+    this.map = map;
+  }
+
+  private static ChronicleMap<String, byte[]> open(StoreSettings s, Path file) {
     try {
-      map = ChronicleMap.of(String.class, byte[].class)
+      return ChronicleMap.of(String.class, byte[].class)
           .name("compare")
           .entries(s.expectedEntries())
           .averageKey(PeerFiles.TYPICAL_KEY)
@@ -62,23 +64,8 @@ public final class ChronicleMapStore implements KvStore {
   }
 
   @Override
-  public byte[] get(String key) {
-    return map.get(key);
-  }
-
-  @Override
-  public void put(String key, byte[] value) {
-    map.put(key, value);
-  }
-
-  @Override
-  public boolean delete(String key) {
-    return map.remove(key) != null;
-  }
-
-  @Override
   public String describe() {
-    return "chronicle-map: " + file + " memory-mapped (page cache is its DRAM; dramBytes "
+    return "chronicle-map: " + map.file() + " memory-mapped (page cache is its DRAM; dramBytes "
         + Sizes.format(settings.dramBytes()) + " unused), " + settings.expectedEntries() + " entries of ~"
         + PeerFiles.TYPICAL_KEY.length() + " B keys and ~" + settings.averageValueBytes() + " B values, max bloat "
         + MAX_BLOAT + ", " + map.segments() + " segments, off-heap " + Sizes.format(map.offHeapMemoryUsed());

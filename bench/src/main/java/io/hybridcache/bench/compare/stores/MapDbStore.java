@@ -1,7 +1,6 @@
 package io.hybridcache.bench.compare.stores;
 
 import io.hybridcache.bench.Sizes;
-import io.hybridcache.bench.compare.KvStore;
 import io.hybridcache.bench.compare.StoreSettings;
 import java.nio.file.Path;
 import org.mapdb.DB;
@@ -28,38 +27,31 @@ import org.mapdb.Serializer;
  * deserialised on each get), so {@code dramBytes} has no knob. With mmap the page cache is its
  * DRAM, bounded by the harness's memory cgroup, as for Chronicle Map.
  */
-public final class MapDbStore implements KvStore {
+public final class MapDbStore extends ConcurrentMapStore {
   static final int INCREMENT_MIB = 64;
+  private static final String FILE = "mapdb.db";
   private final DB db;
-  private final HTreeMap<String, byte[]> map;
   private final Path file;
   private final long dramBytes;
 
   public MapDbStore(StoreSettings s) {
-    file = PeerFiles.fileIn(s.directory(), "mapdb.db");
-    dramBytes = s.dramBytes();
-    db = DBMaker.fileDB(file.toFile())
+    this(s, open(PeerFiles.fileIn(s.directory(), FILE)));
+  }
+
+  private MapDbStore(StoreSettings s, DB db) {
+    super(db.hashMap("compare", Serializer.STRING, Serializer.BYTE_ARRAY).createOrOpen());
+    this.db = db;
+    this.file = s.directory().resolve(FILE);
+    this.dramBytes = s.dramBytes();
+  }
+
+  private static DB open(Path file) {
+    return DBMaker.fileDB(file.toFile())
         .fileMmapEnableIfSupported()
         .fileMmapPreclearDisable()
         .cleanerHackEnable()
         .allocateIncrement((long) INCREMENT_MIB << 20)
         .make();
-    map = db.hashMap("compare", Serializer.STRING, Serializer.BYTE_ARRAY).createOrOpen();
-  }
-
-  @Override
-  public byte[] get(String key) {
-    return map.get(key);
-  }
-
-  @Override
-  public void put(String key, byte[] value) {
-    map.put(key, value);
-  }
-
-  @Override
-  public boolean delete(String key) {
-    return map.remove(key) != null;
   }
 
   @Override
