@@ -43,7 +43,7 @@ class StoreContractTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = StoreType.class, names = {"HYBRIDCACHE", "CAFFEINE", "EHCACHE", "ROCKSDB", "INFINISPAN"})
+  @EnumSource(StoreType.class)
   void roundTripOverwriteDelete(StoreType type) throws Exception {
     try (KvStore s = open(type)) {
       assertNull(s.get("user1"));
@@ -58,7 +58,7 @@ class StoreContractTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = StoreType.class, names = {"HYBRIDCACHE", "CAFFEINE", "EHCACHE", "ROCKSDB", "INFINISPAN"})
+  @EnumSource(StoreType.class)
   void fourTimesTheBudgetNeverReturnsAWrongValue(StoreType type) throws Exception {
     int n = (int) (4 * BUDGET / 1_000);
     try (KvStore s = open(type)) {
@@ -85,7 +85,7 @@ class StoreContractTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = StoreType.class, names = {"HYBRIDCACHE", "CAFFEINE", "EHCACHE", "ROCKSDB", "INFINISPAN"})
+  @EnumSource(StoreType.class)
   void manyThreadsReadTheirOwnLastWrite(StoreType type) throws Exception {
     int threads = 8;
     int keys = 200;
