@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
  *   <li>{@code limits}: what the disk can do (fio) next to what the cache gets out of it
  *       (flash-hit reads, insert bandwidth), as ratios.
  *   <li>{@code catalog}: footprint of rows with inline column names vs schema-catalogue encoding.
- *   <li>{@code jmh}: the JMH micro-benchmarks (options passed to JMH).
+ *   <li>{@code jmh}: the JMH micro-benchmarks: alone, a short default set of all of them; with
+ *       arguments, JMH's command line.
  * </ul>
  *
  * <p>Exit codes: {@value #OK} success, {@value #FAILED} the benchmark ran but failed (a child JVM
@@ -46,6 +47,7 @@ import picocli.CommandLine.Spec;
         "  java -jar bench/target/hybridcache-bench.jar ycsb --workload src/workloads/workloada",
         "  java -jar bench/target/hybridcache-bench.jar limits --quick --json limits.json",
         "  java -jar bench/target/hybridcache-bench.jar catalog --json catalog.json",
+        "  java -jar bench/target/hybridcache-bench.jar jmh",
         "  java -jar bench/target/hybridcache-bench.jar jmh -f 1 -wi 2 -i 3 -w 1s -r 1s Catalog",
         "  java -jar bench/target/hybridcache-bench.jar help ycsb"})
 public final class BenchMain implements Runnable {
