@@ -13,6 +13,7 @@ import io.hybridcache.core.placement.LifetimeClass;
 import io.hybridcache.core.placement.MapperKind;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -41,7 +42,9 @@ import site.ycsb.Status;
  * {@value #EXPECTED_ENTRIES}, {@value #JMX} (true|false), {@value #STATS_FILE} (where the last
  * cleanup writes the cache's {@link CacheStats} as JSON), {@value #CODEC} (raw|catalog, default raw),
  * {@value #WRITE_TRACE} (device write trace file, appended), {@value #TRIM_RECLAIMED} (true|false),
- * {@value #VICTIM_POLICY} (greedy|cost-benefit|fifo),
+ * {@value #VICTIM_POLICY} (greedy|cost-benefit|fifo), {@value #CASCADE_QUEUE},
+ * {@value #CASCADE_WAIT_MS} (how long a dirty eviction waits for room in a full cascade queue, 0..10000;
+ * default 0 = never),
  * {@value #STREAM_MAPPER} (single|static|dsm|filestream), {@value #STREAMS}, {@value #PLACEMENT_EPOCH},
  * {@value #TABLE_CLASSES} (comma-separated table names: the i-th table's records go to flash in the
  * lifetime class {@code LifetimeClass.named(16 + i, table)}, other tables in FRESH). Unset sizes take the {@link CacheConfig}
@@ -76,6 +79,7 @@ public class HybridCacheDB extends DB {
   public static final String JMX = PREFIX + "jmx";
   public static final String STATS_FILE = PREFIX + "stats.file";
   public static final String CASCADE_QUEUE = PREFIX + "cascade.queue.entries";
+  public static final String CASCADE_WAIT_MS = PREFIX + "cascade.wait.ms";
   public static final String ADMISSION = PREFIX + "admission";
   /** raw (names inline, {@link RecordCodec}) or catalog (schema catalogue, {@link RecordFormat#catalog}). */
   public static final String CODEC = PREFIX + "codec";
@@ -87,8 +91,9 @@ public class HybridCacheDB extends DB {
   public static final String TABLE_CLASSES = PREFIX + "table.classes";
   public static final String VICTIM_POLICY = PREFIX + "victim.policy";
   private static final Set<String> KNOWN = Set.of(DIR, DRAM_BYTES, FLASH_BYTES, SEGMENT_BYTES,
-      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, CASCADE_QUEUE, ADMISSION, CODEC,
-      WRITE_TRACE, TRIM_RECLAIMED, STREAM_MAPPER, STREAMS, PLACEMENT_EPOCH, TABLE_CLASSES, VICTIM_POLICY);
+      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, CASCADE_QUEUE, CASCADE_WAIT_MS,
+      ADMISSION, CODEC, WRITE_TRACE, TRIM_RECLAIMED, STREAM_MAPPER, STREAMS, PLACEMENT_EPOCH, TABLE_CLASSES,
+      VICTIM_POLICY);
   private static final String DEFAULT_TABLE = "usertable";
   private static final int STRIPES = 1024;
 
@@ -284,6 +289,9 @@ public class HybridCacheDB extends DB {
     }
     if ((v = p.getProperty(CASCADE_QUEUE)) != null) {
       b.cascadeQueueEntries(toInt(CASCADE_QUEUE, Long.parseLong(v.trim())));
+    }
+    if ((v = p.getProperty(CASCADE_WAIT_MS)) != null) {
+      b.cascadeWait(Duration.ofMillis(Long.parseLong(v.trim())));
     }
     if ((v = p.getProperty(ADMISSION)) != null) {
       b.admission(io.hybridcache.core.admission.AdmissionPolicies.parse(ADMISSION, v));

@@ -15,6 +15,7 @@ import io.hybridcache.core.api.HybridCache;
 import io.hybridcache.core.index.IndexType;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -154,7 +155,9 @@ class HybridCacheDBTest {
     p.setProperty(HybridCacheDB.WRITE_BUFFER_BYTES, "256k");
     p.setProperty(HybridCacheDB.DIRECT_IO, "false");
     p.setProperty(HybridCacheDB.INDEX, "heap");
+    p.setProperty(HybridCacheDB.CASCADE_WAIT_MS, "50");
     CacheConfig c = HybridCacheDB.configFrom(p);
+    assertEquals(Duration.ofMillis(50), c.cascadeWait());
     assertEquals(16L << 20, c.dramBytes());
     assertEquals(512L << 20, c.flashBytes());
     assertEquals(16 << 20, c.segmentBytes());

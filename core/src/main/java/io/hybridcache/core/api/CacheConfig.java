@@ -37,6 +37,7 @@ public final class CacheConfig {
   private final int reclaimFreeSegments;
   private final double reinsertAllBelowLiveRatio;
   private final int cascadeQueueEntries;
+  private final Duration cascadeWait;
   private final AdmissionPolicy admission;
   private final Duration faultRetryInterval;
   private final Path writeTrace;
@@ -51,6 +52,8 @@ public final class CacheConfig {
 
   /** Streams a mapper may use at most. */
   public static final int MAX_STREAMS = 64;
+  /** Longest {@link Builder#cascadeWait} allowed. */
+  public static final Duration MAX_CASCADE_WAIT = Duration.ofSeconds(10);
 
   private CacheConfig(Builder b) {
     this.directory = b.directory;
@@ -66,6 +69,7 @@ public final class CacheConfig {
     this.reclaimFreeSegments = b.reclaimFreeSegments;
     this.reinsertAllBelowLiveRatio = b.reinsertAllBelowLiveRatio;
     this.cascadeQueueEntries = b.cascadeQueueEntries;
+    this.cascadeWait = b.cascadeWait;
     this.admission = b.admission;
     this.faultRetryInterval = b.faultRetryInterval;
     this.writeTrace = b.writeTrace;
@@ -99,6 +103,7 @@ public final class CacheConfig {
     b.reclaimFreeSegments = reclaimFreeSegments;
     b.reinsertAllBelowLiveRatio = reinsertAllBelowLiveRatio;
     b.cascadeQueueEntries = cascadeQueueEntries;
+    b.cascadeWait = cascadeWait;
     b.admission = admission;
     b.faultRetryInterval = faultRetryInterval;
     b.writeTrace = writeTrace;
@@ -133,6 +138,12 @@ public final class CacheConfig {
   /** While live bytes are below this fraction of the flash budget, reclaim reinserts every live entry. */
   public double reinsertAllBelowLiveRatio() { return reinsertAllBelowLiveRatio; }
   public int cascadeQueueEntries() { return cascadeQueueEntries; }
+  /**
+   * How long a dirty DRAM eviction waits for room in a full cascade queue before it is rejected
+   * (counted in {@link CacheStats#queueRejected()}); zero (the default) never waits. Waiting happens on
+   * the thread whose write caused the eviction, so it throttles writers to the flash writer's pace.
+   */
+  public Duration cascadeWait() { return cascadeWait; }
   public AdmissionPolicy admission() { return admission; }
   public Duration faultRetryInterval() { return faultRetryInterval; }
   /** Device write trace file, or null for none. */
@@ -168,7 +179,8 @@ public final class CacheConfig {
         + writeBufferBytes + ", directIo=" + directIo + ", index=" + indexType + ", expectedEntries="
         + expectedEntries + ", victimPolicy=" + victimPolicy.name() + ", reclaimFreeSegments="
         + reclaimFreeSegments + ", reinsertAllBelowLiveRatio=" + reinsertAllBelowLiveRatio
-        + ", cascadeQueueEntries=" + cascadeQueueEntries + ", admission=" + admission.name()
+        + ", cascadeQueueEntries=" + cascadeQueueEntries + ", cascadeWait=" + cascadeWait
+        + ", admission=" + admission.name()
         + ", faultRetryInterval=" + faultRetryInterval + ", writeTrace=" + writeTrace + ", jmx=" + jmx
         + ", trimReclaimed=" + trimReclaimed + ", streamMapper=" + streamMapper + ", streams=" + streams
         + ", placementEpochBytes=" + placementEpochBytes + ", dsmGroups=" + dsmGroups + ", dsmAlpha=" + dsmAlpha
@@ -190,6 +202,7 @@ public final class CacheConfig {
     private int reclaimFreeSegments = 2;
     private double reinsertAllBelowLiveRatio = 0.5;
     private int cascadeQueueEntries = 16_384;
+    private Duration cascadeWait = Duration.ZERO;
     private AdmissionPolicy admission = new AcceptAll();
     private Duration faultRetryInterval = Duration.ofSeconds(5);
     private Path writeTrace;
@@ -216,6 +229,8 @@ public final class CacheConfig {
     public Builder reclaimFreeSegments(int v) { reclaimFreeSegments = v; return this; }
     public Builder reinsertAllBelowLiveRatio(double v) { reinsertAllBelowLiveRatio = v; return this; }
     public Builder cascadeQueueEntries(int v) { cascadeQueueEntries = v; return this; }
+    /** 0 = never wait (a full queue rejects at once); at most {@link CacheConfig#MAX_CASCADE_WAIT}. */
+    public Builder cascadeWait(Duration v) { cascadeWait = v; return this; }
     public Builder admission(AdmissionPolicy v) { admission = v; return this; }
     public Builder faultRetryInterval(Duration v) { faultRetryInterval = v; return this; }
     public Builder writeTrace(Path v) { writeTrace = v; return this; }
@@ -249,6 +264,8 @@ public final class CacheConfig {
       require(reinsertAllBelowLiveRatio >= 0 && reinsertAllBelowLiveRatio <= 1, "reinsertAllBelowLiveRatio",
           "must be in [0, 1]", reinsertAllBelowLiveRatio);
       require(cascadeQueueEntries >= 1, "cascadeQueueEntries", "must be >= 1", cascadeQueueEntries);
+      require(cascadeWait != null && !cascadeWait.isNegative() && cascadeWait.compareTo(MAX_CASCADE_WAIT) <= 0,
+          "cascadeWait", "must be between 0 and 10 s", cascadeWait);
       require(admission != null, "admission", "must be set", admission);
       require(faultRetryInterval != null && !faultRetryInterval.isNegative(), "faultRetryInterval",
           "must be >= 0", faultRetryInterval);

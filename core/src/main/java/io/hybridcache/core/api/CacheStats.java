@@ -26,7 +26,10 @@ package io.hybridcache.core.api;
  * @param reclaimEvicted live entries reclaim dropped
  * @param reclaimedSegments segments emptied by reclaim
  * @param admissionRejected evictions the admission policy refused
- * @param queueRejected evictions refused because the cascade queue was full
+ * @param queueRejected evictions refused because the cascade queue was full (after waiting
+ *     {@link CacheConfig#cascadeWait()}, if set)
+ * @param cascadeWaits evictions that found the cascade queue full and waited for room (only with a
+ *     non-zero {@link CacheConfig#cascadeWait()}; those that then timed out are in queueRejected too)
  * @param tooLargeRejected evictions too large for a flash entry
  * @param degradedRejected evictions dropped because the flash tier was degraded, full or out of index room
  * @param freeSegments segments slots holding no segment
@@ -59,6 +62,7 @@ public record CacheStats(
     long reclaimedSegments,
     long admissionRejected,
     long queueRejected,
+    long cascadeWaits,
     long tooLargeRejected,
     long degradedRejected,
     int freeSegments,

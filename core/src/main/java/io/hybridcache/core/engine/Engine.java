@@ -42,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * is atomic with that key's eviction; together with the flash tier's inflight sequence this keeps a
  * key's versions ordered: after {@code put(k, v2)} returns, no tier ever serves an older {@code k}. Dirty
  * evictions go through the admission policy to the writer's bounded queue; a full queue is a counted
- * rejection, never a blocked caller.
+ * rejection, by default at once, never a blocked caller. With {@link CacheConfig#cascadeWait()} set, the
+ * eviction first waits up to that long for room, on the thread whose write caused it (Caffeine evicts
+ * on the calling thread), which throttles writers to the flash writer's pace; why that cannot deadlock,
+ * and how faults and close end a wait, is in {@link FlashTier}.
  *
  * <p>Reclaim and restart are described in {@link FlashTier}, {@link FlashOpener} and
  * {@link io.hybridcache.core.reclaim.Reclaimer}.
@@ -267,7 +270,10 @@ public final class Engine implements HybridCache {
     dram.setMaximumBytes(bytes);
   }
 
-  /** Dirty DRAM eviction: admission, then the writer's queue. Runs inside Caffeine's eviction. */
+  /**
+   * Dirty DRAM eviction: admission, then the writer's queue (waiting up to {@code cascadeWait} for room).
+   * Runs inside Caffeine's eviction, on the thread whose DRAM write caused it.
+   */
   private void onDirtyEviction(ByteKey key, DramEntry e) {
     int bytes = EntryFormat.entryBytes(key.bytes().length, e.value().length);
     if (bytes > config.maxFlashEntryBytes()) {
@@ -305,7 +311,7 @@ public final class Engine implements HybridCache {
         c.removes.sum(), dram.entries(), dram.weightedBytes(), flash.index().size(), live,
         flash.index().memoryBytes(), c.bytesAdmitted.sum(), c.flushBytesWritten.sum(),
         c.reclaimBytesWritten.sum(), c.reinserted.sum(), c.reclaimEvicted.sum(), c.reclaimedSegments.sum(),
-        config.admission().rejected(), c.queueRejected.sum(), c.tooLargeRejected.sum(),
+        config.admission().rejected(), c.queueRejected.sum(), c.cascadeWaits.sum(), c.tooLargeRejected.sum(),
         c.degradedRejected.sum(), free, active, sealed, c.ioErrors.sum(), flash.degraded());
   }
 
@@ -356,6 +362,11 @@ public final class Engine implements HybridCache {
 
   FlashTier flashTier() {
     return flash;
+  }
+
+  /** The live counters (tests: read them while an eviction waits, when {@link #stats()} would block). */
+  Counters counters() {
+    return counters;
   }
 
   @Override

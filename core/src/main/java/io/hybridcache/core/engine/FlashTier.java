@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. Concurrency: lookups run on caller threads, lock-free down to the index and device.
  * Everything that writes segments (appends, flushes, sealing, reclaim) runs on the single writer
- * thread "hybridcache-writer-NAME", so segments need no locks. A caller never waits for it: writes are
- * {@link BlockingQueue#offer offered} and a full queue is a counted rejection.
+ * thread "hybridcache-writer-NAME", so segments need no locks. Writes are {@link BlockingQueue#offer
+ * offered}; a full queue is a counted rejection, at once by default, or after waiting up to
+ * {@link CacheConfig#cascadeWait()} for room (back-pressure, below).
  *
  * <p>Ordering of a key's versions: {@code inflight} maps a key hash to the sequence number of the one
  * write for it that may still be installed. The writer installs an appended entry in the index only
@@ -51,11 +52,34 @@ import org.slf4j.LoggerFactory;
  * <p>Faults ({@link FaultGate}): a device error degrades the tier to DRAM-only (lookups miss, writes are dropped and
  * counted) with one warning; after {@code faultRetryInterval} the writer drops index entries of
  * abandoned segments and tries again.
+ *
+ * <p>Back-pressure ({@code cascadeWait} > 0): {@link #offer} then waits for room in the full queue, in
+ * slices of {@value #WAIT_SLICE_MILLIS} ms, on the thread whose DRAM write caused the eviction. That
+ * thread holds Caffeine's eviction lock and the map-bin lock of the evicted key (the eviction listener
+ * runs inside Caffeine's removal of the victim), and nothing of ours: the inflight mark is put before
+ * the wait, not inside a compute, and no index lock is held. Waiting cannot deadlock because the only
+ * thread it waits for, the writer, and the flusher the writer waits for, never touch the DRAM tier and
+ * never wait for a caller thread: they use the queue's take side, {@code inflight}, the index, the
+ * segment table and the device, whose locks callers only hold briefly and never across a wait.
+ * <b>Restriction:</b> keep it so. Nothing on the writer or flusher thread may call into the DRAM tier
+ * (not even a stats snapshot: Caffeine's {@code weightedSize} takes the eviction lock) or wait for a
+ * caller. While an eviction waits, other threads' DRAM writes may block on the eviction lock (that is
+ * the throttling) and so do writes of keys in the victim's hash bin, {@code stats()} and
+ * {@code hottestKeys}; DRAM reads do not block. Faults: while degraded, evictions are dropped before the
+ * queue and the writer drops queued writes without I/O, so waiters get room at memory speed; a writer
+ * that makes no progress (a hung device) costs one wait, not one per eviction: a wait that times out
+ * marks the writer stalled, and evictions then reject at once until the writer takes its next batch.
+ * Close: {@link #stop} sets {@code stopping} before it queues {@link Stop}; a wait checks it between
+ * slices and gives up, so no wait outlives the writer by more than a slice and close (whose final
+ * snapshot needs the eviction lock) does not hang. A write that enters the queue behind Stop is lost
+ * uncounted, as without waiting. An interrupted wait restores the interrupt flag and is a rejection.
  */
 final class FlashTier {
   private static final Logger LOG = LoggerFactory.getLogger(FlashTier.class);
   private static final long IDLE_FLUSH_MILLIS = 200;
   private static final int BATCH = 256;
+  private static final long WAIT_SLICE_MILLIS = 10;
+  private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(WAIT_SLICE_MILLIS);
 
   private final CacheConfig config;
   private final Device device;
@@ -72,6 +96,9 @@ final class FlashTier {
   private final ConcurrentHashMap<Long, Long> inflight = new ConcurrentHashMap<>();
   private final Thread thread;
   private final FaultGate gate;
+  private final long waitNanos; // cascadeWait
+  private volatile boolean stopping; // stop() began: evictions no longer wait
+  private volatile boolean stalled; // a wait timed out: none waits again until the writer takes a batch
   private boolean abandoned; // writer thread
   private boolean reclaiming; // writer thread
 
@@ -95,6 +122,7 @@ final class FlashTier {
     this.placement = placement;
     this.trace = trace;
     this.gate = new FaultGate(config.name(), config.faultRetryInterval(), counters);
+    this.waitNanos = config.cascadeWait().toNanos();
     this.device = device;
     this.index = index;
     this.table = table;
@@ -194,13 +222,41 @@ final class FlashTier {
     return false;
   }
 
-  /** Queues a write without blocking; false if the queue is full. */
+  /**
+   * Queues a write; false if the queue is full and, with a {@code cascadeWait}, stays full that long
+   * (or the wait is interrupted: the flag is restored). Never throws; runs inside Caffeine's eviction.
+   */
   boolean offer(ByteKey key, byte[] value, long seq, long expiryMillis, LifetimeClass c) {
+    Write w = new Write(key, value, seq, expiryMillis, c);
     inflight.put(key.hash64(), seq);
-    if (queue.offer(new Write(key, value, seq, expiryMillis, c))) {
+    if (queue.offer(w) || waitNanos > 0 && awaitRoom(w)) {
       return true;
     }
-    inflight.remove(key.hash64(), seq);
+    inflight.remove(key.hash64(), seq); // only our own mark: a newer one stays
+    return false;
+  }
+
+  /** Waits up to {@code cascadeWait} for room for {@code w}; see the class comment. */
+  private boolean awaitRoom(Write w) {
+    if (stopping || stalled) {
+      return false;
+    }
+    counters.cascadeWaits.increment();
+    long deadline = System.nanoTime() + waitNanos;
+    try {
+      for (long left = waitNanos; left > 0; left = deadline - System.nanoTime()) {
+        if (stopping) {
+          return false;
+        }
+        if (queue.offer(w, Math.min(left, WAIT_SLICE_NANOS), TimeUnit.NANOSECONDS)) {
+          return true;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    stalled = true;
     return false;
   }
 
@@ -234,6 +290,7 @@ final class FlashTier {
       return;
     }
     barrier(true);
+    stopping = true; // nothing drains the queue after Stop: waiting evictions give up
     try {
       queue.put(new Stop());
       thread.join();
@@ -327,6 +384,9 @@ final class FlashTier {
           io(writer::flushAll);
         }
         continue;
+      }
+      if (stalled) {
+        stalled = false; // progress: evictions may wait again
       }
       batch.add(first);
       queue.drainTo(batch, BATCH - 1); // one lock hand-off for many commands

@@ -24,6 +24,7 @@ public final class Counters {
   public final LongAdder reclaimEvicted = new LongAdder();
   public final LongAdder reclaimedSegments = new LongAdder();
   public final LongAdder queueRejected = new LongAdder();
+  public final LongAdder cascadeWaits = new LongAdder();
   public final LongAdder tooLargeRejected = new LongAdder();
   public final LongAdder degradedRejected = new LongAdder();
   public final LongAdder ioErrors = new LongAdder();

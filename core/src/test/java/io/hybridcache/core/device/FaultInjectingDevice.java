@@ -1,23 +1,31 @@
 package io.hybridcache.core.device;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * TEST-ONLY fault-injection fake: a {@link Device} that wraps any other and, on command, makes writes
- * fail as a full disk or an I/O error, makes reads fail, or flips one random bit in the bytes a read
- * returns. Never use it outside tests. Thread-safe: every switch is an atomic reference to an
+ * fail as a full disk or an I/O error, makes reads fail, flips one random bit in the bytes a read
+ * returns, or holds writes until released (a stalled device). Never use it outside tests. Thread-safe: every switch is an atomic reference to an
  * immutable arming with an atomic countdown, so "fail the next N writes" fails exactly N writes
  * however many threads race, and {@link #heal()} takes effect for every call that starts after it.
  *
  * <p><b>Concurrency.</b> No locks. A call decides whether to fail by consuming one unit of the armed
  * countdown ({@link Long#MAX_VALUE} stands for "all"); arming replaces the previous arming of that
  * switch. The delegate's own thread-safety applies to the calls passed through.
+ *
+ * <p><b>Held writes.</b> {@link #holdWrites()} closes a gate: every write that starts afterwards parks
+ * (before any fault is injected) until {@link #releaseWrites()} or {@link #heal()} opens it;
+ * {@link #awaitHeldWrite} tells a test that some write is parked. An interrupted parked write throws
+ * {@link InterruptedIOException} with the interrupt flag restored.
  *
  * <p><b>Errors.</b> An injected write failure throws before the delegate is called (nothing is
  * written, nothing is allocated), with the message {@link #DISK_FULL_MESSAGE} (what the kernel's ENOSPC
@@ -46,6 +54,10 @@ public final class FaultInjectingDevice implements Device {
   private final LongAdder writeFaults = new LongAdder();
   private final LongAdder readFaults = new LongAdder();
   private final LongAdder corruptions = new LongAdder();
+  private final AtomicReference<Hold> hold = new AtomicReference<>();
+
+  /** A closed write gate: {@code open} releases the parked writes, {@code parked} counts down at the first. */
+  private record Hold(CountDownLatch open, CountDownLatch parked) {}
 
   public FaultInjectingDevice(Device delegate) {
     this(delegate, 0x5eed);
@@ -95,8 +107,35 @@ public final class FaultInjectingDevice implements Device {
     return this;
   }
 
-  /** Disarms every switch: calls from now on pass through untouched. Counts are kept. */
+  /** Writes from now on park until {@link #releaseWrites()} (a device that stops answering). */
+  public FaultInjectingDevice holdWrites() {
+    hold.compareAndSet(null, new Hold(new CountDownLatch(1), new CountDownLatch(1)));
+    return this;
+  }
+
+  /** True once a write is parked by {@link #holdWrites()}, false if none parks within the timeout. */
+  public boolean awaitHeldWrite(long timeout, TimeUnit unit) throws InterruptedException {
+    Hold h = hold.get();
+    if (h == null) {
+      throw new IllegalStateException("writes are not held");
+    }
+    return h.parked().await(timeout, unit);
+  }
+
+  /** Opens the write gate: parked writes proceed, new ones pass. */
+  public void releaseWrites() {
+    Hold h = hold.getAndSet(null);
+    if (h != null) {
+      h.open().countDown();
+    }
+  }
+
+  /**
+   * Disarms every switch and releases held writes: calls from now on pass through untouched. Counts
+   * are kept.
+   */
   public void heal() {
+    releaseWrites();
     writes.disarm();
     readFailures.disarm();
     readCorruptions.disarm();
@@ -120,6 +159,16 @@ public final class FaultInjectingDevice implements Device {
 
   @Override
   public void write(int slot, long offset, ByteBuffer src) throws IOException {
+    Hold h = hold.get();
+    if (h != null) {
+      h.parked().countDown();
+      try {
+        h.open().await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("held write interrupted");
+      }
+    }
     WriteFault fault = writes.fire();
     if (fault != null) {
       writeFaults.increment();
