@@ -80,6 +80,9 @@ public final class CompareCommand implements Callable<Integer> {
   @Option(names = "--warmup", paramLabel = "S", description = "unmeasured seconds before each workload's measurement (default: 10, 2 with --quick)")
   Double warmup;
 
+  @Option(names = "--load-seconds", paramLabel = "S", description = "give up a store whose load takes longer (default: 90, 900 with full runs)")
+  Double loadSeconds;
+
   @Option(names = "--threads", paramLabel = "N", description = "YCSB client threads (default: ${DEFAULT-VALUE})")
   int threads = 4;
 
@@ -214,6 +217,7 @@ public final class CompareCommand implements Callable<Integer> {
     List<String> args = new ArrayList<>(List.of("--store", s.cliName(), "--dir", data.toString(),
         "--dram", Long.toString(budget), "--disk", Long.toString(disk), "--records", Long.toString(n),
         "--threads", Integer.toString(threads), "--seconds", Double.toString(secs), "--warmup", Double.toString(warm),
+        "--load-seconds", Double.toString(loadSeconds != null ? loadSeconds : quick ? 90 : 900),
         "--load-workload", files.values().iterator().next().toString()));
     files.forEach((name, f) -> args.addAll(List.of("--workload", name + "=" + f)));
     properties.forEach((k, v) -> args.addAll(List.of("-p", k + "=" + v)));
@@ -253,7 +257,11 @@ public final class CompareCommand implements Callable<Integer> {
       long peak = g == null ? -1 : g.peakBytes();
       long ooms = g == null ? 0 : g.oomKills();
       String failure = null;
-      if (r.exitCode() != 0) {
+      if (r.exitCode() == CompareRunner.LOAD_TOO_SLOW && !phases.isEmpty()) {
+        ObjectNode load = phases.get(0);
+        failure = String.format("too slow: loaded %,d of %,d records in %.0f s (%,.0f ops/s); workloads skipped",
+            load.get("operations").asLong(), n, load.get("seconds").asDouble(), load.get("throughput_ops").asDouble());
+      } else if (r.exitCode() != 0) {
         failure = "the child JVM exited with " + r.exitCode() + (ooms > 0 ? " (killed by the memory cgroup's OOM killer)" : "")
             + ": " + String.join(" | ", r.stderrTail().subList(Math.max(0, r.stderrTail().size() - 3), r.stderrTail().size()));
       } else if (phases.size() != files.size() + 1) {

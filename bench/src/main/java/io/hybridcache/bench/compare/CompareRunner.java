@@ -27,6 +27,8 @@ import site.ycsb.DB;
 public final class CompareRunner implements Callable<Integer> {
   /** Start of each result line on stdout. */
   public static final String RESULT_PREFIX = "compare-result ";
+  /** Exit code when the load did not finish within --load-seconds. */
+  public static final int LOAD_TOO_SLOW = 4;
 
   @Option(names = "--store", required = true)
   String store;
@@ -51,6 +53,9 @@ public final class CompareRunner implements Callable<Integer> {
 
   @Option(names = "--warmup", required = true)
   double warmup;
+
+  @Option(names = "--load-seconds", required = true, description = "give up a load that takes longer (the store is reported too slow)")
+  double loadSeconds;
 
   @Option(names = "--load-workload", required = true, description = "workload file whose record shape the load uses")
   Path loadWorkload;
@@ -91,7 +96,13 @@ public final class CompareRunner implements Callable<Integer> {
       KvStore s = KvStoreDB.sharedStore();
       System.err.println(label + " opened: " + (s == null ? "?" : s.describe()));
       PhaseDriver driver = new PhaseDriver(dbs, stats, System.err, label);
-      emit(driver.load(base, records));
+      PhaseDriver.Window load = driver.load(base, records, loadSeconds);
+      emit(load);
+      if (load.ops().operations() < records) {
+        System.err.printf("%s load stopped after %.0f s with %,d of %,d records: too slow for this run, workloads skipped%n",
+            label, load.seconds(), load.ops().operations(), records);
+        return LOAD_TOO_SLOW;
+      }
       for (Map.Entry<String, Path> e : workloads.entrySet()) {
         Properties p = new Properties();
         p.putAll(base);

@@ -43,14 +43,18 @@ final class PhaseDriver {
     }
   }
 
-  /** Inserts {@code records} records ({@code props} describe them) with all threads. */
-  Window load(Properties props, long records) throws Exception {
+  /**
+   * Inserts {@code records} records ({@code props} describe them) with all threads, stopping early
+   * after {@code maxSeconds}: the window's operations then fall short of {@code records}.
+   */
+  Window load(Properties props, long records, double maxSeconds) throws Exception {
     Workload w = workload(props);
     AtomicLong left = new AtomicLong(records);
     stats.interval();
     ProcessIo io0 = ProcessIo.now();
     long t0 = System.nanoTime();
-    run("load", w, props, Long.MAX_VALUE, (db, state) -> {
+
+    run("load", w, props, t0 + (long) (maxSeconds * 1e9), (db, state) -> {
       if (left.getAndDecrement() <= 0) {
         return false;
       }
