@@ -41,6 +41,9 @@ final class CompareReport {
         rec.put("disk_backed", r.store().diskBacked());
         if (limits != null && !p.get("workload").asText().equals("load")) {
           rec.put("ratio_to_fio_randread_iops", p.get("throughput_ops").asDouble() / limits.randReadIopsN());
+          // how close the store drives the disk to fio's random-read limit (in 4 KiB reads per second)
+          rec.put("disk_read_rate_over_fio",
+              p.get("disk_bytes_read").asDouble() / 4096 / p.get("seconds").asDouble() / limits.randReadIopsN());
           if (!p.get("read_p99_us").isNull()) {
             rec.put("read_p99_over_fio_p99", p.get("read_p99_us").asDouble() / limits.randReadP99UsN());
           }
@@ -148,14 +151,14 @@ final class CompareReport {
 
   private static String[] header() {
     return new String[] {"store", "workload", "ops/s", "read p50 us", "read p99 us", "read p99.9 us", "hit ratio",
-        "disk B written/op", "RSS MiB", "page cache MiB", "ops/s / fio IOPS"};
+        "disk B read/op", "disk B written/op", "RSS MiB", "page cache MiB", "disk reads / fio", "ops/s / fio IOPS"};
   }
 
   private static Object[] row(ObjectNode r) {
     return new Object[] {r.get("store").asText(), r.get("workload").asText(), r.get("throughput_ops").asDouble(),
         num(r, "read_p50_us"), num(r, "read_p99_us"), num(r, "read_p999_us"), num(r, "hit_ratio"),
-        num(r, "disk_bytes_written_per_op"), mib(r, "rss_bytes"), mib(r, "page_cache_bytes"),
-        num(r, "ratio_to_fio_randread_iops")};
+        num(r, "disk_bytes_read_per_op"), num(r, "disk_bytes_written_per_op"), mib(r, "rss_bytes"),
+        mib(r, "page_cache_bytes"), num(r, "disk_read_rate_over_fio"), num(r, "ratio_to_fio_randread_iops")};
   }
 
   private static Double num(JsonNode r, String key) {

@@ -121,6 +121,11 @@ public final class CompareRunner implements Callable<Integer> {
   }
 
   private void emit(PhaseDriver.Window w) {
+    KvStore s = KvStoreDB.sharedStore();
+    String counters = s == null ? null : s.counters();
+    if (counters != null) {
+      System.err.println("[" + store + "] after " + w.phase() + ": " + counters);
+    }
     ObjectNode n = toJson(store, w);
     System.out.println(RESULT_PREFIX + n);
     System.out.flush();

@@ -26,6 +26,14 @@ public interface KvStore extends AutoCloseable {
   /** A one-line description of the effective configuration, printed by the harness. */
   String describe();
 
+  /**
+   * The store's own counters since it opened, one line, or null if it keeps none worth printing;
+   * the harness prints it after each phase.
+   */
+  default String counters() {
+    return null;
+  }
+
   /** Flushes and releases everything; the store's files stay for inspection. */
   @Override
   void close() throws Exception;

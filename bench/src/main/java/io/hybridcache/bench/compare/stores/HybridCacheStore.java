@@ -4,6 +4,7 @@ import io.hybridcache.bench.Sizes;
 import io.hybridcache.bench.compare.KvStore;
 import io.hybridcache.bench.compare.StoreSettings;
 import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
 import io.hybridcache.core.index.IndexType;
 import java.nio.charset.StandardCharsets;
@@ -69,6 +70,14 @@ public final class HybridCacheStore implements KvStore {
     return "hybridcache: DRAM tier " + Sizes.format(c.dramBytes()) + ", flash " + Sizes.format(c.flashBytes())
         + " in " + Sizes.format(c.segmentBytes()) + " segments, direct I/O " + c.directIo() + ", index "
         + c.indexType().name().toLowerCase() + ", cascade wait " + c.cascadeWait().toMillis() + " ms";
+  }
+
+  @Override
+  public String counters() {
+    CacheStats s = cache.stats();
+    return String.format(java.util.Locale.ROOT,
+        "gets %,d: DRAM hits %,d, flash hits %,d, misses %,d; %,d device reads; %,d flash entries; evictions refused %,d, waited %,d",
+        s.gets(), s.dramHits(), s.flashHits(), s.misses(), s.deviceReads(), s.flashEntries(), s.queueRejected(), s.cascadeWaits());
   }
 
   @Override
