@@ -223,7 +223,10 @@ public final class CompareCommand implements Callable<Integer> {
     properties.forEach((k, v) -> args.addAll(List.of("-p", k + "=" + v)));
     List<String> jvm = List.of("-Xms" + heap / CacheConfig.MIB + "m", "-Xmx" + heap / CacheConfig.MIB + "m",
         "-XX:+AlwaysPreTouch", "-XX:+UseG1GC");
-    List<String> cmd = ChildJvm.javaCommand(jvm, CompareRunner.class.getName(), args);
+    // glibc's per-thread malloc arenas let off-heap stores (OHC mallocs each entry) grow far past their
+    // capacity under churn; Cassandra's launcher caps them the same way. The same for every store.
+    List<String> cmd = new ArrayList<>(List.of("env", "MALLOC_ARENA_MAX=4"));
+    cmd.addAll(ChildJvm.javaCommand(jvm, CompareRunner.class.getName(), args));
 
     MemoryCgroup group = null;
     if (memoryLimit.equals("auto")) {
