@@ -104,6 +104,9 @@ public final class CompareCommand implements Callable<Integer> {
   @Option(names = "--json", paramLabel = "FILE", description = "also write the setup, the fio limits and one record per store and workload as JSON")
   Path json;
 
+  @Option(names = "--replot", paramLabel = "FILE", description = "redraw the tables and charts of an earlier run's --json FILE into --out, running nothing")
+  Path replot;
+
   @Option(names = {"-p", "--property"}, paramLabel = "KEY=VALUE", description = "extra YCSB property for every phase (repeatable)")
   Map<String, String> properties = new LinkedHashMap<>();
 
@@ -121,6 +124,13 @@ public final class CompareCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintStream err = System.err;
+    if (replot != null) {
+      CompareReport report = CompareReport.fromJson(StatsJson.MAPPER.readTree(replot.toFile()));
+      Files.createDirectories(out);
+      report.printTable(System.out);
+      err.println("compare: wrote " + report.writeMarkdown(out.resolve("compare.md")) + " and " + CompareChart.write(out, report));
+      return BenchMain.OK;
+    }
     long budget = dram != null ? dram : (quick ? 32 : 64) * CacheConfig.MIB;
     double secs = seconds != null ? seconds : quick ? 6 : 60;
     double warm = warmup != null ? warmup : quick ? 2 : 10;

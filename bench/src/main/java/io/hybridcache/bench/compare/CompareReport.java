@@ -69,6 +69,13 @@ final class CompareReport {
     return names;
   }
 
+  /** The stores that keep data on disk (ours and the disk-backed peers). */
+  List<String> diskBackedStoreNames() {
+    List<String> names = new ArrayList<>();
+    runs.stream().filter(r -> r.store().diskBacked()).forEach(r -> names.add(r.store().cliName()));
+    return names;
+  }
+
   /** The record of {@code store} on {@code workload}, or null. */
   ObjectNode find(String store, String workload) {
     for (ObjectNode r : records) {
@@ -210,6 +217,29 @@ final class CompareReport {
       }
       b.append('\n');
     }
+  }
+
+  /** The report of an earlier run from what {@link #toJson} wrote. */
+  static CompareReport fromJson(JsonNode root) throws IOException {
+    DiskLimits limits = root.get("limits").isNull() ? null : StatsJson.MAPPER.treeToValue(root.get("limits"), DiskLimits.class);
+    List<CompareCommand.StoreRun> runs = new ArrayList<>();
+    var names = root.get("stores").fieldNames();
+    while (names.hasNext()) {
+      String name = names.next();
+      JsonNode s = root.get("stores").get(name);
+      List<ObjectNode> phases = new ArrayList<>();
+      for (JsonNode r : root.get("records")) {
+        if (r.get("store").asText().equals(name)) {
+          phases.add((ObjectNode) r);
+        }
+      }
+      runs.add(new CompareCommand.StoreRun(StoreType.parse(name), phases,
+          s.get("failure").isNull() ? null : s.get("failure").asText(), s.get("cgroup_peak_bytes").asLong(),
+          s.get("oom_kills").asLong()));
+    }
+    List<String> workloads = new ArrayList<>();
+    root.get("setup").get("workloads").forEach(w -> workloads.add(w.asText()));
+    return new CompareReport((ObjectNode) root.get("setup"), limits, runs, workloads);
   }
 
   /** {@code {setup, limits, records: [...], summary: [...], failures: {...}}}. */

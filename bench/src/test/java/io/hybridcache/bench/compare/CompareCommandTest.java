@@ -56,6 +56,12 @@ class CompareCommandTest {
       assertTrue(Files.size(out.resolve(f)) > 100, f);
     }
     assertTrue(Files.readString(out.resolve("compare.md")).contains("|hybridcache|workloadc|"));
+
+    Path again = dir.resolve("replot");
+    assertEquals(BenchMain.OK, BenchMain.execute("compare", "--replot", json.toString(), "--out", again.toString()));
+    assertEquals(Files.readString(out.resolve("compare.md")), Files.readString(again.resolve("compare.md")),
+        "--replot redraws the same tables from the JSON");
+    assertTrue(Files.size(again.resolve("compare-throughput-disk.png")) > 100);
   }
 
   private static double hitRatio(JsonNode root, String store) {
