@@ -1,15 +1,14 @@
 package io.hybridcache.bench.compare;
 
 import io.hybridcache.bench.Sizes;
+import io.hybridcache.bench.ycsb.BindingErrors;
 import io.hybridcache.bench.ycsb.RecordCodec;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.Vector;
-import java.util.concurrent.atomic.AtomicLong;
 import site.ycsb.ByteArrayByteIterator;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
@@ -57,7 +56,7 @@ public class KvStoreDB extends DB {
   private static int refs;
   private static String openFailure;
   private static final Object[] STRIPE_LOCKS = new Object[STRIPES];
-  private static final AtomicLong ERRORS = new AtomicLong();
+  private static final BindingErrors ERRORS = new BindingErrors("kvstore");
 
   static {
     System.setProperty("chronicle.analytics.disable", "true");
@@ -90,7 +89,7 @@ public class KvStoreDB extends DB {
           openFailure = e.toString();
           throw new DBException("cannot open " + type.cliName() + " with " + settings + ": " + e, e);
         }
-        ERRORS.set(0);
+        ERRORS.reset();
       }
       refs++;
       store = shared;
@@ -179,7 +178,7 @@ public class KvStoreDB extends DB {
       }
       return Status.OK;
     } catch (RuntimeException e) {
-      return error("read", key, e);
+      return ERRORS.report("read", key, e);
     }
   }
 
@@ -193,13 +192,13 @@ public class KvStoreDB extends DB {
   public Status update(String table, String key, Map<String, ByteIterator> values) {
     try {
       String k = key(table, key);
-      Map<String, byte[]> updates = toBytes(values);
+      Map<String, byte[]> updates = BindingErrors.toBytes(values);
       synchronized (stripe(k)) {
         store.put(k, RecordCodec.merge(store.get(k), updates));
       }
       return Status.OK;
     } catch (RuntimeException e) {
-      return error("update", key, e);
+      return ERRORS.report("update", key, e);
     }
   }
 
@@ -207,13 +206,13 @@ public class KvStoreDB extends DB {
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
     try {
       String k = key(table, key);
-      byte[] record = RecordCodec.encode(toBytes(values));
+      byte[] record = RecordCodec.encode(BindingErrors.toBytes(values));
       synchronized (stripe(k)) {
         store.put(k, record);
       }
       return Status.OK;
     } catch (RuntimeException e) {
-      return error("insert", key, e);
+      return ERRORS.report("insert", key, e);
     }
   }
 
@@ -227,7 +226,7 @@ public class KvStoreDB extends DB {
       }
       return removed ? Status.OK : Status.NOT_FOUND;
     } catch (RuntimeException e) {
-      return error("delete", key, e);
+      return ERRORS.report("delete", key, e);
     }
   }
 
@@ -239,28 +238,4 @@ public class KvStoreDB extends DB {
     return STRIPE_LOCKS[(key.hashCode() & 0x7fffffff) % STRIPES];
   }
 
-  private static Map<String, byte[]> toBytes(Map<String, ByteIterator> values) {
-    Map<String, byte[]> m = new LinkedHashMap<>(values.size() * 2);
-    for (Map.Entry<String, ByteIterator> e : values.entrySet()) {
-      m.put(e.getKey(), e.getValue().toArray());
-    }
-    return m;
-  }
-
-  /** Operations that failed with an exception since the store opened. */
-  static long errors() {
-    return ERRORS.get();
-  }
-
-  /** Counts the error; prints the first few with their stack trace, then a count every 10000. */
-  private static Status error(String op, String key, RuntimeException e) {
-    long n = ERRORS.incrementAndGet();
-    if (n <= 3) {
-      System.err.println("kvstore: " + op + " " + key + " failed: " + e);
-      e.printStackTrace();
-    } else if (n % 10_000 == 0) {
-      System.err.println("kvstore: " + n + " operations failed so far");
-    }
-    return Status.ERROR;
-  }
 }

@@ -21,7 +21,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.Vector;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import site.ycsb.ByteArrayByteIterator;
 import site.ycsb.ByteIterator;
@@ -114,7 +113,7 @@ public class HybridCacheDB extends DB {
   static volatile Function<CacheConfig, HybridCache> opener = HybridCache::open;
 
   private static final Object[] STRIPE_LOCKS = new Object[STRIPES];
-  private static final AtomicLong ERRORS = new AtomicLong();
+  private static final BindingErrors ERRORS = new BindingErrors("hybridcache");
 
   static {
     // The library is meant to set this too; set it before any Chronicle class loads (FACTS.md).
@@ -165,7 +164,7 @@ public class HybridCacheDB extends DB {
         tableClasses = tableClasses(getProperties());
         String sf = getProperties().getProperty(STATS_FILE);
         statsFile = sf == null || sf.isBlank() ? null : Path.of(sf);
-        ERRORS.set(0);
+        ERRORS.reset();
         if (!hookInstalled) {
           Runtime.getRuntime().addShutdownHook(new Thread(HybridCacheDB::closeOnExit, "hybridcache-ycsb-exit"));
           hookInstalled = true;
@@ -217,7 +216,7 @@ public class HybridCacheDB extends DB {
     if (file != null) {
       ObjectNode extra = StatsJson.MAPPER.createObjectNode();
       extra.put("snapshot", snapshot);
-      extra.put("binding_errors", ERRORS.get());
+      extra.put("binding_errors", ERRORS.count());
       extra.put("codec", format.toString());
       extra.set("placement", StatsJson.MAPPER.valueToTree(c.placement()));
       if (catalog != null) {
@@ -376,7 +375,7 @@ public class HybridCacheDB extends DB {
       }
       return Status.OK;
     } catch (RuntimeException e) {
-      return error("read", key, e);
+      return ERRORS.report("read", key, e);
     }
   }
 
@@ -390,13 +389,13 @@ public class HybridCacheDB extends DB {
   public Status update(String table, String key, Map<String, ByteIterator> values) {
     try {
       byte[] k = key(table, key);
-      Map<String, byte[]> updates = toBytes(values);
+      Map<String, byte[]> updates = BindingErrors.toBytes(values);
       synchronized (stripe(k)) {
         cache.put(k, format.merge(table, cache.get(k), updates), classOf(table));
       }
       return Status.OK;
     } catch (RuntimeException e) {
-      return error("update", key, e);
+      return ERRORS.report("update", key, e);
     }
   }
 
@@ -404,13 +403,13 @@ public class HybridCacheDB extends DB {
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
     try {
       byte[] k = key(table, key);
-      byte[] record = format.encode(table, toBytes(values));
+      byte[] record = format.encode(table, BindingErrors.toBytes(values));
       synchronized (stripe(k)) {
         cache.put(k, record, classOf(table));
       }
       return Status.OK;
     } catch (RuntimeException e) {
-      return error("insert", key, e);
+      return ERRORS.report("insert", key, e);
     }
   }
 
@@ -424,7 +423,7 @@ public class HybridCacheDB extends DB {
       }
       return removed ? Status.OK : Status.NOT_FOUND;
     } catch (RuntimeException e) {
-      return error("delete", key, e);
+      return ERRORS.report("delete", key, e);
     }
   }
 
@@ -437,23 +436,5 @@ public class HybridCacheDB extends DB {
     return STRIPE_LOCKS[(java.util.Arrays.hashCode(key) & 0x7fffffff) % STRIPES];
   }
 
-  private static Map<String, byte[]> toBytes(Map<String, ByteIterator> values) {
-    Map<String, byte[]> m = new LinkedHashMap<>(values.size() * 2);
-    for (Map.Entry<String, ByteIterator> e : values.entrySet()) {
-      m.put(e.getKey(), e.getValue().toArray());
-    }
-    return m;
-  }
 
-  /** Counts the error; prints the first few with their stack trace, then only a count every 10000. */
-  private static Status error(String op, String key, RuntimeException e) {
-    long n = ERRORS.incrementAndGet();
-    if (n <= 3) {
-      System.err.println("hybridcache: " + op + " " + key + " failed: " + e);
-      e.printStackTrace();
-    } else if (n % 10_000 == 0) {
-      System.err.println("hybridcache: " + n + " operations failed so far");
-    }
-    return Status.ERROR;
-  }
 }
