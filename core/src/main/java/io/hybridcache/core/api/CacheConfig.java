@@ -40,6 +40,9 @@ public final class CacheConfig {
   private final Duration cascadeWait;
   private final AdmissionPolicy admission;
   private final Duration faultRetryInterval;
+  private final int faultThreshold;
+  private final Duration faultWindow;
+  private final Duration closeTimeout;
   private final Path writeTrace;
   private final boolean jmx;
   private final boolean trimReclaimed;
@@ -54,6 +57,8 @@ public final class CacheConfig {
   public static final int MAX_STREAMS = 64;
   /** Longest {@link Builder#cascadeWait} allowed. */
   public static final Duration MAX_CASCADE_WAIT = Duration.ofSeconds(10);
+  /** Longest {@link Builder#closeTimeout} allowed. */
+  public static final Duration MAX_CLOSE_TIMEOUT = Duration.ofMinutes(10);
 
   private CacheConfig(Builder b) {
     this.directory = b.directory;
@@ -72,6 +77,9 @@ public final class CacheConfig {
     this.cascadeWait = b.cascadeWait;
     this.admission = b.admission;
     this.faultRetryInterval = b.faultRetryInterval;
+    this.faultThreshold = b.faultThreshold;
+    this.faultWindow = b.faultWindow;
+    this.closeTimeout = b.closeTimeout;
     this.writeTrace = b.writeTrace;
     this.jmx = b.jmx;
     this.trimReclaimed = b.trimReclaimed;
@@ -106,6 +114,9 @@ public final class CacheConfig {
     b.cascadeWait = cascadeWait;
     b.admission = admission;
     b.faultRetryInterval = faultRetryInterval;
+    b.faultThreshold = faultThreshold;
+    b.faultWindow = faultWindow;
+    b.closeTimeout = closeTimeout;
     b.writeTrace = writeTrace;
     b.jmx = jmx;
     b.trimReclaimed = trimReclaimed;
@@ -145,7 +156,21 @@ public final class CacheConfig {
    */
   public Duration cascadeWait() { return cascadeWait; }
   public AdmissionPolicy admission() { return admission; }
+  /** How long the flash tier stays out of service after it degraded before the writer recovers it. */
   public Duration faultRetryInterval() { return faultRetryInterval; }
+  /**
+   * Device errors within {@link #faultWindow()} that take the whole flash tier out of service (default
+   * 8). Fewer cost only what they touched: a read error its segment, a write error the active segments.
+   */
+  public int faultThreshold() { return faultThreshold; }
+  /** The window {@link #faultThreshold()} errors must fall in to degrade the tier (default 60 s). */
+  public Duration faultWindow() { return faultWindow; }
+  /**
+   * The longest {@link HybridCache#close()} waits, in all, for calls in flight, the write-back and the
+   * flash writer (default 30 s); a writer that does not finish by then (a hung device) is left behind
+   * and the next open recovers instead of starting warm.
+   */
+  public Duration closeTimeout() { return closeTimeout; }
   /** Device write trace file, or null for none. */
   public Path writeTrace() { return writeTrace; }
   public boolean jmx() { return jmx; }
@@ -181,7 +206,8 @@ public final class CacheConfig {
         + reclaimFreeSegments + ", reinsertAllBelowLiveRatio=" + reinsertAllBelowLiveRatio
         + ", cascadeQueueEntries=" + cascadeQueueEntries + ", cascadeWait=" + cascadeWait
         + ", admission=" + admission.name()
-        + ", faultRetryInterval=" + faultRetryInterval + ", writeTrace=" + writeTrace + ", jmx=" + jmx
+        + ", faultRetryInterval=" + faultRetryInterval + ", faultThreshold=" + faultThreshold + ", faultWindow="
+        + faultWindow + ", closeTimeout=" + closeTimeout + ", writeTrace=" + writeTrace + ", jmx=" + jmx
         + ", trimReclaimed=" + trimReclaimed + ", streamMapper=" + streamMapper + ", streams=" + streams
         + ", placementEpochBytes=" + placementEpochBytes + ", dsmGroups=" + dsmGroups + ", dsmAlpha=" + dsmAlpha
         + "}";
@@ -205,6 +231,9 @@ public final class CacheConfig {
     private Duration cascadeWait = Duration.ZERO;
     private AdmissionPolicy admission = new AcceptAll();
     private Duration faultRetryInterval = Duration.ofSeconds(5);
+    private int faultThreshold = 8;
+    private Duration faultWindow = Duration.ofSeconds(60);
+    private Duration closeTimeout = Duration.ofSeconds(30);
     private Path writeTrace;
     private boolean jmx = true;
     private boolean trimReclaimed;
@@ -233,6 +262,11 @@ public final class CacheConfig {
     public Builder cascadeWait(Duration v) { cascadeWait = v; return this; }
     public Builder admission(AdmissionPolicy v) { admission = v; return this; }
     public Builder faultRetryInterval(Duration v) { faultRetryInterval = v; return this; }
+    /** At least 1; 1 = any device error degrades the whole tier. */
+    public Builder faultThreshold(int v) { faultThreshold = v; return this; }
+    public Builder faultWindow(Duration v) { faultWindow = v; return this; }
+    /** Positive, at most {@link CacheConfig#MAX_CLOSE_TIMEOUT}. */
+    public Builder closeTimeout(Duration v) { closeTimeout = v; return this; }
     public Builder writeTrace(Path v) { writeTrace = v; return this; }
     public Builder jmx(boolean v) { jmx = v; return this; }
     public Builder trimReclaimed(boolean v) { trimReclaimed = v; return this; }
@@ -253,8 +287,9 @@ public final class CacheConfig {
               && segmentBytes % Device.ALIGNMENT == 0,
           "segmentBytes", "must be a multiple of 4096 in [64 KiB, 128 MiB]", segmentBytes);
       require(writeBufferBytes >= Device.ALIGNMENT && writeBufferBytes % Device.ALIGNMENT == 0
-              && writeBufferBytes <= segmentBytes - Device.ALIGNMENT,
-          "writeBufferBytes", "must be a multiple of 4096 and at most segmentBytes - 4096", writeBufferBytes);
+              && writeBufferBytes <= segmentBytes - 2 * Device.ALIGNMENT,
+          "writeBufferBytes", "must be a multiple of 4096 and at most segmentBytes - 8192 (the header page and "
+          + "one summary page)", writeBufferBytes);
       require(flashBytes / Math.max(1, segmentBytes) >= MIN_SEGMENTS + reclaimFreeSegments, "flashBytes",
           "must hold at least " + MIN_SEGMENTS + " + reclaimFreeSegments segments of segmentBytes", flashBytes);
       require(indexType != null, "indexType", "must be set", indexType);
@@ -269,6 +304,14 @@ public final class CacheConfig {
       require(admission != null, "admission", "must be set", admission);
       require(faultRetryInterval != null && !faultRetryInterval.isNegative(), "faultRetryInterval",
           "must be >= 0", faultRetryInterval);
+      require(faultThreshold >= 1 && faultThreshold <= 1_000_000, "faultThreshold", "must be in [1, 1000000]",
+          faultThreshold);
+      require(faultWindow != null && faultWindow.compareTo(Duration.ofMillis(1)) >= 0
+          && faultWindow.compareTo(Duration.ofDays(1)) <= 0, "faultWindow", "must be between 1 ms and 1 day",
+          faultWindow);
+      require(closeTimeout != null && closeTimeout.compareTo(Duration.ofMillis(1)) >= 0
+          && closeTimeout.compareTo(MAX_CLOSE_TIMEOUT) <= 0, "closeTimeout", "must be between 1 ms and "
+          + MAX_CLOSE_TIMEOUT, closeTimeout);
       require(streamMapper != null, "streamMapper", "must be set", streamMapper);
       require(streams >= 1 && streams <= MAX_STREAMS, "streams", "must be in [1, " + MAX_STREAMS + "]", streams);
       require(placementEpochBytes == 0 || placementEpochBytes >= segmentBytes, "placementEpochBytes",

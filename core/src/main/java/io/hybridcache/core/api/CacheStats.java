@@ -37,6 +37,15 @@ package io.hybridcache.core.api;
  * @param sealedSegments full segments serving reads
  * @param ioErrors device errors seen
  * @param degraded true while the flash tier is out of service after an I/O error or a full disk
+ * @param writerFaults Throwables from one command of the flash writer (each degrades the tier; the
+ *     writer lives on)
+ * @param segmentsDropped segments dropped after a read error, or at recovery because they no longer read
+ * @param entriesDropped flash entries that left the index with those segments
+ * @param indexFullRejected evictions not written because the flash index had no room
+ * @param flashIndexDrops bulk invalidations ({@link HybridCache#keys()}) that dropped the whole flash index
+ *     because the flash tier could not be scanned (degraded, or a read error mid-scan)
+ * @param interruptedReads lookups that missed because the calling thread was interrupted mid-read
+ * @param lastFault the newest fault, "time: cause (where)", or "" if none since open
  */
 public record CacheStats(
     long gets,
@@ -69,7 +78,14 @@ public record CacheStats(
     int activeSegments,
     int sealedSegments,
     long ioErrors,
-    boolean degraded) {
+    boolean degraded,
+    long writerFaults,
+    long segmentsDropped,
+    long entriesDropped,
+    long indexFullRejected,
+    long flashIndexDrops,
+    long interruptedReads,
+    String lastFault) {
 
   public double hitRatioDram() {
     return gets == 0 ? 0 : (double) dramHits / gets;

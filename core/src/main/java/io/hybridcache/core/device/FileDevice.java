@@ -62,9 +62,11 @@ import org.slf4j.LoggerFactory;
  * except the first write to a slot (per open, and after each discard), which reserves the slot's space
  * and applies a held hint under that slot's lock ({@code slotLocks[i]}, also taken by
  * {@link #setWriteLifeHint}); slot locks are never nested. A {@link FileChannel}
- * is closed by the JDK when a thread is interrupted in an I/O call on it: that thread gets
- * {@link ClosedByInterruptException}; other threads that find the channel closed reopen it and retry,
- * so one interrupted reader does not break the slot for everyone. {@link #close} may race with I/O:
+ * is closed by the JDK when a thread is interrupted in an I/O call on it. So a read clears the calling
+ * thread's interrupt flag first and sets it again when done: a thread that arrives interrupted reads
+ * normally and keeps its flag. Only an interrupt that lands during a read still closes the channel:
+ * that thread gets {@link ClosedByInterruptException}; other threads that find the channel closed
+ * reopen it and retry, so one interrupted reader does not break the slot for everyone. {@link #close} may race with I/O:
  * the I/O then fails with {@link ClosedChannelException} and no channel is leaked.
  *
  * <p><b>Errors.</b> I/O failures throw IOException with the path and cause; argument violations
@@ -257,20 +259,27 @@ public final class FileDevice implements Device {
     int length = dst.remaining();
     long position = offset;
     int reopens = 0;
-    while (dst.hasRemaining()) {
-      FileChannel ch = channel(slot);
-      int n;
-      try {
-        n = ch.read(dst, position);
-      } catch (ClosedChannelException e) {
-        rethrowUnlessReopenable(e, reopens++);
-        continue;
+    boolean interrupted = Thread.interrupted(); // a pending interrupt would close the channel for everyone
+    try {
+      while (dst.hasRemaining()) {
+        FileChannel ch = channel(slot);
+        int n;
+        try {
+          n = ch.read(dst, position);
+        } catch (ClosedChannelException e) {
+          rethrowUnlessReopenable(e, reopens++);
+          continue;
+        }
+        if (n < 0) {
+          throw new EOFException(slotPath(slot) + " ends before " + (offset + length)
+              + " (truncated outside the device? expected " + slotBytes + " bytes)");
+        }
+        position += n;
       }
-      if (n < 0) {
-        throw new EOFException(slotPath(slot) + " ends before " + (offset + length)
-            + " (truncated outside the device? expected " + slotBytes + " bytes)");
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt(); // the caller keeps its interrupt
       }
-      position += n;
     }
     counters.recordRead(length);
   }

@@ -24,7 +24,7 @@ public final class DramTier {
   public DramTier(long maxBytes, BiConsumer<ByteKey, DramEntry> dirtyEvictions) {
     this.cache = Caffeine.newBuilder()
         .maximumWeight(maxBytes)
-        .weigher((ByteKey k, DramEntry v) -> k.bytes().length + v.value().length + DramEntry.OVERHEAD_BYTES)
+        .weigher((ByteKey k, DramEntry v) -> weigh(k.bytes().length, v.value().length))
         .expireAfter(new Expiry<ByteKey, DramEntry>() {
           @Override
           public long expireAfterCreate(ByteKey key, DramEntry value, long currentTime) {
@@ -68,6 +68,11 @@ public final class DramTier {
 
   public long entries() {
     return cache.estimatedSize();
+  }
+
+  /** What an entry of these lengths weighs in the DRAM budget. */
+  public static int weigh(int keyLength, int valueLength) {
+    return (int) Math.min(Integer.MAX_VALUE, (long) keyLength + valueLength + DramEntry.OVERHEAD_BYTES);
   }
 
   public long weightedBytes() {

@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,11 +59,12 @@ public final class Engine implements HybridCache {
   private final DramTier dram;
   private final FlashTier flash;
   private final StatsMXBean mbean;
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final CallGate calls;
   private volatile CacheStats finalStats; // taken at close, returned by stats() afterwards
 
   private Engine(CacheConfig config, FlashOpener.DeviceFactory devices) throws IOException {
     this.config = config;
+    this.calls = new CallGate(config.name());
     this.flash = FlashOpener.open(config, devices, counters, sequence, classes);
     this.dram = new DramTier(config.dramBytes(), this::onDirtyEviction);
     flash.start();
@@ -86,27 +86,37 @@ public final class Engine implements HybridCache {
     }
   }
 
+  /**
+   * {@inheritDoc} Returns a copy: the caller may change it without changing the cache.
+   *
+   * @throws IllegalStateException after {@link #close()}
+   */
   @Override
   public byte[] get(byte[] key) {
     checkKey(key);
-    counters.gets.increment();
-    ByteKey k = new ByteKey(key);
-    DramEntry d = dram.get(k);
-    if (d != null && !d.expired(System.currentTimeMillis())) {
-      counters.dramHits.increment();
-      return d.value();
+    calls.enter();
+    try {
+      counters.gets.increment();
+      ByteKey k = new ByteKey(key);
+      DramEntry d = dram.get(k);
+      if (d != null && !d.expired(System.currentTimeMillis())) {
+        counters.dramHits.increment();
+        return d.value().clone();
+      }
+      FlashTier.Hit hit = flash.lookup(k.hash64(), key);
+      if (hit == null) {
+        counters.misses.increment();
+        return null;
+      }
+      counters.flashHits.increment();
+      EntryFormat.Entry e = hit.entry();
+      DramEntry promoted = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis());
+      dram.map().compute(k.withBytes(e.key()), (kk, cur) ->
+          cur != null ? cur : flash.stillAt(kk.hash64(), hit.packed()) ? promoted : null);
+      return e.value().clone();
+    } finally {
+      calls.exit();
     }
-    FlashTier.Hit hit = flash.lookup(k.hash64(), key);
-    if (hit == null) {
-      counters.misses.increment();
-      return null;
-    }
-    counters.flashHits.increment();
-    EntryFormat.Entry e = hit.entry();
-    DramEntry promoted = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis());
-    dram.map().compute(k.withBytes(e.key()), (kk, cur) ->
-        cur != null ? cur : flash.stillAt(kk.hash64(), hit.packed()) ? promoted : null);
-    return e.value();
   }
 
   @Override
@@ -130,7 +140,18 @@ public final class Engine implements HybridCache {
     if (ttl.isNegative() || ttl.isZero()) {
       throw new IllegalArgumentException("ttl must be positive: " + ttl);
     }
-    put(key, value, System.currentTimeMillis() + ttl.toMillis(), checkClass(lifetimeClass));
+    put(key, value, expiryOf(ttl, System.currentTimeMillis()), checkClass(lifetimeClass));
+  }
+
+  /** Now + ttl in epoch milliseconds, saturating: a TTL of centuries (or FOREVER) never expires. */
+  static long expiryOf(Duration ttl, long nowMillis) {
+    long millis;
+    try {
+      millis = Math.max(1, ttl.toMillis());
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE;
+    }
+    return millis > Long.MAX_VALUE - nowMillis ? Long.MAX_VALUE : nowMillis + millis;
   }
 
   /** A class a caller may write to, registered (so recovery and stats know its name). */
@@ -147,26 +168,54 @@ public final class Engine implements HybridCache {
     return classes.register(c);
   }
 
+  /**
+   * An entry neither tier can hold (larger than the DRAM budget and than {@link
+   * CacheConfig#maxFlashEntryBytes()}) is not cached: the put removes the key's older version, counts
+   * the entry in {@link CacheStats#tooLargeRejected()} and returns.
+   */
   private void put(byte[] key, byte[] value, long expiryMillis, LifetimeClass lifetimeClass) {
     checkKey(key);
     Objects.requireNonNull(value, "value");
-    checkOpen();
-    counters.puts.increment();
-    ByteKey k = new ByteKey(key.clone());
-    DramEntry entry = new DramEntry(value.clone(), true, sequence.incrementAndGet(), expiryMillis, lifetimeClass);
-    dram.map().compute(k, (kk, old) -> {
-      flash.invalidate(kk.hash64());
-      return entry;
-    });
+    calls.enter();
+    try {
+      counters.puts.increment();
+      ByteKey k = new ByteKey(key.clone());
+      if (!cacheable(key.length, value.length)) {
+        counters.tooLargeRejected.increment();
+        removeLocked(k);
+        return;
+      }
+      DramEntry entry = new DramEntry(value.clone(), true, sequence.incrementAndGet(), expiryMillis, lifetimeClass);
+      dram.map().compute(k, (kk, old) -> {
+        flash.invalidate(kk.hash64());
+        return entry;
+      });
+    } finally {
+      calls.exit();
+    }
+  }
+
+  /** Whether some tier can hold an entry of these lengths. */
+  private boolean cacheable(int keyLength, int valueLength) {
+    return EntryFormat.entryBytes(keyLength, valueLength) <= config.maxFlashEntryBytes()
+        || DramTier.weigh(keyLength, valueLength) <= dram.maximumBytes();
   }
 
   @Override
   public boolean remove(byte[] key) {
     checkKey(key);
-    checkOpen();
-    counters.removes.increment();
+    calls.enter();
+    try {
+      counters.removes.increment();
+      return removeLocked(new ByteKey(key));
+    } finally {
+      calls.exit();
+    }
+  }
+
+  private boolean removeLocked(ByteKey key) {
     boolean[] held = {false};
-    dram.map().compute(new ByteKey(key), (kk, old) -> {
+    dram.map().compute(key, (kk, old) -> {
       held[0] = flash.invalidate(kk.hash64()) | (old != null);
       return null;
     });
@@ -176,19 +225,32 @@ public final class Engine implements HybridCache {
   @Override
   public boolean containsKey(byte[] key) {
     checkKey(key);
-    ByteKey k = new ByteKey(key);
-    DramEntry d = dram.get(k);
-    if (d != null && !d.expired(System.currentTimeMillis())) {
-      return true;
+    calls.enter();
+    try {
+      ByteKey k = new ByteKey(key);
+      DramEntry d = dram.get(k);
+      if (d != null && !d.expired(System.currentTimeMillis())) {
+        return true;
+      }
+      return flash.lookup(k.hash64(), key) != null;
+    } finally {
+      calls.exit();
     }
-    return flash.lookup(k.hash64(), key) != null;
   }
 
   @Override
   public void clear() {
-    checkOpen();
-    dram.clear();
-    flash.clear();
+    calls.enter();
+    try {
+      dram.clear();
+      flash.clear(deadline());
+    } finally {
+      calls.exit();
+    }
+  }
+
+  private long deadline() {
+    return System.nanoTime() + config.closeTimeout().toNanos();
   }
 
   /**
@@ -199,7 +261,8 @@ public final class Engine implements HybridCache {
    */
   @Override
   public Iterator<byte[]> keys() {
-    checkOpen();
+    calls.enter();
+    calls.exit();
     Iterator<ByteKey> fromDram = dram.map().keySet().iterator();
     Set<Long> seen = new HashSet<>();
     return new Iterator<>() {
@@ -208,6 +271,15 @@ public final class Engine implements HybridCache {
 
       @Override
       public boolean hasNext() {
+        calls.enter();
+        try {
+          return advance();
+        } finally {
+          calls.exit();
+        }
+      }
+
+      private boolean advance() {
         while (next == null) {
           if (fromDram.hasNext()) {
             ByteKey k = fromDram.next();
@@ -241,12 +313,18 @@ public final class Engine implements HybridCache {
     };
   }
 
+  /**
+   * The flash keys. Never partial: when the tier is degraded, or the scan cannot finish (a read error,
+   * a flush that did not happen), the whole flash index is dropped instead ({@link FlashTier#dropAll}),
+   * so every flash key is then invalidated.
+   */
   private Iterator<byte[]> flashKeys() {
-    if (closed.get() || flash.degraded()) {
+    if (flash.degraded()) {
+      flash.dropAll("keys() while the flash tier is degraded");
       return java.util.Collections.emptyIterator();
     }
     return new FlashKeyScan(flash.index(), flash.table(), flash.device(), config.maxFlashEntryBytes(),
-        sequence.get() + 1, () -> flash.barrier(true));
+        sequence.get() + 1, () -> flash.barrier(true, deadline()), flash::dropAll);
   }
 
   @Override
@@ -312,7 +390,9 @@ public final class Engine implements HybridCache {
         flash.index().memoryBytes(), c.bytesAdmitted.sum(), c.flushBytesWritten.sum(),
         c.reclaimBytesWritten.sum(), c.reinserted.sum(), c.reclaimEvicted.sum(), c.reclaimedSegments.sum(),
         config.admission().rejected(), c.queueRejected.sum(), c.cascadeWaits.sum(), c.tooLargeRejected.sum(),
-        c.degradedRejected.sum(), free, active, sealed, c.ioErrors.sum(), flash.degraded());
+        c.degradedRejected.sum(), free, active, sealed, c.ioErrors.sum(), flash.degraded(),
+        c.writerFaults.sum(), c.segmentsDropped.sum(), c.entriesDropped.sum(), c.indexFullRejected.sum(),
+        c.flashIndexDrops.sum(), c.interruptedReads.sum(), flash.lastFault());
   }
 
   @Override
@@ -327,12 +407,21 @@ public final class Engine implements HybridCache {
 
   /** Waits until every write queued so far is on flash and indexed (tests and benchmarks). */
   public void awaitFlashWrites() {
-    flash.barrier(true);
+    flash.barrier(true, deadline());
   }
 
   /** Pushes every dirty DRAM entry to flash now, keeping them in DRAM as clean copies. */
   public void writeBack() {
+    writeBack(deadline());
+  }
+
+  /** As {@link #writeBack()}, giving up at {@code deadlineNanos} (a writer that makes no progress). */
+  private void writeBack(long deadlineNanos) {
+    boolean[] stalled = {false};
     for (Map.Entry<ByteKey, DramEntry> en : dram.map().entrySet()) {
+      if (stalled[0]) {
+        break;
+      }
       DramEntry e = en.getValue();
       if (!e.dirty() || EntryFormat.entryBytes(en.getKey().bytes().length, e.value().length) > config.maxFlashEntryBytes()) {
         continue;
@@ -342,16 +431,14 @@ public final class Engine implements HybridCache {
         if (cur != e) {
           return cur;
         }
-        try {
-          flash.put(k, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass());
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
+        if (!flash.put(k, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass(), deadlineNanos)) {
+          stalled[0] = true;
           return cur;
         }
         return clean;
       });
     }
-    flash.barrier(true);
+    flash.barrier(true, deadlineNanos);
   }
 
   /** Writes every dirty entry to flash and empties DRAM, so the next reads are flash reads (tests). */
@@ -369,29 +456,33 @@ public final class Engine implements HybridCache {
     return counters;
   }
 
+  /**
+   * Closes in bounded time ({@link CacheConfig#closeTimeout()} in all): later calls throw
+   * {@link IllegalStateException}; calls in flight are waited for; dirty entries are written back and
+   * the writer stopped. If calls or the writer did not finish in time, the index stays open under them
+   * (never closed under a reader) and no clean marker is written: the next open recovers.
+   */
   @Override
   public void close() {
-    if (!closed.compareAndSet(false, true)) {
+    long deadline = deadline();
+    if (!calls.close(deadline)) {
       return;
     }
+    boolean stopped = false;
     try {
       if (!flash.degraded()) {
-        writeBack();
+        writeBack(deadline);
       }
+    } catch (RuntimeException e) {
+      LOG.warn("{}: write-back at close failed: {}", config.name(), e.toString());
     } finally {
-      flash.stop();
+      stopped = flash.stop(deadline);
       finalStats = snapshot(); // includes what close wrote back
-      flash.close();
+      flash.close(stopped && calls.drained());
       if (mbean != null) {
         mbean.unregister();
       }
       LOG.info("{}: closed", config.name());
-    }
-  }
-
-  private void checkOpen() {
-    if (closed.get()) {
-      throw new IllegalStateException("cache " + config.name() + " is closed");
     }
   }
 

@@ -9,7 +9,6 @@ import io.hybridcache.core.index.KeyHash;
 import io.hybridcache.core.segment.Segment;
 import io.hybridcache.core.segment.SegmentTable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
@@ -17,8 +16,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import java.util.Map;
 
 /**
@@ -33,11 +30,15 @@ import java.util.Map;
  * when reclaim moves them, so a round that finds none in its new bytes, live or dead, proves nothing
  * was moved past the scan since the previous flush: every entry on flash when the scan started has
  * then been seen. A key reclaim moves after the scan read it is seen twice.
+ *
+ * <p>Never partial: a scan that cannot finish (a read error, a flush that did not happen, reclaim
+ * outrunning it for {@value #MAX_ROUNDS} rounds) calls {@code onFailure} with the reason, which drops
+ * the whole flash index, and ends. The sequence argument holds across crashes because recovery
+ * restarts the sequence above every entry on flash ({@link SequenceLease}).
  */
 final class FlashKeyScan implements Iterator<byte[]> {
   private static final int CHUNK = 1 << 20;
   private static final int MAX_ROUNDS = 100;
-  private static final Logger LOG = LoggerFactory.getLogger(FlashKeyScan.class);
 
   private final Index index;
   private final SegmentTable table;
@@ -45,7 +46,8 @@ final class FlashKeyScan implements Iterator<byte[]> {
   private final int window;
   private final int maxEntryBytes;
   private final long startSequence;
-  private final Runnable flush;
+  private final java.util.function.BooleanSupplier flush;
+  private final java.util.function.Consumer<String> onFailure;
   private final Map<Long, Long> scannedTo = new HashMap<>(); // segment id -> offset read up to
   private final ArrayDeque<Segment> todo = new ArrayDeque<>();
   private boolean sawOlder; // this round read an entry written before the scan started
@@ -57,11 +59,14 @@ final class FlashKeyScan implements Iterator<byte[]> {
 
   /**
    * @param startSequence the cache's sequence when the scan starts: entries below it existed before
-   * @param flush makes every queued and buffered write readable from the device
+   * @param flush makes every queued and buffered write readable from the device; false if it could not
+   * @param onFailure called once with the reason when the scan cannot see every key
    */
-  FlashKeyScan(Index index, SegmentTable table, Device device, int maxEntryBytes, long startSequence, Runnable flush) {
+  FlashKeyScan(Index index, SegmentTable table, Device device, int maxEntryBytes, long startSequence,
+      java.util.function.BooleanSupplier flush, java.util.function.Consumer<String> onFailure) {
     this.startSequence = startSequence;
     this.flush = flush;
+    this.onFailure = onFailure;
     this.index = index;
     this.table = table;
     this.device = device;
@@ -108,7 +113,7 @@ final class FlashKeyScan implements Iterator<byte[]> {
     try {
       device.read(current.slot(), start, buffer);
     } catch (IOException e) {
-      throw new UncheckedIOException("flash key scan of segment " + current.id() + " failed", e);
+      return fail("flash key scan of segment " + current.id() + " failed: " + e);
     }
     position = parse(buffer.flip().order(ByteOrder.LITTLE_ENDIAN), start, Math.min(end, start + length), end);
     scannedTo.put(current.id(), position);
@@ -150,19 +155,30 @@ final class FlashKeyScan implements Iterator<byte[]> {
     }
   }
 
+  /** Ends the scan after dropping every flash key (see the class comment); returns false. */
+  private boolean fail(String reason) {
+    todo.clear();
+    ready.clear();
+    current = null;
+    rounds = MAX_ROUNDS + 1;
+    sawOlder = false;
+    onFailure.accept(reason);
+    return false;
+  }
+
   /** Flushes and queues every segment with bytes not read yet, oldest first; false when done. */
   private boolean nextRound() {
     if (rounds > 0 && !sawOlder) {
       return false; // nothing written before the start moved past the scan: every such entry was seen
     }
     if (rounds >= MAX_ROUNDS) {
-      LOG.warn("flash key scan stopped after {} rounds while reclaim kept moving entries; keys may be missing",
-          rounds);
-      return false;
+      return fail("flash key scan stopped after " + rounds + " rounds while reclaim kept moving entries");
     }
     rounds++;
     sawOlder = false;
-    flush.run();
+    if (!flush.getAsBoolean()) {
+      return fail("the write buffers could not be flushed for the flash key scan");
+    }
     table.segments().stream()
         .filter(s -> s.flushedOffset() > scannedTo.getOrDefault(s.id(), (long) SegmentHeader.FIRST_ENTRY_OFFSET))
         .sorted(Comparator.comparingLong(Segment::id))

@@ -97,7 +97,14 @@ final class FlashOpener {
     if (!clean) {
       recover(config, device, table, index, classes);
     }
-    sequence.set(Math.max(sequence.get(), Math.max(savedSequence, 0)));
+    SequenceLease lease = SequenceLease.open(dir);
+    if (!clean && lease.limit() == 0 && index.size() > 0) {
+      LOG.warn("{}: no sequence lease after an unclean stop; dropping the index (starting cold)", config.name());
+      index.clear();
+      recover(config, device, table, index, classes);
+    }
+    // Every entry on flash is below the lease: a crash never restarts the sequence under one of them.
+    sequence.set(Math.max(sequence.get(), Math.max(savedSequence, lease.limit())));
     WriteTrace trace = config.writeTrace() == null ? null : new WriteTrace(config.writeTrace());
     Placement placement = new Placement(device, table, classes, config.streamMapper(), config.streams(),
         config.dsmGroups(), config.dsmAlpha(), config.placementEpochBytes(), trace != null);
@@ -110,7 +117,7 @@ final class FlashOpener {
     }
     LOG.info("{}: opened {} ({}, {} segments, {} index entries, direct I/O {})", config.name(), dir,
         clean ? "warm" : "recovered", table.segments().size(), index.size(), device.directIo());
-    return new FlashTier(config, device, index, table, writer, placement, trace, counters, sequence);
+    return new FlashTier(config, device, index, table, writer, placement, trace, counters, sequence, lease);
   }
 
   private static Index openIndex(CacheConfig config, boolean clean) {

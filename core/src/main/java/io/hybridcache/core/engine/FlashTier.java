@@ -19,8 +19,11 @@ import io.hybridcache.core.stats.WriteTrace;
 import io.hybridcache.core.index.HeapIndex;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
+import io.hybridcache.core.format.SegmentHeader;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.ArrayList;
@@ -28,6 +31,9 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -49,9 +55,20 @@ import org.slf4j.LoggerFactory;
  * the index entry. So an older version written late is never installed over a newer one, and reclaim's
  * reinsertion loses every race through its index compare-and-set.
  *
- * <p>Faults ({@link FaultGate}): a device error degrades the tier to DRAM-only (lookups miss, writes are dropped and
- * counted) with one warning; after {@code faultRetryInterval} the writer drops index entries of
- * abandoned segments and tries again.
+ * <p>Faults ({@link FaultGate}) cost the least they can. A read error costs its segment: the segment is
+ * marked damaged (its reads miss at once) and the writer drops it (its index entries and its slot),
+ * counted. A write error costs the active segments (abandoned, their entries miss). An interrupted
+ * reader costs only its own lookup. Only errors that persist ({@code faultThreshold} within
+ * {@code faultWindow}) or a fault of the writer itself (any Throwable from one command: the command is
+ * dropped, its barrier completed, the thread lives on) degrade the tier to DRAM-only (lookups miss,
+ * writes are dropped and counted). From {@code faultRetryInterval} on, the writer's loop, busy or
+ * idle, recovers: it keeps every sealed segment whose header still reads, drops the rest and the
+ * index entries of lost segments, and takes writes again. A bulk invalidation that cannot scan the
+ * tier ({@link #dropAll}) empties the index instead of leaving keys behind.
+ *
+ * <p>Close is bounded: {@link #stop} waits for the writer at most until the caller's deadline; a writer
+ * that hangs (a device that never answers) is left behind, and then the index is not closed under it
+ * and no clean marker is written.
  *
  * <p>Back-pressure ({@code cascadeWait} > 0): {@link #offer} then waits for room in the full queue, in
  * slices of {@value #WAIT_SLICE_MILLIS} ms, on the thread whose DRAM write caused the eviction. That
@@ -96,10 +113,14 @@ final class FlashTier {
   private final ConcurrentHashMap<Long, Long> inflight = new ConcurrentHashMap<>();
   private final Thread thread;
   private final FaultGate gate;
+  private final SequenceLease lease; // writer thread
+  private final ConcurrentLinkedQueue<Segment> damaged = new ConcurrentLinkedQueue<>();
+  private volatile boolean dropRequested; // dropAll: the writer releases every segment
+  private boolean indexFull; // writer thread: the index refused a new key; checked before writing
+  private long indexFullAt; // writer thread: index size when it refused
   private final long waitNanos; // cascadeWait
   private volatile boolean stopping; // stop() began: evictions no longer wait
   private volatile boolean stalled; // a wait timed out: none waits again until the writer takes a batch
-  private boolean abandoned; // writer thread
   private boolean reclaiming; // writer thread
 
   private sealed interface Command permits Write, Barrier, Stop, Clear {}
@@ -107,21 +128,23 @@ final class FlashTier {
   private record Write(ByteKey key, byte[] value, long sequence, long expiryMillis, LifetimeClass lifetimeClass)
       implements Command {}
 
-  private record Barrier(boolean flush, CompletableFuture<Void> done) implements Command {}
+  private record Barrier(boolean flush, CompletableFuture<Boolean> done) implements Command {}
 
   private record Stop() implements Command {}
 
-  private record Clear(CompletableFuture<Void> done) implements Command {}
+  private record Clear(CompletableFuture<Boolean> done) implements Command {}
 
   /** A verified flash hit and the index value it was found under. */
   record Hit(EntryFormat.Entry entry, long packed) {}
 
   FlashTier(CacheConfig config, Device device, Index index, SegmentTable table, SegmentWriter writer,
-      Placement placement, WriteTrace trace, Counters counters, AtomicLong sequence) {
+      Placement placement, WriteTrace trace, Counters counters, AtomicLong sequence, SequenceLease lease) {
     this.config = config;
     this.placement = placement;
     this.trace = trace;
-    this.gate = new FaultGate(config.name(), config.faultRetryInterval(), counters);
+    this.lease = lease;
+    this.gate = new FaultGate(config.name(), config.faultRetryInterval(), config.faultThreshold(),
+        config.faultWindow(), counters);
     this.waitNanos = config.cascadeWait().toNanos();
     this.device = device;
     this.index = index;
@@ -147,6 +170,7 @@ final class FlashTier {
   Device device() { return device; }
   Placement placement() { return placement; }
   boolean degraded() { return gate.degraded(); }
+  String lastFault() { return gate.lastFault(); }
 
   /** False while degraded and before the retry time: evictions are then dropped without queueing. */
   boolean acceptsWrites() {
@@ -160,7 +184,7 @@ final class FlashTier {
     if (gate.degraded()) {
       return null;
     }
-    long packed;
+    long packed = IndexEntry.NONE;
     EntryFormat.Entry e;
     try {
       packed = index.get(hash);
@@ -169,14 +193,21 @@ final class FlashTier {
       }
       counters.flashLookups.increment();
       e = reader.read(packed);
+    } catch (ClosedByInterruptException ex) {
+      counters.interruptedReads.increment(); // this caller's interrupt (its flag stays set): its miss only
+      return null;
     } catch (IOException ex) {
-      fail(ex);
+      readFailed(packed, ex);
       return null;
     } catch (RuntimeException ex) {
       counters.corruptReads.increment(); // a damaged index value or structure: a miss, never a wrong value
       return null;
     }
     if (e == null) {
+      Segment s = table.get(IndexEntry.segmentId(packed));
+      if (s != null && s.damaged()) {
+        return null; // the writer drops the damaged segment's entries, counted
+      }
       if (index.remove(hash, packed)) { // stale or corrupt: unlink exactly this entry
         addGarbage(packed); // (a no-op when its segment is gone)
       }
@@ -260,66 +291,104 @@ final class FlashTier {
     return false;
   }
 
-  /** Queues a write, waiting for room (close only). */
-  void put(ByteKey key, byte[] value, long seq, long expiryMillis, LifetimeClass c) throws InterruptedException {
+  /**
+   * Queues a write, waiting for room until {@code deadlineNanos} (write-back at close); false if the
+   * queue stayed full (a writer that does not progress) or the wait was interrupted (flag restored).
+   */
+  boolean put(ByteKey key, byte[] value, long seq, long expiryMillis, LifetimeClass c, long deadlineNanos) {
     inflight.put(key.hash64(), seq);
-    queue.put(new Write(key, value, seq, expiryMillis, c));
-  }
-
-  /** Waits until every write queued before it is installed; with {@code flush}, also on the device. */
-  void barrier(boolean flush) {
-    await(new Barrier(flush, new CompletableFuture<>()));
-  }
-
-  /** Drops every flash entry. */
-  void clear() {
-    inflight.clear();
-    Clear c = new Clear(new CompletableFuture<>());
     try {
-      queue.put(c);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return;
-    }
-    c.done().join();
-  }
-
-  /** Stops the writer after it drained the queue and flushed every buffer. */
-  void stop() {
-    if (!thread.isAlive()) {
-      return;
-    }
-    barrier(true);
-    stopping = true; // nothing drains the queue after Stop: waiting evictions give up
-    try {
-      queue.put(new Stop());
-      thread.join();
+      if (queue.offer(new Write(key, value, seq, expiryMillis, c), Math.max(0, deadlineNanos - System.nanoTime()),
+          TimeUnit.NANOSECONDS)) {
+        return true;
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    writer.close();
+    inflight.remove(key.hash64(), seq);
+    return false;
   }
 
   /**
-   * Stops the writer, persists index and segment table and, if nothing failed, writes the
-   * clean-shutdown marker that makes the next open warm.
+   * Waits until every write queued before it is installed; with {@code flush}, also on the device.
+   * Returns false if that did not happen by {@code deadlineNanos}, or the flush was skipped or failed.
    */
-  void close() {
-    stop();
-    boolean ok = !gate.degraded();
-    try {
-      device.sync();
-      index.flush();
-      if (index instanceof HeapIndex heap) {
-        heap.saveTo(FlashOpener.heapIndexFile(config));
-      }
-      table.save(FlashOpener.metaFile(config), sequence.get());
-    } catch (IOException | RuntimeException e) {
-      ok = false;
-      LOG.warn("{}: could not persist the flash tier at close ({}); the next open recovers", config.name(),
-          e.toString());
+  boolean barrier(boolean flush, long deadlineNanos) {
+    return await(new Barrier(flush, new CompletableFuture<>()), deadlineNanos);
+  }
+
+  /** Drops every flash entry (waiting for the writer at most until {@code deadlineNanos}). */
+  void clear(long deadlineNanos) {
+    inflight.clear();
+    index.clear(); // at once: the tier is empty for lookups even if the writer is slow
+    if (!await(new Clear(new CompletableFuture<>()), deadlineNanos)) {
+      dropRequested = true; // the writer releases the segments when it gets there
     }
-    closeQuietly(index);
+  }
+
+  /**
+   * A bulk invalidation could not see every flash key ({@code reason}): rather than leave some behind,
+   * forget every flash entry now. Any thread; never blocks. Queued writes are cancelled (their inflight
+   * marks go), so none installs afterwards; the writer releases the segments on its next turn.
+   */
+  void dropAll(String reason) {
+    inflight.clear();
+    index.clear();
+    counters.flashIndexDrops.increment();
+    dropRequested = true;
+    LOG.warn("{}: dropped the whole flash index: {}", config.name(), reason);
+  }
+
+  /**
+   * Stops the writer after it drained the queue and flushed every buffer, waiting at most until
+   * {@code deadlineNanos}. Returns true if the writer stopped; false if it is still running (hung),
+   * in which case it is left behind (a daemon thread) and {@link #close} keeps the index open under it.
+   */
+  boolean stop(long deadlineNanos) {
+    if (thread.isAlive()) {
+      barrier(true, deadlineNanos);
+      stopping = true; // nothing drains the queue after Stop: waiting evictions give up
+      try {
+        if (queue.offer(new Stop(), Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+          TimeUnit.NANOSECONDS.timedJoin(thread, Math.max(1, deadlineNanos - System.nanoTime()));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    stopping = true;
+    if (thread.isAlive()) {
+      LOG.warn("{}: the flash writer did not stop within the close timeout {}; it is left behind and the "
+          + "next open recovers", config.name(), config.closeTimeout());
+      return false;
+    }
+    writer.close();
+    return true;
+  }
+
+  /**
+   * After {@link #stop}: persists index and segment table and, if nothing failed and the writer
+   * stopped, writes the clean-shutdown marker that makes the next open warm. Never throws.
+   */
+  void close(boolean writerStopped) {
+    boolean ok = writerStopped && !gate.degraded();
+    if (ok) {
+      try {
+        device.sync();
+        index.flush();
+        if (index instanceof HeapIndex heap) {
+          heap.saveTo(FlashOpener.heapIndexFile(config));
+        }
+        table.save(FlashOpener.metaFile(config), sequence.get());
+      } catch (IOException | RuntimeException e) {
+        ok = false;
+        LOG.warn("{}: could not persist the flash tier at close ({}); the next open recovers", config.name(),
+            e.toString());
+      }
+    }
+    if (writerStopped) {
+      closeQuietly(index); // never under a live writer: a closed Chronicle map unmaps its memory
+    }
     closeQuietly(device);
     if (trace != null) {
       closeQuietly(trace);
@@ -342,17 +411,23 @@ final class FlashTier {
     }
   }
 
-  private void await(Barrier b) {
+  /** Queues {@code c} and waits for it until {@code deadlineNanos}; false on a timeout or failure. */
+  private boolean await(Command c, long deadlineNanos) {
+    CompletableFuture<Boolean> done = c instanceof Barrier b ? b.done() : ((Clear) c).done();
     if (!thread.isAlive()) {
-      return;
+      return false;
     }
     try {
-      queue.put(b);
+      if (!queue.offer(c, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        return false;
+      }
+      return done.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return;
+      return false;
+    } catch (ExecutionException | TimeoutException e) {
+      return false;
     }
-    b.done().join();
   }
 
   void addGarbage(long packed) {
@@ -363,9 +438,13 @@ final class FlashTier {
     }
   }
 
-  /** Records a device error: the tier degrades to DRAM-only until the retry time. */
-  void fail(IOException e) {
-    gate.fail(e);
+  /** A read of the entry {@code packed} failed: the error costs its segment, which the writer drops. */
+  private void readFailed(long packed, IOException e) {
+    Segment s = packed == IndexEntry.NONE ? null : table.get(IndexEntry.segmentId(packed));
+    gate.error(e, s == null ? "flash read" : "read of segment " + s.id() + " in slot " + s.slot());
+    if (s != null && s.markDamaged()) {
+      damaged.add(s);
+    }
   }
 
   // ---- writer thread ----
@@ -373,65 +452,106 @@ final class FlashTier {
   private void run() {
     List<Command> batch = new ArrayList<>(BATCH);
     while (true) {
-      Command first;
       try {
-        first = queue.poll(IDLE_FLUSH_MILLIS, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        return;
-      }
-      if (first == null) {
-        if (!gate.degraded() && writer.hasUnflushed()) {
-          io(writer::flushAll);
-        }
-        continue;
-      }
-      if (stalled) {
-        stalled = false; // progress: evictions may wait again
-      }
-      batch.add(first);
-      queue.drainTo(batch, BATCH - 1); // one lock hand-off for many commands
-      for (Command c : batch) {
-        if (!execute(c)) {
+        if (!turn(batch)) {
           return;
+        }
+      } catch (Throwable t) { // never a dead writer: the fault is counted and the tier degraded
+        gate.fault(t, "flash writer loop");
+        for (Command c : batch) {
+          finish(c, false);
         }
       }
       batch.clear();
     }
   }
 
-  /** Runs one command; false after {@link Stop}. */
-  private boolean execute(Command c) {
+  /**
+   * One turn of the writer: the next batch of commands (or an idle flush), after the fault work; so a
+   * barrier completes only after every fault reported before it was queued has been handled.
+   */
+  private boolean turn(List<Command> batch) {
+    Command first;
     try {
-      if (c instanceof Stop) {
-        return false;
-      } else if (c instanceof Barrier b) {
-        if (b.flush() && !gate.degraded()) {
-          io(() -> {
-            writer.flushAll();
-            device.sync();
-          });
-        }
-        b.done().complete(null);
-      } else if (c instanceof Clear cl) {
-        clearLocked();
-        cl.done().complete(null);
-      } else {
-        write((Write) c);
+      first = queue.poll(IDLE_FLUSH_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      return !stopping; // nobody but close has business interrupting the writer
+    }
+    maintain();
+    if (first == null) {
+      if (!gate.degraded() && writer.hasUnflushed()) {
+        io(writer::flushAll);
       }
-    } catch (RuntimeException e) {
-      LOG.error("{}: unexpected error on the flash writer; the command was dropped", config.name(), e);
-      if (c instanceof Barrier b) {
-        b.done().complete(null);
-      } else if (c instanceof Clear cl) {
-        cl.done().complete(null);
+      return true;
+    }
+    if (stalled) {
+      stalled = false; // progress: evictions may wait again
+    }
+    batch.add(first);
+    queue.drainTo(batch, BATCH - 1); // one lock hand-off for many commands
+    for (int i = 0; i < batch.size(); i++) {
+      if (!execute(batch.get(i))) {
+        return false;
       }
     }
     return true;
   }
 
+  /** Fault work on the writer's every turn: drops damaged segments and requested drops, recovers. */
+  private void maintain() {
+    if (dropRequested) {
+      dropRequested = false;
+      clearLocked();
+    }
+    if (!damaged.isEmpty()) {
+      dropDamagedLocked();
+    }
+    if (gate.degraded() && gate.retryDue()) {
+      recoverLocked();
+    }
+  }
+
+  /** Runs one command; false after {@link Stop}. Any Throwable is a fault; a barrier still completes. */
+  private boolean execute(Command c) {
+    try {
+      if (c instanceof Stop) {
+        return false;
+      } else if (c instanceof Barrier b) {
+        boolean flushed = !b.flush();
+        if (b.flush() && !gate.degraded()) {
+          flushed = io(() -> {
+            writer.flushAll();
+            device.sync();
+          });
+        }
+        b.done().complete(flushed);
+      } else if (c instanceof Clear cl) {
+        clearLocked();
+        cl.done().complete(true);
+      } else {
+        write((Write) c);
+      }
+    } catch (Throwable t) {
+      gate.fault(t, "flash writer, " + c.getClass().getSimpleName());
+      finish(c, false);
+    }
+    return true;
+  }
+
+  /** Completes a command that failed or was dropped. */
+  private void finish(Command c, boolean ok) {
+    if (c instanceof Barrier b) {
+      b.done().complete(ok);
+    } else if (c instanceof Clear cl) {
+      cl.done().complete(ok);
+    } else if (c instanceof Write w) {
+      inflight.remove(w.key().hash64(), w.sequence());
+    }
+  }
+
   private void write(Write w) {
     long hash = w.key().hash64();
-    if (gate.degraded() && !tryRecoverLocked()) {
+    if (gate.degraded()) {
       inflight.remove(hash, w.sequence());
       counters.degradedRejected.increment();
       return;
@@ -440,13 +560,18 @@ final class FlashTier {
     if (pending == null || pending != w.sequence()) {
       return; // superseded by a newer put or a remove: don't spend flash on it
     }
+    if (indexFull && !indexHasRoomFor(hash)) {
+      inflight.remove(hash, w.sequence());
+      counters.indexFullRejected.increment();
+      return;
+    }
     long packed;
     try {
+      lease.cover(w.sequence());
       packed = writer.append(w.lifetimeClass(), hash, w.key().bytes(), w.value(), w.expiryMillis(), w.sequence());
     } catch (IOException e) {
-      fail(e);
       inflight.remove(hash, w.sequence());
-      abandonLocked();
+      writeFailed(e);
       return;
     }
     if (packed == IndexEntry.NONE) {
@@ -456,6 +581,15 @@ final class FlashTier {
     }
     gate.succeeded();
     install(hash, w.sequence(), packed, EntryFormat.entryBytes(w.key().bytes().length, w.value().length));
+  }
+
+  /** After the index refused a key: room again once it shrank a little, or for a key it holds. */
+  private boolean indexHasRoomFor(long hash) {
+    if (index.size() < indexFullAt - indexFullAt / 64 || index.get(hash) != IndexEntry.NONE) {
+      indexFull = index.size() >= indexFullAt - indexFullAt / 64;
+      return true;
+    }
+    return false;
   }
 
   private void install(long hash, long seq, long packed, int entryBytes) {
@@ -469,7 +603,9 @@ final class FlashTier {
           counters.bytesAdmitted.add(entryBytes);
         } catch (IndexFullException e) {
           addGarbage(packed);
-          counters.degradedRejected.increment();
+          counters.indexFullRejected.increment();
+          indexFull = true;
+          indexFullAt = index.size();
         }
         return null;
       }
@@ -492,7 +628,7 @@ final class FlashTier {
           placement.reclaimed(victim);
         }
       } catch (IOException e) {
-        fail(e);
+        gate.error(e, "reclaim");
       } finally {
         reclaiming = false;
       }
@@ -500,28 +636,75 @@ final class FlashTier {
     return table.takeFreeSlot();
   }
 
-  private void abandonLocked() {
-    if (!abandoned) {
-      abandoned = true;
-      writer.abandonAll();
-    }
+  /** A device write failed: the active segments are abandoned (their entries miss from now on). */
+  private void writeFailed(IOException e) {
+    gate.error(e, "flash write");
+    writer.abandonAll();
   }
 
-  /** After the retry interval: forget entries of abandoned segments and take writes again. */
-  private boolean tryRecoverLocked() {
-    if (!gate.retryDue()) {
-      return false;
+  /** Drops every damaged segment: its index entries (one pass for all of them), then its slot. */
+  private void dropDamagedLocked() {
+    java.util.Map<Long, Segment> byId = new java.util.HashMap<>();
+    for (Segment s; (s = damaged.poll()) != null; ) {
+      if (table.get(s.id()) == s) {
+        byId.put(s.id(), s);
+      }
     }
-    abandonLocked();
+    if (byId.isEmpty()) {
+      return;
+    }
+    long dropped = removeEntriesOf(byId::containsKey);
+    for (Segment s : byId.values()) {
+      if (!writer.abandon(s)) {
+        table.release(s);
+      }
+      counters.segmentsDropped.increment();
+      LOG.warn("{}: dropped damaged segment {} (slot {}) after a read error", config.name(), s.id(), s.slot());
+    }
+    counters.entriesDropped.add(dropped);
+  }
+
+  /** Removes every index entry whose segment id {@code doomed} accepts; returns how many. */
+  private long removeEntriesOf(java.util.function.LongPredicate doomed) {
     long[] dropped = {0};
     index.forEach((hash, packed) -> {
-      if (table.get(IndexEntry.segmentId(packed)) == null && index.remove(hash, packed)) {
+      if (doomed.test(IndexEntry.segmentId(packed)) && index.remove(hash, packed)) {
         dropped[0]++;
       }
     });
-    abandoned = false;
-    gate.reopen(dropped[0]);
-    return true;
+    return dropped[0];
+  }
+
+  /**
+   * After the retry interval: abandons the active segments, keeps every sealed segment whose header
+   * page still reads as its own, drops the others and the index entries of every lost segment, and
+   * takes writes again.
+   */
+  private void recoverLocked() {
+    writer.abandonAll();
+    ByteBuffer page = Device.allocateAligned(Device.ALIGNMENT);
+    for (Segment s : table.segments().toArray(new Segment[0])) {
+      if (s.state() == Segment.State.ACTIVE) {
+        continue; // none left after abandonAll
+      }
+      boolean readable;
+      try {
+        page.clear();
+        device.read(s.slot(), 0, page);
+        SegmentHeader.Decoded h = SegmentHeader.decode(page.flip());
+        readable = h != null && h.segmentId() == (s.id() & 0xFFFF_FFFFL) && !s.damaged();
+      } catch (IOException | RuntimeException e) {
+        readable = false;
+      }
+      if (!readable) {
+        table.release(s);
+        counters.segmentsDropped.increment();
+      }
+    }
+    damaged.clear();
+    long dropped = removeEntriesOf(id -> table.get(id) == null);
+    counters.entriesDropped.add(dropped);
+    gate.reopen(dropped);
   }
 
   private void clearLocked() {
@@ -544,12 +727,14 @@ final class FlashTier {
     void run() throws IOException;
   }
 
-  private void io(IoAction a) {
+  /** Runs a device action; a failure is a write error. Returns true if it succeeded. */
+  private boolean io(IoAction a) {
     try {
       a.run();
+      return true;
     } catch (IOException e) {
-      fail(e);
-      abandonLocked();
+      writeFailed(e);
+      return false;
     }
   }
 }

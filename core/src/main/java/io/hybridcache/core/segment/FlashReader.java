@@ -33,7 +33,7 @@ public final class FlashReader {
   }
 
   /**
-   * The verified entry at {@code packed}, or null if its segment is gone or the bytes fail
+   * The verified entry at {@code packed}, or null if its segment is gone or damaged or the bytes fail
    * verification (counted as corrupt unless the segment was reclaimed meanwhile). The caller compares
    * the key.
    *
@@ -42,7 +42,7 @@ public final class FlashReader {
   public EntryFormat.Entry read(long packed) throws IOException {
     long segmentId = IndexEntry.segmentId(packed);
     Segment segment = table.get(segmentId);
-    if (segment == null) {
+    if (segment == null || segment.damaged()) {
       return null;
     }
     long offset = IndexEntry.offset(packed);

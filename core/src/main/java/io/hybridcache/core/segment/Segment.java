@@ -21,6 +21,7 @@ public final class Segment implements VictimPolicy.SegmentInfo {
   private final int slot;
   private final LifetimeClass lifetimeClass;
   private final AtomicLong garbageBytes = new AtomicLong();
+  private final java.util.concurrent.atomic.AtomicBoolean damaged = new java.util.concurrent.atomic.AtomicBoolean();
   private volatile State state;
   private volatile long writtenBytes;
   private volatile long flushedOffset;
@@ -52,6 +53,16 @@ public final class Segment implements VictimPolicy.SegmentInfo {
   public WriteBuffer buffer() { return buffer; }
   /** The buffer whose device write is in flight (or done but not yet reused), or null. */
   public WriteBuffer flushing() { return flushing; }
+
+  /** True once a read of this segment failed: its entries read as misses until the writer drops it. */
+  public boolean damaged() {
+    return damaged.get();
+  }
+
+  /** Marks the segment unreadable (any thread); true for the one caller that marked it first. */
+  public boolean markDamaged() {
+    return damaged.compareAndSet(false, true);
+  }
 
   public long liveBytes() {
     return Math.max(0, writtenBytes - garbageBytes.get());

@@ -259,19 +259,33 @@ public final class SegmentWriter {
    */
   public void abandonAll() {
     for (ClassLog log : logs.values()) {
-      try {
-        awaitLocked(log);
-      } catch (IOException e) {
-        // the segment is dropped below either way
-      }
-      Segment s = log.segment;
-      if (s != null) {
-        s.setBuffer(null);
-        s.setFlushing(null);
-        table.release(s);
-        log.segment = null;
-        log.buffer().reset(0, 0);
-      }
+      abandonLocked(log);
+    }
+  }
+
+  /** Drops {@code s} if it is the active segment of its class (as {@link #abandonAll} does); true if it was. */
+  public boolean abandon(Segment s) {
+    ClassLog log = logs.get(s.lifetimeClass().id());
+    if (log == null || log.segment != s) {
+      return false;
+    }
+    abandonLocked(log);
+    return true;
+  }
+
+  private void abandonLocked(ClassLog log) {
+    try {
+      awaitLocked(log);
+    } catch (IOException e) {
+      // the segment is dropped below either way
+    }
+    Segment s = log.segment;
+    if (s != null) {
+      s.setBuffer(null);
+      s.setFlushing(null);
+      table.release(s);
+      log.segment = null;
+      log.buffer().reset(0, 0);
     }
   }
 

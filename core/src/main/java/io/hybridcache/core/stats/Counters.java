@@ -28,4 +28,16 @@ public final class Counters {
   public final LongAdder tooLargeRejected = new LongAdder();
   public final LongAdder degradedRejected = new LongAdder();
   public final LongAdder ioErrors = new LongAdder();
+  /** Throwables from one command of the flash writer (each degrades the tier). */
+  public final LongAdder writerFaults = new LongAdder();
+  /** Segments dropped after a read error (their entries left the index). */
+  public final LongAdder segmentsDropped = new LongAdder();
+  /** Index entries dropped with those segments. */
+  public final LongAdder entriesDropped = new LongAdder();
+  /** Evictions not written because the index had no room. */
+  public final LongAdder indexFullRejected = new LongAdder();
+  /** Bulk invalidations that dropped the whole flash index because the tier could not be scanned. */
+  public final LongAdder flashIndexDrops = new LongAdder();
+  /** Lookups that missed because the calling thread was interrupted during its device read. */
+  public final LongAdder interruptedReads = new LongAdder();
 }

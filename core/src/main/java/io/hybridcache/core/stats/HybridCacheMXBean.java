@@ -27,4 +27,12 @@ public interface HybridCacheMXBean {
   int getSealedSegments();
   long getIoErrors();
   boolean isDegraded();
+  long getWriterFaults();
+  long getSegmentsDropped();
+  long getEntriesDropped();
+  long getIndexFullRejected();
+  long getFlashIndexDrops();
+  long getInterruptedReads();
+  /** The newest fault with its cause, or "" if none since open. */
+  String getLastFault();
 }

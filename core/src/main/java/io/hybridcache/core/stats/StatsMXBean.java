@@ -76,4 +76,11 @@ public final class StatsMXBean implements HybridCacheMXBean {
   @Override public int getSealedSegments() { return stats.get().sealedSegments(); }
   @Override public long getIoErrors() { return stats.get().ioErrors(); }
   @Override public boolean isDegraded() { return stats.get().degraded(); }
+  @Override public long getWriterFaults() { return stats.get().writerFaults(); }
+  @Override public long getSegmentsDropped() { return stats.get().segmentsDropped(); }
+  @Override public long getEntriesDropped() { return stats.get().entriesDropped(); }
+  @Override public long getIndexFullRejected() { return stats.get().indexFullRejected(); }
+  @Override public long getFlashIndexDrops() { return stats.get().flashIndexDrops(); }
+  @Override public long getInterruptedReads() { return stats.get().interruptedReads(); }
+  @Override public String getLastFault() { return stats.get().lastFault(); }
 }

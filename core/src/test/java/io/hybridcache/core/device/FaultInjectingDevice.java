@@ -55,6 +55,8 @@ public final class FaultInjectingDevice implements Device {
   private final LongAdder readFaults = new LongAdder();
   private final LongAdder corruptions = new LongAdder();
   private final AtomicReference<Hold> hold = new AtomicReference<>();
+  private final AtomicReference<Hold> readHold = new AtomicReference<>();
+  private volatile Error writeError;
 
   /** A closed write gate: {@code open} releases the parked writes, {@code parked} counts down at the first. */
   private record Hold(CountDownLatch open, CountDownLatch parked) {}
@@ -113,6 +115,30 @@ public final class FaultInjectingDevice implements Device {
     return this;
   }
 
+  /** Every write from now on throws {@code error} (an Error, as an unsafe access fault raises) until heal. */
+  public FaultInjectingDevice throwOnWrites(Error error) {
+    writeError = Objects.requireNonNull(error);
+    return this;
+  }
+
+  /** Reads from now on park until {@link #releaseReads()}. */
+  public FaultInjectingDevice holdReads() {
+    readHold.compareAndSet(null, new Hold(new CountDownLatch(1), new CountDownLatch(1)));
+    return this;
+  }
+
+  /** True once a read is parked by {@link #holdReads()}, false if none parks within the timeout. */
+  public boolean awaitHeldRead(long timeout, TimeUnit unit) throws InterruptedException {
+    return readHold.get().parked().await(timeout, unit);
+  }
+
+  public void releaseReads() {
+    Hold h = readHold.getAndSet(null);
+    if (h != null) {
+      h.open().countDown();
+    }
+  }
+
   /** True once a write is parked by {@link #holdWrites()}, false if none parks within the timeout. */
   public boolean awaitHeldWrite(long timeout, TimeUnit unit) throws InterruptedException {
     Hold h = hold.get();
@@ -136,6 +162,8 @@ public final class FaultInjectingDevice implements Device {
    */
   public void heal() {
     releaseWrites();
+    releaseReads();
+    writeError = null;
     writes.disarm();
     readFailures.disarm();
     readCorruptions.disarm();
@@ -169,6 +197,11 @@ public final class FaultInjectingDevice implements Device {
         throw new InterruptedIOException("held write interrupted");
       }
     }
+    Error error = writeError;
+    if (error != null) {
+      writeFaults.increment();
+      throw error;
+    }
     WriteFault fault = writes.fire();
     if (fault != null) {
       writeFaults.increment();
@@ -180,6 +213,16 @@ public final class FaultInjectingDevice implements Device {
 
   @Override
   public void read(int slot, long offset, ByteBuffer dst) throws IOException {
+    Hold h = readHold.get();
+    if (h != null) {
+      h.parked().countDown();
+      try {
+        h.open().await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("held read interrupted");
+      }
+    }
     if (readFailures.fire() != null) {
       readFaults.increment();
       throw new IOException(IO_ERROR_MESSAGE + " (injected read fault)");

@@ -188,9 +188,10 @@ class CascadeWaitTest {
     awaitWaitingEviction(producer);
     Thread closer = new Thread(c::close, "closer");
     closer.start();
-    // close marks the cache closed first, then blocks behind the held device: release only after that,
+    // close marks the cache closed first, then waits (bounded) for the put in flight and the held device:
+    // release only after that,
     // so that every put that returned was in DRAM before close wrote DRAM back
-    awaitState(closer, Thread.State.WAITING, Thread.State.BLOCKED);
+    awaitState(closer, Thread.State.WAITING, Thread.State.BLOCKED, Thread.State.TIMED_WAITING);
     device.get().releaseWrites();
     closer.join(SECONDS.toMillis(120));
     assertTrue(!closer.isAlive(), "close completed");
