@@ -54,7 +54,8 @@ public final class DramTier {
     if (v.expiryMillis() == 0) {
       return Long.MAX_VALUE;
     }
-    return Math.max(0, (v.expiryMillis() - System.currentTimeMillis()) * 1_000_000L);
+    long millis = Math.max(0, v.expiryMillis() - System.currentTimeMillis());
+    return millis > Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : millis * 1_000_000L; // saturate, never wrap
   }
 
   public DramEntry get(ByteKey key) {

@@ -447,6 +447,11 @@ public final class Engine implements HybridCache {
     dram.clear();
   }
 
+  /** True once close has started (tests). */
+  boolean closing() {
+    return calls.closed();
+  }
+
   FlashTier flashTier() {
     return flash;
   }

@@ -171,6 +171,8 @@ final class FlashTier {
   Placement placement() { return placement; }
   boolean degraded() { return gate.degraded(); }
   String lastFault() { return gate.lastFault(); }
+  /** Whether the writer thread runs (tests: it must survive any fault). */
+  boolean writerAlive() { return thread.isAlive(); }
 
   /** False while degraded and before the retry time: evictions are then dropped without queueing. */
   boolean acceptsWrites() {

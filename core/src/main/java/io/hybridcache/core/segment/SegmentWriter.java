@@ -303,7 +303,7 @@ public final class SegmentWriter {
       ByteBuffer header = SegmentHeader.encode(id, log.lifetimeClass.id(), seq);
       device.write(slot, 0, header);
       record(slot, 0, Device.ALIGNMENT, log);
-    } catch (IOException e) {
+    } catch (Throwable e) { // an Error too: never leave a half-opened segment or leak its slot
       log.segment = null;
       table.returnFreeSlot(slot);
       throw e;
