@@ -62,10 +62,10 @@ public final class Engine implements HybridCache {
   private final CallGate calls;
   private volatile CacheStats finalStats; // taken at close, returned by stats() afterwards
 
-  private Engine(CacheConfig config, FlashOpener.DeviceFactory devices) throws IOException {
+  private Engine(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits) throws IOException {
     this.config = config;
     this.calls = new CallGate(config.name());
-    this.flash = FlashOpener.open(config, devices, counters, sequence, classes);
+    this.flash = FlashOpener.open(config, devices, counters, sequence, classes, tagBits);
     this.dram = new DramTier(config.dramBytes(), this::onDirtyEviction);
     flash.start();
     this.mbean = config.jmx() ? StatsMXBean.register(config.name(), this::stats) : null;
@@ -78,9 +78,14 @@ public final class Engine implements HybridCache {
 
   /** Opens a cache over the devices {@code devices} makes (fault injection in tests). */
   static Engine open(CacheConfig config, FlashOpener.DeviceFactory devices) {
+    return open(config, devices, io.hybridcache.core.index.IndexEntry.SEGMENT_TAG_BITS);
+  }
+
+  /** As above with {@code tagBits} of segment tag in the index (tests drive ids past a narrow one). */
+  static Engine open(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits) {
     Objects.requireNonNull(config, "config");
     try {
-      return new Engine(config, devices);
+      return new Engine(config, devices, tagBits);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open hybridcache in " + config.directory() + ": " + e.getMessage(), e);
     }

@@ -148,7 +148,7 @@ final class FlashKeyScan implements Iterator<byte[]> {
       boolean older = e.sequence() < startSequence;
       sawOlder |= older;
       long packed = index.get(KeyHash.of(e.key()));
-      if (IndexEntry.segmentId(packed) == id && IndexEntry.offset(packed) == off && (rounds == 1 || older)) {
+      if (IndexEntry.segmentTag(packed) == table.tagOf(id) && IndexEntry.offset(packed) == off && (rounds == 1 || older)) {
         ready.add(e.key());
       }
       off = (off + e.bytes() + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT;

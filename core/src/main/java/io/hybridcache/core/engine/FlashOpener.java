@@ -70,6 +70,12 @@ final class FlashOpener {
 
   static FlashTier open(CacheConfig config, DeviceFactory devices, Counters counters, AtomicLong sequence,
       LifetimeClasses classes) throws IOException {
+    return open(config, devices, counters, sequence, classes, IndexEntry.SEGMENT_TAG_BITS);
+  }
+
+  /** As above, with {@code tagBits} of segment tag in the index (tests use a narrow one). */
+  static FlashTier open(CacheConfig config, DeviceFactory devices, Counters counters, AtomicLong sequence,
+      LifetimeClasses classes, int tagBits) throws IOException {
     Path dir = config.directory();
     Files.createDirectories(dir);
     boolean clean = Files.exists(dir.resolve(CLEAN_MARKER));
@@ -83,7 +89,7 @@ final class FlashOpener {
 
     Device device = devices.open(dir.resolve("segments"), config.segmentCount(), config.segmentBytes(),
         config.directIo());
-    SegmentTable table = new SegmentTable(config.segmentCount());
+    SegmentTable table = new SegmentTable(config.segmentCount(), tagBits);
     long savedSequence = clean ? table.load(metaFile(config), classes) : -1;
     if (clean && savedSequence < 0) {
       LOG.warn("{}: segment table unreadable; recovering from slot headers", config.name());
@@ -141,6 +147,7 @@ final class FlashOpener {
       LifetimeClasses classes) {
     table.clear();
     ByteBuffer page = Device.allocateAligned(Device.ALIGNMENT);
+    Map<Segment, Long> sequences = new java.util.IdentityHashMap<>();
     long maxId = 0;
     for (int slot = 0; slot < table.slotCount(); slot++) {
       if (!device.allocated(slot)) {
@@ -154,33 +161,41 @@ final class FlashOpener {
         continue;
       }
       SegmentHeader.Decoded h = SegmentHeader.decode(page.flip());
-      if (h == null || h.segmentId() > IndexEntry.MAX_SEGMENT_ID || table.get(h.segmentId()) != null) {
+      if (h == null || h.segmentId() == 0 || table.tagOf(h.segmentId()) == 0) {
         continue;
       }
+      // Headers carry the id's low 32 bits. Two headers with one tag: a live segment and the stale
+      // header of a released one in a free slot; the newer (higher sequence at open) is the live one.
+      Segment other = table.byTag(table.tagOf(h.segmentId()));
+      if (other != null) {
+        if (sequences.get(other) >= h.sequence()) {
+          continue;
+        }
+        table.forget(other);
+      }
       Segment s = new Segment(h.segmentId(), slot, classes.byId(h.lifetimeClass()), Segment.State.SEALED);
+      sequences.put(s, h.sequence());
       table.add(s);
       maxId = Math.max(maxId, h.segmentId());
     }
-    Map<Long, long[]> live = new HashMap<>();
-    long[] maxIndexed = {0};
+    Map<Long, long[]> live = new HashMap<>(); // by tag
     index.forEach((hash, packed) -> {
-      long id = IndexEntry.segmentId(packed);
-      maxIndexed[0] = Math.max(maxIndexed[0], id);
-      if (table.get(id) == null) {
+      long tag = IndexEntry.segmentTag(packed);
+      if (table.byTag(tag) == null) {
         index.remove(hash, packed);
       } else {
-        live.computeIfAbsent(id, k -> new long[1])[0] += IndexEntry.sizeBytes(packed);
+        live.computeIfAbsent(tag, k -> new long[1])[0] += IndexEntry.sizeBytes(packed);
       }
     });
     long usable = config.segmentBytes() - SegmentHeader.FIRST_ENTRY_OFFSET;
     for (Segment s : table.segments().toArray(new Segment[0])) {
-      long l = live.getOrDefault(s.id(), new long[1])[0];
+      long l = live.getOrDefault(table.tagOf(s.id()), new long[1])[0];
       s.restoreRecovered(usable, Math.max(0, usable - l), config.segmentBytes());
     }
-    table.raiseNextSegmentId(Math.max(maxId, maxIndexed[0]) + 1);
+    table.raiseNextSegmentId(maxId + 1);
     table.rebuildFreeList();
     for (Segment s : table.segments().toArray(new Segment[0])) {
-      if (!live.containsKey(s.id())) {
+      if (!live.containsKey(table.tagOf(s.id()))) {
         table.release(s); // nothing indexed lives here: free it now
       }
     }

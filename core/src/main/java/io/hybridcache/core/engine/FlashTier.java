@@ -206,7 +206,7 @@ final class FlashTier {
       return null;
     }
     if (e == null) {
-      Segment s = table.get(IndexEntry.segmentId(packed));
+      Segment s = table.byTag(IndexEntry.segmentTag(packed));
       if (s != null && s.damaged()) {
         return null; // the writer drops the damaged segment's entries, counted
       }
@@ -433,7 +433,7 @@ final class FlashTier {
   }
 
   void addGarbage(long packed) {
-    Segment s = table.get(IndexEntry.segmentId(packed));
+    Segment s = table.byTag(IndexEntry.segmentTag(packed));
     if (s != null) {
       s.addGarbage(IndexEntry.sizeBytes(packed));
       placement.invalidated(s, IndexEntry.sizeBytes(packed));
@@ -442,7 +442,7 @@ final class FlashTier {
 
   /** A read of the entry {@code packed} failed: the error costs its segment, which the writer drops. */
   private void readFailed(long packed, IOException e) {
-    Segment s = packed == IndexEntry.NONE ? null : table.get(IndexEntry.segmentId(packed));
+    Segment s = packed == IndexEntry.NONE ? null : table.byTag(IndexEntry.segmentTag(packed));
     gate.error(e, s == null ? "flash read" : "read of segment " + s.id() + " in slot " + s.slot());
     if (s != null && s.markDamaged()) {
       damaged.add(s);
@@ -646,17 +646,17 @@ final class FlashTier {
 
   /** Drops every damaged segment: its index entries (one pass for all of them), then its slot. */
   private void dropDamagedLocked() {
-    java.util.Map<Long, Segment> byId = new java.util.HashMap<>();
+    java.util.Map<Long, Segment> byTag = new java.util.HashMap<>();
     for (Segment s; (s = damaged.poll()) != null; ) {
       if (table.get(s.id()) == s) {
-        byId.put(s.id(), s);
+        byTag.put(table.tagOf(s.id()), s);
       }
     }
-    if (byId.isEmpty()) {
+    if (byTag.isEmpty()) {
       return;
     }
-    long dropped = removeEntriesOf(byId::containsKey);
-    for (Segment s : byId.values()) {
+    long dropped = removeEntriesOf(byTag::containsKey);
+    for (Segment s : byTag.values()) {
       if (!writer.abandon(s)) {
         table.release(s);
       }
@@ -666,11 +666,11 @@ final class FlashTier {
     counters.entriesDropped.add(dropped);
   }
 
-  /** Removes every index entry whose segment id {@code doomed} accepts; returns how many. */
+  /** Removes every index entry whose segment tag {@code doomed} accepts; returns how many. */
   private long removeEntriesOf(java.util.function.LongPredicate doomed) {
     long[] dropped = {0};
     index.forEach((hash, packed) -> {
-      if (doomed.test(IndexEntry.segmentId(packed)) && index.remove(hash, packed)) {
+      if (doomed.test(IndexEntry.segmentTag(packed)) && index.remove(hash, packed)) {
         dropped[0]++;
       }
     });
@@ -704,7 +704,7 @@ final class FlashTier {
       }
     }
     damaged.clear();
-    long dropped = removeEntriesOf(id -> table.get(id) == null);
+    long dropped = removeEntriesOf(tag -> table.byTag(tag) == null);
     counters.entriesDropped.add(dropped);
     gate.reopen(dropped);
   }

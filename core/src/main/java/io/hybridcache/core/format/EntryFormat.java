@@ -94,7 +94,7 @@ public final class EntryFormat {
     if (keyLength == 0 || valueLength < 0 || (long) HEADER_BYTES + keyLength + valueLength > b.remaining()) {
       return null;
     }
-    if ((b.getInt(start + 16) & 0xFFFF_FFFFL) != expectedSegmentId) {
+    if ((b.getInt(start + 16) & 0xFFFF_FFFFL) != (expectedSegmentId & 0xFFFF_FFFFL)) { // the id's low 32 bits
       return null;
     }
     int end = start + HEADER_BYTES + keyLength + valueLength;

@@ -7,7 +7,8 @@ import io.hybridcache.core.segment.SegmentAddress;
  * whether it was read since written. One {@code long}, so an index slot costs 16 bytes of key and value.
  *
  * <pre>
- *  bit 63..36  segment id         28 bits (ids wrap only after 2^28 segments, 16 EiB at 64 MiB each)
+ *  bit 63..36  segment tag        28 bits: the segment id's low bits ({@link io.hybridcache.core.segment.SegmentTable}
+ *                                  keeps the tags of live segments unique; ids never run out)
  *  bit 35..13  offset / 16        23 bits (entries start 16-byte aligned; segments up to 128 MiB)
  *  bit 12..1   size class         12 bits: u &lt; 2048: u * 64 bytes (entries up to 128 KiB, 64-byte
  *                                  precision); else 131008 + (u - 2047) * 4 KiB (up to ~8 MiB)
@@ -20,7 +21,11 @@ import io.hybridcache.core.segment.SegmentAddress;
 public final class IndexEntry {
   public static final long NONE = 0L;
   public static final int OFFSET_ALIGNMENT = 16;
-  public static final long MAX_SEGMENT_ID = (1L << 28) - 1;
+  /** Bits of a segment id the index keeps (its tag). */
+  public static final int SEGMENT_TAG_BITS = 28;
+  public static final long MAX_SEGMENT_TAG = (1L << SEGMENT_TAG_BITS) - 1;
+  /** Kept for callers that name ids directly (the catalogue's own log): the largest tag. */
+  public static final long MAX_SEGMENT_ID = MAX_SEGMENT_TAG;
   public static final long MAX_SEGMENT_BYTES = (1L << 23) * OFFSET_ALIGNMENT;
   private static final int SIZE_MASK = (1 << 12) - 1;
   private static final int FINE_UNIT = 64;
@@ -33,12 +38,15 @@ public final class IndexEntry {
 
   private IndexEntry() {}
 
-  /** Packs an entry at {@code address} whose on-flash size is {@code entryBytes}; not accessed. */
+  /**
+   * Packs an entry at {@code address} (segment tag and offset, see {@link SegmentAddress}) whose
+   * on-flash size is {@code entryBytes}; not accessed.
+   */
   public static long pack(long address, int entryBytes) {
     long segmentId = SegmentAddress.segmentId(address);
     long offset = SegmentAddress.offset(address);
     if (segmentId == 0 || segmentId > MAX_SEGMENT_ID) {
-      throw new IllegalArgumentException("segment id out of index range: " + segmentId);
+      throw new IllegalArgumentException("segment tag out of index range: " + segmentId);
     }
     if ((offset & (OFFSET_ALIGNMENT - 1)) != 0 || offset >= MAX_SEGMENT_BYTES) {
       throw new IllegalArgumentException("offset not 16-aligned or past 128 MiB: " + offset);
@@ -56,8 +64,14 @@ public final class IndexEntry {
     return SegmentAddress.of(segmentId(packed), offset(packed));
   }
 
-  public static long segmentId(long packed) {
+  /** The segment tag (the id's low {@value #SEGMENT_TAG_BITS} bits); find the segment with SegmentTable.byTag. */
+  public static long segmentTag(long packed) {
     return packed >>> 36;
+  }
+
+  /** Same as {@link #segmentTag}: index values hold tags, not whole ids. */
+  public static long segmentId(long packed) {
+    return segmentTag(packed);
   }
 
   public static long offset(long packed) {

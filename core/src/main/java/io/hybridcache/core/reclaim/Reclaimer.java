@@ -81,7 +81,7 @@ public final class Reclaimer {
     }
 
     boolean pointsHere(long packed, long offset) {
-      return packed != IndexEntry.NONE && IndexEntry.segmentId(packed) == victim.id()
+      return packed != IndexEntry.NONE && IndexEntry.segmentTag(packed) == table.tagOf(victim.id())
           && IndexEntry.offset(packed) == offset;
     }
   }
@@ -279,7 +279,7 @@ public final class Reclaimer {
       cur = index.get(hash); // lost a race: an access bit was set, or the key was updated
     }
     if (moved != IndexEntry.NONE) {
-      Segment s = table.get(IndexEntry.segmentId(moved));
+      Segment s = table.byTag(IndexEntry.segmentTag(moved));
       if (s != null) {
         s.addGarbage(IndexEntry.sizeBytes(moved)); // the update won; the copy is garbage
       }

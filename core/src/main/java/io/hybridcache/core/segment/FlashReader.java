@@ -40,13 +40,13 @@ public final class FlashReader {
    * @throws IOException from the device
    */
   public EntryFormat.Entry read(long packed) throws IOException {
-    long segmentId = IndexEntry.segmentId(packed);
-    Segment segment = table.get(segmentId);
+    Segment segment = table.byTag(IndexEntry.segmentTag(packed));
     if (segment == null || segment.damaged()) {
       return null;
     }
     long offset = IndexEntry.offset(packed);
     int size = IndexEntry.sizeBytes(packed);
+    long segmentId = segment.id();
     if (offset >= segment.flushedOffset()) {
       EntryFormat.Entry e = fromBuffer(segment.buffer(), segmentId, offset, size);
       if (e == null) {
@@ -64,7 +64,7 @@ public final class FlashReader {
     counters.deviceReads.increment();
     dst.position((int) (offset - start));
     EntryFormat.Entry e = EntryFormat.read(dst, segmentId);
-    if (e == null && table.get(segmentId) == segment) {
+    if (e == null && table.get(segmentId) == segment && !segment.damaged()) {
       counters.corruptReads.increment();
     }
     return e;

@@ -1,6 +1,7 @@
 package io.hybridcache.core.segment;
 
 import io.hybridcache.core.device.AtomicFile;
+import io.hybridcache.core.index.IndexEntry;
 import io.hybridcache.core.placement.LifetimeClasses;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -18,7 +19,15 @@ import java.util.zip.CRC32C;
 
 /**
  * Which segment lives in which slot, and which slots are free. Segment ids grow by one per new
- * segment and are never reused.
+ * segment, are 64-bit and never run out.
+ *
+ * <p>Tags: the index keeps only a segment's tag, its id's low {@code tagBits} bits (28 by default,
+ * {@link IndexEntry#MAX_SEGMENT_TAG}), and the table is keyed by tag. {@link #allocateSegmentId} skips
+ * ids whose tag is 0 or held by a live segment, so the tags of live segments are unique and an index
+ * value always names one segment; after 2^28 segments ids wrap around the tag space instead of running
+ * out. The low 32 bits of the id are written into the segment header and each entry header, so a
+ * stale index value that names a reused tag reads as a miss (the generation check). {@link #get} finds
+ * a segment by full id, {@link #byTag} by the tag from an index value.
  *
  * <p>Thread-safe for readers: {@link #get} and the counters may be called from any thread (concurrent
  * map, volatile counts). Creating and releasing segments is confined to the flash writer thread.
@@ -34,24 +43,46 @@ public final class SegmentTable {
   private static final int VERSION = 1;
   private static final int RECORD_BYTES = 8 + 4 + 4 + 1 + 8 + 8 + 8 + 8;
 
-  private final ConcurrentMap<Long, Segment> byId = new ConcurrentHashMap<>();
+  private final ConcurrentMap<Long, Segment> byTag = new ConcurrentHashMap<>();
   private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>(); // writer thread
   private final int slotCount;
+  private final long tagMask;
   private volatile int freeCount;
   private long nextSegmentId = 1; // writer thread
 
   public SegmentTable(int slotCount) {
+    this(slotCount, IndexEntry.SEGMENT_TAG_BITS);
+  }
+
+  /** With a narrower tag (tests drive ids past the tag space with a few bits). */
+  public SegmentTable(int slotCount, int tagBits) {
+    if (tagBits < 2 || tagBits > IndexEntry.SEGMENT_TAG_BITS || (1L << tagBits) - 1 <= slotCount) {
+      throw new IllegalArgumentException("tagBits " + tagBits + " cannot tag " + slotCount + " slots");
+    }
     this.slotCount = slotCount;
+    this.tagMask = (1L << tagBits) - 1;
   }
 
   public int slotCount() { return slotCount; }
 
+  /** The tag the index stores for segment {@code segmentId}. */
+  public long tagOf(long segmentId) {
+    return segmentId & tagMask;
+  }
+
+  /** The live segment with id {@code segmentId}, or null. */
   public Segment get(long segmentId) {
-    return byId.get(segmentId);
+    Segment s = byTag.get(tagOf(segmentId));
+    return s != null && s.id() == segmentId ? s : null;
+  }
+
+  /** The live segment an index value's tag names ({@link IndexEntry#segmentTag}), or null. */
+  public Segment byTag(long tag) {
+    return byTag.get(tag);
   }
 
   public Collection<Segment> segments() {
-    return byId.values();
+    return byTag.values();
   }
 
   public int freeSlots() {
@@ -67,7 +98,7 @@ public final class SegmentTable {
   /** Marks every slot not used by a known segment free. Call once after loading or recovering. */
   public void rebuildFreeList() {
     BitSet used = new BitSet(slotCount);
-    for (Segment s : byId.values()) {
+    for (Segment s : byTag.values()) {
       used.set(s.slot());
     }
     freeSlots.clear();
@@ -91,8 +122,15 @@ public final class SegmentTable {
     freeCount = freeSlots.size();
   }
 
+  /** The next segment id whose tag is neither 0 nor held by a live segment. */
   public long allocateSegmentId() {
-    return nextSegmentId++;
+    while (true) {
+      long id = nextSegmentId++;
+      long tag = tagOf(id);
+      if (tag != 0 && !byTag.containsKey(tag)) {
+        return id;
+      }
+    }
   }
 
   /** Ids below this are never handed out again (recovery raises it past every id seen). */
@@ -100,31 +138,35 @@ public final class SegmentTable {
     nextSegmentId = Math.max(nextSegmentId, atLeast);
   }
 
+  /** Adds {@code s}; its tag must not be live (ids come from {@link #allocateSegmentId}). */
   public void add(Segment s) {
-    byId.put(s.id(), s);
+    Segment other = byTag.putIfAbsent(tagOf(s.id()), s);
+    if (other != null && other != s) {
+      throw new IllegalStateException("segment tag " + tagOf(s.id()) + " of " + s + " is held by " + other);
+    }
   }
 
   /** Forgets {@code s}; its slot becomes free. */
   public void release(Segment s) {
-    if (byId.remove(s.id(), s)) {
+    if (byTag.remove(tagOf(s.id()), s)) {
       returnFreeSlot(s.slot());
     }
   }
 
   /** Forgets {@code s} without freeing its slot (the caller reuses or frees it). */
   public void forget(Segment s) {
-    byId.remove(s.id(), s);
+    byTag.remove(tagOf(s.id()), s);
   }
 
   public void clear() {
-    byId.clear();
+    byTag.clear();
     rebuildFreeList();
   }
 
   // ---- persistence ----
 
   public void save(Path file, long nextSequence) throws IOException {
-    List<Segment> all = new ArrayList<>(byId.values());
+    List<Segment> all = new ArrayList<>(byTag.values());
     ByteBuffer b = ByteBuffer.allocate(4 + 4 + 8 + 8 + 4 + all.size() * RECORD_BYTES + 4)
         .order(ByteOrder.LITTLE_ENDIAN);
     b.putInt(MAGIC).putInt(VERSION).putLong(nextSegmentId).putLong(nextSequence).putInt(all.size());
@@ -188,7 +230,13 @@ public final class SegmentTable {
       s.restore(written, garbage, flushed, sealedSeq);
       loaded.add(s);
     }
-    byId.clear();
+    java.util.Set<Long> tags = new java.util.HashSet<>();
+    for (Segment s : loaded) {
+      if (!tags.add(tagOf(s.id()))) {
+        return -1; // two segments with one tag: not a table this code saved
+      }
+    }
+    byTag.clear();
     loaded.forEach(this::add);
     nextSegmentId = nextId;
     rebuildFreeList();

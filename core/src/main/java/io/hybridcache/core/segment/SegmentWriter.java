@@ -174,7 +174,7 @@ public final class SegmentWriter {
     ByteBuffer slice = buf.appendSlice(size);
     EntryFormat.write(slice, log.segment.id(), lifetimeClass.id(), seq, expiryMillis, key, value);
     buf.publish(size, IndexEntry.OFFSET_ALIGNMENT);
-    long packed = IndexEntry.pack(SegmentAddress.of(log.segment.id(), offset), size);
+    long packed = IndexEntry.pack(SegmentAddress.of(table.tagOf(log.segment.id()), offset), size);
     log.segment.addWritten(IndexEntry.sizeBytes(packed));
     if (log.summarize) {
       log.addToSummary(keyHash, offset);
