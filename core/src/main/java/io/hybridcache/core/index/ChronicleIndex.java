@@ -1,6 +1,7 @@
 package io.hybridcache.core.index;
 
 import io.hybridcache.core.device.AtomicFile;
+import io.hybridcache.core.device.FileSpace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -110,12 +111,54 @@ public final class ChronicleIndex implements Index {
   private static final int CORRUPTIONS_LOGGED = 10;
   private static final int CRC_BUFFER_BYTES = 1 << 20;
 
+  /** Free disk space below which new keys are refused: Chronicle may need to grow the file for them. */
+  static final long MIN_FREE_BYTES = 64L << 20;
+  private static final long SPACE_CHECK_NANOS = 100_000_000L;
+
   private final Path file;
   private final ChronicleMap<Long, Long> map;
+  private final java.nio.file.FileStore store;
+  private volatile long spaceCheckedAt = System.nanoTime() - SPACE_CHECK_NANOS;
+  private volatile boolean lowSpace;
+  private volatile long backedLength;
 
   private ChronicleIndex(Path file, ChronicleMap<Long, Long> map) {
     this.file = file;
     this.map = map;
+    java.nio.file.FileStore fs = null;
+    try {
+      FileSpace.backWhole(file); // every mapped page backed: no SIGBUS on a full disk later
+      backedLength = Files.size(file);
+      fs = Files.getFileStore(file);
+    } catch (IOException e) {
+      map.close();
+      throw new UncheckedIOException("cannot reserve disk space for the index file " + file + ": "
+          + e.getMessage(), e);
+    }
+    this.store = fs;
+  }
+
+  /**
+   * True while the disk has less than {@link #MIN_FREE_BYTES} free (checked at most every 100 ms).
+   * Chronicle grows its file (an extra tier) when a segment overflows, and a write onto a hole the
+   * disk cannot fill faults; so when space is low, keys not yet in the map are refused.
+   */
+  private boolean lowOnSpace() {
+    long now = System.nanoTime();
+    if (now - spaceCheckedAt >= SPACE_CHECK_NANOS) {
+      spaceCheckedAt = now;
+      try {
+        long length = Files.size(file);
+        if (length != backedLength) { // Chronicle grew the file: back the new tier too
+          FileSpace.backWhole(file);
+          backedLength = length;
+        }
+        lowSpace = store.getUsableSpace() < Math.max(MIN_FREE_BYTES, map.offHeapMemoryUsed() / 8);
+      } catch (IOException e) {
+        lowSpace = true;
+      }
+    }
+    return lowSpace;
   }
 
   /**
@@ -227,6 +270,10 @@ public final class ChronicleIndex implements Index {
     HeapIndex.checkHash(hash);
     HeapIndex.checkEntry(entry);
     Long previous;
+    if (lowOnSpace() && !map.containsKey(hash)) {
+      throw new IndexFullException("disk space below " + (MIN_FREE_BYTES >> 20) + " MiB: no new key in " + file
+          + " (its growth could not be backed)");
+    }
     try {
       previous = map.put(hash, entry);
     } catch (IllegalStateException e) {
