@@ -16,10 +16,17 @@ public final class ChildJvms {
    * stdout is the process's input stream.
    */
   public static Process start(Class<?> main, String maxHeap, File stderr, String... args) throws Exception {
+    return start(main, maxHeap, List.of(), stderr, args);
+  }
+
+  /** As {@link #start(Class, String, File, String...)}, with more JVM flags ({@code jvmFlags}) before the class. */
+  public static Process start(Class<?> main, String maxHeap, List<String> jvmFlags, File stderr, String... args)
+      throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     String opens = System.getProperty("hybridcache.jvm.opens", "");
     cmd.addAll(Arrays.stream(opens.split("\\s+")).filter(s -> !s.isBlank()).toList());
+    cmd.addAll(jvmFlags);
     cmd.add("-Xmx" + maxHeap);
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));

@@ -1,42 +1,98 @@
 package io.hybridcache.core.engine;
 
-import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.index.IndexType;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Child JVM for {@link CrashTest}: opens the cache and writes forever (puts, spills that drive flushes
- * and reclaim, removes), printing a progress line every 200 operations until it is killed.
+ * Child JVM for {@link CrashTest}. Reports on stdout, one line per event, each line a single
+ * {@code write} to the pipe (so a kill never leaves half a line):
+ * <ul>
+ *   <li>{@code S}: {@code main} started, the cache is about to open; {@code O}: it is open;
+ *   <li>{@code G key version} for every key it holds right after the open (a miss prints nothing, a value
+ *       not written for the key prints {@code X key}), then {@code C};
+ *   <li>then {@value #WRITERS} writer threads, each owning the keys {@code k % WRITERS == thread}, so a
+ *       key's operations are sequential and its lines are in operation order: {@code I key version}
+ *       before a put is issued, {@code P key version} after it returned, {@code R key version} after a
+ *       remove returned (the version only orders it), {@code G}/{@code X} after a get; now and then
+ *       {@link Engine#writeBack()} pushes every dirty entry to flash.
+ * </ul>
+ * Versions are {@code round * ROUND_VERSIONS + n} with one counter for all threads: a key's versions
+ * grow across operations and rounds. It writes until it is killed; any exception halts it with exit 3.
  */
 public final class CrashChild {
-  public static final int KEYS = 3000;
+  /** Small, yet 1.6 MB of values at ~1.6 KB each against 1 MiB of DRAM: many keys live on flash. */
+  public static final int KEYS = 1000;
+  static final int WRITERS = 2;
+  static final long ROUND_VERSIONS = 1_000_000_000L;
+  private static final FileOutputStream OUT = new FileOutputStream(FileDescriptor.out);
 
   private CrashChild() {}
 
   public static void main(String[] args) {
     Path dir = Path.of(args[0]);
     IndexType index = IndexType.valueOf(args[1]);
-    long seed = Long.parseLong(args[2]);
-    CacheConfig cfg = TestCaches.small(dir, index).build();
-    Engine cache = TestCaches.open(cfg);
-    Random rnd = new Random(seed);
-    System.out.println("OPEN");
-    System.out.flush();
-    for (long op = 1; ; op++) {
-      int k = rnd.nextInt(KEYS);
-      int dice = rnd.nextInt(100);
-      if (dice < 90) {
-        cache.put(TestCaches.key(k), TestCaches.value(k, seed * 1_000_000_000L + op, 100 + rnd.nextInt(800)));
-      } else if (dice < 97) {
+    int round = Integer.parseInt(args[2]);
+    long seed = Long.parseLong(args[3]);
+    Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
+      e.printStackTrace();
+      Runtime.getRuntime().halt(3);
+    });
+    emit("S");
+    Engine cache = TestCaches.open(TestCaches.small(dir, index).build());
+    emit("O");
+    for (int k = 0; k < KEYS; k++) {
+      read(cache, k);
+    }
+    emit("C");
+    AtomicLong versions = new AtomicLong(round * ROUND_VERSIONS);
+    for (int t = 0; t < WRITERS; t++) {
+      int thread = t;
+      Random rnd = new Random(seed * 31 + t);
+      new Thread(() -> write(cache, thread, rnd, versions), "crash-writer-" + t).start();
+    }
+  }
+
+  private static void write(Engine cache, int thread, Random rnd, AtomicLong versions) {
+    while (true) {
+      int k = thread + WRITERS * rnd.nextInt(KEYS / WRITERS);
+      int dice = rnd.nextInt(1000);
+      if (dice < 650) {
+        long v = versions.incrementAndGet();
+        emit("I " + k + " " + v);
+        cache.put(TestCaches.key(k), TestCaches.value(k, v, 200 + rnd.nextInt(2800)));
+        emit("P " + k + " " + v);
+      } else if (dice < 800) {
+        long v = versions.incrementAndGet();
         cache.remove(TestCaches.key(k));
+        emit("R " + k + " " + v);
+      } else if (dice < 999) {
+        read(cache, k);
       } else {
         cache.writeBack();
       }
-      if (op % 200 == 0) {
-        System.out.println("P " + op);
-        System.out.flush();
-      }
+    }
+  }
+
+  private static void read(Engine cache, int k) {
+    byte[] v = cache.get(TestCaches.key(k));
+    if (v != null) {
+      long version = TestCaches.versionOf(k, v);
+      emit(version > 0 ? "G " + k + " " + version : "X " + k);
+    }
+  }
+
+  /** One line in one {@code write}: the parent sees it whole or not at all. */
+  private static synchronized void emit(String line) {
+    try {
+      OUT.write((line + "\n").getBytes(StandardCharsets.US_ASCII));
+    } catch (IOException e) {
+      Runtime.getRuntime().halt(4);
     }
   }
 }

@@ -2,68 +2,313 @@ package io.hybridcache.core.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.hybridcache.core.ChildJvms;
+import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.index.IndexType;
-import java.io.BufferedReader;
 import java.io.File;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Random;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A child JVM writing continuously is killed with SIGKILL at random points, several rounds on the same
- * directory; after each kill the reopened cache must return, for every key, a miss or a value that was
- * written for that key (values name their key and carry a key-derived pattern).
+ * Kill -9 never brings back an old version. A child JVM ({@link CrashChild}) opens the cache, reads every
+ * key back, then puts, overwrites, removes and reads a small key space from two threads (1000 keys of
+ * 0.2-3 KB values over the minimum 1 MiB DRAM tier, so evictions and reclaim keep many keys on flash, and
+ * occasional {@link Engine#writeBack()}) until it is killed with SIGKILL. {@value #ROUNDS} rounds run on
+ * one directory, each child recovering from the previous kill, with no clean close in between. After a
+ * first round that fills the cache, the kills come in random order: two at a random point of the open
+ * (0 to the last measured open time after {@code main} started: the kill lands in JVM start, index
+ * recovery or segment recovery), two 0-100 ms after the open (read-back or first writes), three
+ * 300-2000 ms after it (writing, with flushes and reclaim).
+ *
+ * <p>The child reports on stdout, one line per event: {@code I k v} before it issues put {@code v} of key
+ * {@code k}, {@code P k v} after that put returned, {@code R k v} after a remove returned, {@code G k v}
+ * after a read of version {@code v} (values name key and version and carry a pattern derived from both,
+ * {@link TestCaches#value}). An acknowledgement the parent saw is one the caller had. The parent keeps,
+ * per key, the last acknowledged put or remove and the puts issued after it and never acknowledged (in
+ * flight when a kill came: at most one per kill, as each key is written by one thread only).
+ *
+ * <p>Asserted for every read (by the child right after each reopen and while it writes, and by the
+ * parent after the last kill and again after a clean close): the value was written for that key, and it
+ * is the last acknowledged put's version or a version issued after the last acknowledgement and still
+ * in flight at a kill; or a miss (a crash may lose anything). After an acknowledged remove, only a miss
+ * or such an in-flight put may be read. So a read of anything older than the last acknowledged operation
+ * (a resurrected version) fails the test, listing key, versions, round and phase. With the persisted
+ * (Chronicle) index some reads after a reopen must hit; the heap index is not persisted on a crash, so
+ * its recovered cache is empty, which is correct (and makes the reads after a reopen trivially pass).
  */
 class CrashTest {
-  private static final int ROUNDS = 4;
+  private static final int ROUNDS = 8;
+  private static final int KEYS = CrashChild.KEYS;
+  /** C1 only: a child lives seconds, and Chronicle's open then takes about half as long on two cores. */
+  private static final List<String> CHILD_JVM_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
   @TempDir Path dir;
+
+  /** When a round's kill comes. */
+  private enum Kill { DURING_OPEN, SHORT, LONG }
 
   @ParameterizedTest
   @EnumSource(IndexType.class)
-  void killDashNineNeverYieldsAWrongValue(IndexType index) throws Exception {
-    Random rnd = new Random();
-    long hits = 0;
+  void killDashNineNeverServesAVersionOlderThanTheLastAcknowledged(IndexType index) throws Exception {
+    long seed = System.nanoTime();
+    Random rnd = new Random(seed);
+    Path cacheDir = dir.resolve("cache");
+    Ledger ledger = new Ledger();
+    List<Kill> plan = new ArrayList<>(List.of(Kill.DURING_OPEN, Kill.DURING_OPEN, Kill.SHORT, Kill.SHORT,
+        Kill.LONG, Kill.LONG, Kill.LONG));
+    Collections.shuffle(plan, rnd);
+    plan.add(0, Kill.LONG); // the first round fills the cache
+    long openMillis = 50; // how long the last measured open took
+    List<String> kills = new ArrayList<>();
     for (int round = 1; round <= ROUNDS; round++) {
-      int killAfter = 2 + rnd.nextInt(40); // progress lines of 200 operations each
-      Process child = startChild(index, round);
-      try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-        int progress = 0;
-        String line;
-        while (progress < killAfter && (line = out.readLine()) != null) {
-          if (line.startsWith("P ")) {
-            progress++;
-          }
-        }
-        assertTrue(child.isAlive(), "child died before the kill in round " + round);
-        child.destroyForcibly(); // SIGKILL on Linux
-        assertTrue(child.waitFor(30, TimeUnit.SECONDS));
-        assertEquals(137, child.exitValue(), "killed by SIGKILL");
+      Kill kill = plan.get(round - 1);
+      long delay = switch (kill) {
+        case DURING_OPEN -> rnd.nextLong(openMillis + 1); // from the start of main
+        case SHORT -> rnd.nextLong(100); // from the open: during read-back or the first writes
+        case LONG -> 300 + rnd.nextLong(1700); // from the open
+      };
+      Feed feed = runAndKill(index, cacheDir, round, seed + round, kill == Kill.DURING_OPEN, delay, ledger);
+      String when = "r" + round + " " + delay + (kill == Kill.DURING_OPEN ? " ms into main" : " ms after the open");
+      if (feed.openedNanos == 0) {
+        kills.add(when + " (opening)");
+      } else {
+        openMillis = Math.max(1, (feed.openedNanos - feed.startedNanos) / 1_000_000);
+        kills.add(when + (feed.readBack ? "" : " (reading back)") + " [open " + openMillis + " ms]");
       }
-      try (Engine cache = TestCaches.open(TestCaches.small(dir, index).build())) {
-        for (int k = 0; k < CrashChild.KEYS; k++) {
-          byte[] v = cache.get(TestCaches.key(k));
-          if (v != null) {
-            hits++;
-            assertTrue(TestCaches.versionOf(k, v) > 0, "round " + round + ": key " + k + " returned a value not written for it");
-          }
+    }
+    CacheConfig config = TestCaches.small(cacheDir, index).build();
+    try (Engine cache = TestCaches.open(config)) {
+      ledger.checkAll(cache, "parent, recovered after the last kill");
+    }
+    try (Engine cache = TestCaches.open(config)) {
+      ledger.checkAll(cache, "parent, warm open after a clean close");
+    }
+    System.out.printf("CrashTest %s (seed %d): kills %s; %d puts and %d removes acknowledged, %d of %d keys"
+            + " with 5+ acknowledged versions, %d reads checked, %d hits after a reopen (%d of an in-flight put)%n",
+        index, seed, kills, ledger.puts, ledger.removes, ledger.keysWithVersions(5), KEYS, ledger.reads,
+        ledger.recoveredHits, ledger.inFlightHits);
+    int violations = ledger.afterReopen.size() + ledger.whileWriting.size();
+    assertEquals(0, violations, index + " (seed " + seed + "): " + violations + " reads older than the last"
+        + " acknowledged operation or wrong; after a reopen (" + ledger.afterReopen.size() + "):\n  "
+        + String.join("\n  ", first(10, ledger.afterReopen)) + "\nwhile the child wrote ("
+        + ledger.whileWriting.size() + "):\n  " + String.join("\n  ", first(10, ledger.whileWriting)) + "\n");
+    assertTrue(ledger.puts > 1000, "the child must have written (" + ledger.puts + " puts acknowledged)");
+    if (index == IndexType.CHRONICLE) {
+      assertTrue(ledger.recoveredHits > 0, "a recovered persisted index must serve what reached flash");
+    }
+  }
+
+  /**
+   * Starts a child on {@code cacheDir}, kills it {@code delayMillis} after its start ({@code fromStart})
+   * or its open, and returns its output, fed whole into {@code ledger}.
+   */
+  private Feed runAndKill(IndexType index, Path cacheDir, int round, long seed, boolean fromStart,
+      long delayMillis, Ledger ledger) throws Exception {
+    File err = dir.resolve("child-" + round + ".err").toFile();
+    Process child = ChildJvms.start(CrashChild.class, "512m", CHILD_JVM_FLAGS, err, cacheDir.toString(),
+        index.name(), Integer.toString(round), Long.toString(seed));
+    Feed feed = new Feed(child.getInputStream(), ledger, round);
+    Thread reader = new Thread(feed, "crash-feed-" + round);
+    reader.start();
+    CountDownLatch from = fromStart ? feed.started : feed.opened;
+    if (!from.await(60, TimeUnit.SECONDS) || (fromStart ? feed.startedNanos : feed.openedNanos) == 0) {
+      child.toHandle().destroyForcibly();
+      fail("round " + round + ": the child did not " + (fromStart ? "start" : "open") + ": " + tail(err));
+    }
+    Thread.sleep(delayMillis);
+    assertTrue(child.isAlive(), "round " + round + ": the child died before the kill: " + tail(err));
+    child.toHandle().destroyForcibly(); // SIGKILL on Linux; unlike Process.destroyForcibly, keeps stdout
+    assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+    assertEquals(137, child.exitValue(), "killed by SIGKILL");
+    reader.join(30_000);
+    assertTrue(!reader.isAlive() && feed.error == null,
+        "round " + round + ": reading the child's output: " + feed.error);
+    return feed;
+  }
+
+  private static List<String> first(int n, List<String> l) {
+    return l.subList(0, Math.min(n, l.size()));
+  }
+
+  private static String tail(File f) throws IOException {
+    if (!f.exists()) {
+      return "(no stderr)";
+    }
+    String s = Files.readString(f.toPath());
+    return s.substring(Math.max(0, s.length() - 4000));
+  }
+
+  private static String version(long v) {
+    return "r" + v / CrashChild.ROUND_VERSIONS + "#" + v % CrashChild.ROUND_VERSIONS;
+  }
+
+  /**
+   * Per key, the last acknowledged put or remove and the puts issued after it and never acknowledged;
+   * checks reads against them. Used by one thread at a time (a round's feed, then the test thread after
+   * joining it).
+   */
+  private static final class Ledger {
+    private final long[] acked = new long[KEYS]; // version of the last acknowledged put or remove, 0: none
+    private final boolean[] removed = new boolean[KEYS]; // that operation was a remove
+    private final int[] putsPerKey = new int[KEYS];
+    private final List<TreeSet<Long>> inFlight = new ArrayList<>(); // issued after acked[k], unacknowledged
+    final List<String> afterReopen = new ArrayList<>(); // violations read right after a reopen
+    final List<String> whileWriting = new ArrayList<>(); // violations read while the child wrote
+    long puts;
+    long removes;
+    long reads;
+    long recoveredHits;
+    long inFlightHits;
+
+    Ledger() {
+      for (int k = 0; k < KEYS; k++) {
+        inFlight.add(new TreeSet<>());
+      }
+    }
+
+    void issued(int k, long v) {
+      inFlight.get(k).add(v);
+    }
+
+    void acknowledged(int k, long v, boolean remove) {
+      acked[k] = v;
+      removed[k] = remove;
+      inFlight.get(k).clear(); // one thread writes k: everything issued before is settled now
+      if (remove) {
+        removes++;
+      } else {
+        puts++;
+        putsPerKey[k]++;
+      }
+    }
+
+    /** A read of {@code k} returned version {@code v} (-1: a value not written for {@code k}). */
+    void read(int k, long v, boolean afterReopen, String where) {
+      reads++;
+      if (afterReopen) {
+        recoveredHits++;
+      }
+      if (v > 0 && v == acked[k] && !removed[k]) {
+        return;
+      }
+      if (v > 0 && inFlight.get(k).contains(v)) {
+        inFlightHits++;
+        return;
+      }
+      String last = acked[k] == 0 ? "none" : (removed[k] ? "remove " : "put ") + version(acked[k]);
+      String what = v <= 0 ? "a value not written for it"
+          : v < acked[k] ? "version " + version(v) + ", OLDER than the last acknowledged operation"
+          : "version " + version(v) + ", never issued for it";
+      String violation = where + ": key " + k + " read " + what + " (last acknowledged: " + last
+          + "; in flight: " + inFlight.get(k).stream().map(CrashTest::version).toList() + ")";
+      (afterReopen ? this.afterReopen : whileWriting).add(violation);
+    }
+
+    void checkAll(Engine cache, String where) {
+      for (int k = 0; k < KEYS; k++) {
+        byte[] v = cache.get(TestCaches.key(k));
+        if (v != null) {
+          read(k, TestCaches.versionOf(k, v), true, where);
         }
       }
     }
-    if (index == IndexType.CHRONICLE) {
-      assertTrue(hits > 0, "a recovered persisted index must serve what reached flash");
-    } // the heap index is not persisted on a crash: the recovered cache is empty, which is correct
+
+    int keysWithVersions(int n) {
+      int c = 0;
+      for (int p : putsPerKey) {
+        c += p >= n ? 1 : 0;
+      }
+      return c;
+    }
   }
 
-  private Process startChild(IndexType index, int round) throws Exception {
-    return ChildJvms.start(CrashChild.class, "512m", new File(dir.toFile(), "child-" + round + ".err"),
-        dir.toString(), index.name(), Integer.toString(round));
-  }
+  /**
+   * Reads one child's stdout to its end (after the kill: the pipe still holds what the child wrote) and
+   * feeds the ledger whole lines only.
+   */
+  private static final class Feed implements Runnable {
+    private final InputStream in;
+    private final Ledger ledger;
+    private final int round;
+    final CountDownLatch started = new CountDownLatch(1);
+    final CountDownLatch opened = new CountDownLatch(1);
+    volatile long startedNanos;
+    volatile long openedNanos;
+    volatile boolean readBack;
+    volatile IOException error;
 
+    Feed(InputStream in, Ledger ledger, int round) {
+      this.in = in;
+      this.ledger = ledger;
+      this.round = round;
+    }
+
+    @Override
+    public void run() {
+      StringBuilder line = new StringBuilder();
+      byte[] buf = new byte[64 * 1024];
+      try (in) {
+        for (int n; (n = in.read(buf)) > 0; ) {
+          for (int i = 0; i < n; i++) {
+            if (buf[i] == '\n') {
+              handle(line.toString());
+              line.setLength(0);
+            } else {
+              line.append((char) buf[i]);
+            }
+          }
+        }
+      } catch (IOException e) {
+        error = e;
+      } finally {
+        started.countDown();
+        opened.countDown();
+      }
+    }
+
+    private void handle(String line) {
+      try {
+        dispatch(line.split(" "));
+      } catch (RuntimeException e) {
+        ledger.whileWriting.add("round " + round + ": unreadable child output: " + line);
+      }
+    }
+
+    private void dispatch(String[] f) {
+      switch (f[0]) {
+        case "S" -> {
+          startedNanos = System.nanoTime();
+          started.countDown();
+        }
+        case "O" -> {
+          openedNanos = System.nanoTime();
+          opened.countDown();
+        }
+        case "C" -> readBack = true;
+        case "I" -> ledger.issued(Integer.parseInt(f[1]), Long.parseLong(f[2]));
+        case "P" -> ledger.acknowledged(Integer.parseInt(f[1]), Long.parseLong(f[2]), false);
+        case "R" -> ledger.acknowledged(Integer.parseInt(f[1]), Long.parseLong(f[2]), true);
+        case "G" -> ledger.read(Integer.parseInt(f[1]), Long.parseLong(f[2]), !readBack, where());
+        case "X" -> ledger.read(Integer.parseInt(f[1]), -1, !readBack, where());
+        default -> throw new IllegalArgumentException(f[0]);
+      }
+    }
+
+    private String where() {
+      return "round " + round + (readBack ? ", child writing" : ", child reading back after the reopen");
+    }
+  }
 }
