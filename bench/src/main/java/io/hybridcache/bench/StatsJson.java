@@ -35,6 +35,7 @@ public final class StatsJson {
     n.put("hit_ratio_flash", stats.hitRatioFlash());
     n.put("hit_ratio", stats.hitRatio());
     n.put("device_reads_per_flash_hit", stats.deviceReadsPerFlashHit());
+    n.put("pages_per_flash_hit", stats.pagesPerFlashHit());
     n.put("app_write_amplification", stats.appWriteAmplification());
     n.put("dram_bytes_per_flash_entry", stats.dramBytesPerFlashEntry());
   }

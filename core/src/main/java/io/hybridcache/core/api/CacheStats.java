@@ -46,6 +46,8 @@ package io.hybridcache.core.api;
  *     because the flash tier could not be scanned (degraded, or a read error mid-scan)
  * @param interruptedReads lookups that missed because the calling thread was interrupted mid-read
  * @param lastFault the newest fault, "time: cause (where)", or "" if none since open
+ * @param devicePagesRead 4 KiB pages read by those device reads (an entry of at most 4 KiB is placed
+ *     within one page, so a flash hit on it reads one)
  */
 public record CacheStats(
     long gets,
@@ -85,7 +87,8 @@ public record CacheStats(
     long indexFullRejected,
     long flashIndexDrops,
     long interruptedReads,
-    String lastFault) {
+    String lastFault,
+    long devicePagesRead) {
 
   public double hitRatioDram() {
     return gets == 0 ? 0 : (double) dramHits / gets;
@@ -103,6 +106,12 @@ public record CacheStats(
   public double deviceReadsPerFlashHit() {
     long deviceHits = flashHits - bufferHits;
     return deviceHits <= 0 ? 0 : (double) deviceReads / deviceHits;
+  }
+
+  /** Device pages read per flash hit served from the device (buffer hits excluded). */
+  public double pagesPerFlashHit() {
+    long deviceHits = flashHits - bufferHits;
+    return deviceHits <= 0 ? 0 : (double) devicePagesRead / deviceHits;
   }
 
   /** (bytes written by flushes + by reclaim) / bytes admitted. */

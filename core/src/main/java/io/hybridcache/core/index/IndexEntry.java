@@ -60,6 +60,13 @@ public final class IndexEntry {
     return (segmentId << 36) | ((offset / OFFSET_ALIGNMENT) << 13) | (sizeClass << 1);
   }
 
+  /** The bytes an entry of {@code entryBytes} is accounted and read as: its size rounded up to its class. */
+  public static int classBytes(int entryBytes) {
+    return entryBytes <= FINE_MAX
+        ? (entryBytes + FINE_UNIT - 1) / FINE_UNIT * FINE_UNIT
+        : FINE_MAX + (entryBytes - FINE_MAX + COARSE_UNIT - 1) / COARSE_UNIT * COARSE_UNIT;
+  }
+
   public static long address(long packed) {
     return SegmentAddress.of(segmentId(packed), offset(packed));
   }

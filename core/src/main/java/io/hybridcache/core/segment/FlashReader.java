@@ -62,6 +62,7 @@ public final class FlashReader {
     ByteBuffer dst = buffer((int) (end - start));
     device.read(segment.slot(), start, dst);
     counters.deviceReads.increment();
+    counters.devicePagesRead.add((end - start) / Device.ALIGNMENT);
     dst.position((int) (offset - start));
     EntryFormat.Entry e = EntryFormat.read(dst, segmentId);
     if (e == null && table.get(segmentId) == segment && !segment.damaged()) {

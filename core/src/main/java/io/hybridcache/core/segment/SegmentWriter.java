@@ -158,18 +158,26 @@ public final class SegmentWriter {
     if (log.lifetimeClass != lifetimeClass) {
       log.lifetimeClass = lifetimeClass; // new segments carry the caller's name, not a restart's placeholder
     }
-    if (log.segment != null && log.buffer().free() < size) {
+    int span = IndexEntry.classBytes(size); // what a reader reads: never across a page if it fits in one
+    int pad = padBefore(log.buffer().used(), span);
+    if (log.segment != null && log.buffer().free() < pad + size) {
       flushLocked(log);
+      pad = 0; // a flushed buffer starts on a page
     }
-    if (log.segment == null || log.buffer().base() + log.buffer().used() + size > log.dataLimit(segmentBytes)) {
+    if (log.segment == null || log.buffer().base() + log.buffer().used() + pad + size > log.dataLimit(segmentBytes)) {
       if (log.segment != null) {
         sealLocked(log);
       }
       if (!openLocked(log)) {
         return IndexEntry.NONE;
       }
+      pad = 0;
     }
     WriteBuffer buf = log.buffer();
+    if (pad > 0) {
+      buf.pad(pad);
+      counters.placementPadBytes.add(pad);
+    }
     long offset = buf.base() + buf.used();
     ByteBuffer slice = buf.appendSlice(size);
     EntryFormat.write(slice, log.segment.id(), lifetimeClass.id(), seq, expiryMillis, key, value);
@@ -180,6 +188,15 @@ public final class SegmentWriter {
       log.addToSummary(keyHash, offset);
     }
     return packed;
+  }
+
+  /**
+   * Page-aware placement: the zero bytes to skip at buffer offset {@code used} (buffers start on a page)
+   * so that an entry read as {@code span} bytes, at most a page, lies within one page; 0 otherwise.
+   */
+  static int padBefore(int used, int span) {
+    int inPage = used & (Device.ALIGNMENT - 1);
+    return span <= Device.ALIGNMENT && inPage + span > Device.ALIGNMENT ? Device.ALIGNMENT - inPage : 0;
   }
 
   /**

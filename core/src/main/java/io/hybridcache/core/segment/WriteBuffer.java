@@ -67,6 +67,12 @@ public final class WriteBuffer {
     used = aligned;
   }
 
+  /** Zero-pads from {@code used} by {@code bytes} (page-aware placement: the next entry starts a page). */
+  void pad(int bytes) {
+    zero(used, used + bytes);
+    used += bytes;
+  }
+
   /** The aligned bytes to write to the device, [0, roundUp(used, 4096)), the tail zeroed. */
   ByteBuffer flushSlice() {
     int len = Device.roundUp(used);

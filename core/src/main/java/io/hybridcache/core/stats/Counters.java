@@ -13,6 +13,10 @@ public final class Counters {
   public final LongAdder misses = new LongAdder();
   public final LongAdder flashLookups = new LongAdder();
   public final LongAdder deviceReads = new LongAdder();
+  /** 4 KiB pages those device reads covered. */
+  public final LongAdder devicePagesRead = new LongAdder();
+  /** Zero bytes skipped so that an entry of at most a page never straddles two (page-aware placement). */
+  public final LongAdder placementPadBytes = new LongAdder();
   public final LongAdder bufferHits = new LongAdder();
   public final LongAdder corruptReads = new LongAdder();
   public final LongAdder puts = new LongAdder();

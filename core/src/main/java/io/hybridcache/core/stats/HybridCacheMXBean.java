@@ -35,4 +35,6 @@ public interface HybridCacheMXBean {
   long getInterruptedReads();
   /** The newest fault with its cause, or "" if none since open. */
   String getLastFault();
+  long getDevicePagesRead();
+  double getPagesPerFlashHit();
 }

@@ -83,4 +83,6 @@ public final class StatsMXBean implements HybridCacheMXBean {
   @Override public long getFlashIndexDrops() { return stats.get().flashIndexDrops(); }
   @Override public long getInterruptedReads() { return stats.get().interruptedReads(); }
   @Override public String getLastFault() { return stats.get().lastFault(); }
+  @Override public long getDevicePagesRead() { return stats.get().devicePagesRead(); }
+  @Override public double getPagesPerFlashHit() { return stats.get().pagesPerFlashHit(); }
 }
