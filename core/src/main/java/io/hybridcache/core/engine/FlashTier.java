@@ -101,6 +101,7 @@ final class FlashTier {
   private volatile boolean stalled; // a wait timed out: none waits again until the writer takes a batch
   private boolean abandoned; // writer thread
   private boolean reclaiming; // writer thread
+  private volatile java.io.Closeable directoryLock = () -> { }; // set by FlashOpener; released last in close
 
   private sealed interface Command permits Write, Barrier, Stop, Clear {}
 
@@ -140,6 +141,11 @@ final class FlashTier {
 
   void start() {
     thread.start();
+  }
+
+  /** Holds the cache directory's {@link DirectoryLock} until the very end of {@link #close}. */
+  void holdUntilClose(java.io.Closeable lock) {
+    directoryLock = lock;
   }
 
   Index index() { return index; }
@@ -302,9 +308,17 @@ final class FlashTier {
 
   /**
    * Stops the writer, persists index and segment table and, if nothing failed, writes the
-   * clean-shutdown marker that makes the next open warm.
+   * clean-shutdown marker that makes the next open warm; then releases the directory lock.
    */
   void close() {
+    try {
+      persistAndClose();
+    } finally {
+      closeQuietly(directoryLock); // last: this tier touches the directory no more
+    }
+  }
+
+  private void persistAndClose() {
     stop();
     boolean ok = !gate.degraded();
     try {
@@ -325,8 +339,8 @@ final class FlashTier {
       closeQuietly(trace);
     }
     if (ok) {
-      try (FileChannel ch = FileChannel.open(config.directory().resolve(FlashOpener.CLEAN_MARKER),
-          StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+      try (FileChannel ch = io.hybridcache.core.device.FileModes.create(
+          config.directory().resolve(FlashOpener.CLEAN_MARKER), StandardOpenOption.WRITE)) {
         ch.force(true);
       } catch (IOException e) {
         LOG.warn("{}: could not write the clean marker ({})", config.name(), e.toString());

@@ -24,6 +24,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class CrashTest {
   private static final int ROUNDS = 4;
   @TempDir Path dir;
+  @TempDir Path logs; // not in dir: the cache refuses a directory holding files it did not make
 
   @ParameterizedTest
   @EnumSource(IndexType.class)
@@ -62,7 +63,7 @@ class CrashTest {
   }
 
   private Process startChild(IndexType index, int round) throws Exception {
-    return ChildJvms.start(CrashChild.class, "512m", new File(dir.toFile(), "child-" + round + ".err"),
+    return ChildJvms.start(CrashChild.class, "512m", new File(logs.toFile(), "child-" + round + ".err"),
         dir.toString(), index.name(), Integer.toString(round));
   }
 
