@@ -8,7 +8,10 @@ import io.hybridcache.core.index.IndexType;
 import io.hybridcache.core.placement.MapperKind;
 import io.hybridcache.core.reclaim.VictimPolicy;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * Immutable, validated configuration of a {@link HybridCache}. Built with {@link #builder(Path)};
@@ -16,6 +19,11 @@ import java.time.Duration;
  * Thread-safe: immutable (the admission policy instance it carries is itself thread-safe).
  *
  * <p>The defaults and their meaning are listed in the README's configuration table.
+ *
+ * <p>Files: the cache owns its {@link #directory()}. It refuses to open a directory holding anything it
+ * did not make, deletes only its own files (on a layout change, see {@link #onLayoutChange()}), locks
+ * the directory while open (a second open, in this process or another, fails naming the holder's pid)
+ * and makes its files with {@link #filePermissions()}.
  */
 public final class CacheConfig {
   public static final long KIB = 1024;
@@ -52,6 +60,8 @@ public final class CacheConfig {
   private final long placementEpochSetting; // as given: 0 = derived, so toBuilder keeps deriving
   private final int dsmGroups;
   private final int dsmAlpha;
+  private final LayoutChange onLayoutChange;
+  private final String filePermissions;
 
   /** Streams a mapper may use at most. */
   public static final int MAX_STREAMS = 64;
@@ -90,6 +100,8 @@ public final class CacheConfig {
         : Math.max((long) b.segmentBytes, b.flashBytes / 4);
     this.dsmGroups = b.dsmGroups;
     this.dsmAlpha = b.dsmAlpha;
+    this.onLayoutChange = b.onLayoutChange;
+    this.filePermissions = b.filePermissions;
   }
 
   public static Builder builder(Path directory) {
@@ -125,10 +137,15 @@ public final class CacheConfig {
     b.placementEpochBytes = placementEpochSetting;
     b.dsmGroups = dsmGroups;
     b.dsmAlpha = dsmAlpha;
+    b.onLayoutChange = onLayoutChange;
+    b.filePermissions = filePermissions;
     return b;
   }
 
-  /** Directory holding segment files, the index and the clean-shutdown marker. */
+  /**
+   * Directory holding segment files, the index and the clean-shutdown marker; the cache owns it: it must
+   * be absent, empty, or hold only files of a hybridcache (and a {@code catalog/}).
+   */
   public Path directory() { return directory; }
   /** Name used in logs and the JMX ObjectName. */
   public String name() { return name; }
@@ -191,6 +208,20 @@ public final class CacheConfig {
   public int dsmGroups() { return dsmGroups; }
   /** DSM: weight alpha of the outer groups (alpha = K: equal groups). */
   public int dsmAlpha() { return dsmAlpha; }
+  /**
+   * What open does with a directory made with another layout (segment size or count, index type,
+   * format version): {@link LayoutChange#REPLACE} (default) replaces the cache's own files and starts
+   * cold, {@link LayoutChange#FAIL} refuses to open.
+   */
+  public LayoutChange onLayoutChange() { return onLayoutChange; }
+  /**
+   * POSIX permissions of every file the cache makes, as {@link PosixFilePermissions#toString} writes
+   * them (default {@code rw-------}); its directories get the same plus x for each class that may read
+   * ({@code rwx------}). Ignored on file systems without POSIX permissions.
+   */
+  public String filePermissions() { return filePermissions; }
+  /** {@link #filePermissions()} as a set. */
+  public Set<PosixFilePermission> filePermissionSet() { return PosixFilePermissions.fromString(filePermissions); }
 
   /** Largest entry (header + key + value) the flash tier stores; larger ones stay in DRAM only. */
   public int maxFlashEntryBytes() {
@@ -210,7 +241,7 @@ public final class CacheConfig {
         + faultWindow + ", closeTimeout=" + closeTimeout + ", writeTrace=" + writeTrace + ", jmx=" + jmx
         + ", trimReclaimed=" + trimReclaimed + ", streamMapper=" + streamMapper + ", streams=" + streams
         + ", placementEpochBytes=" + placementEpochBytes + ", dsmGroups=" + dsmGroups + ", dsmAlpha=" + dsmAlpha
-        + "}";
+        + ", onLayoutChange=" + onLayoutChange + ", filePermissions=" + filePermissions + "}";
   }
 
   /** Mutable builder; not thread-safe. Setters do not validate, {@link #build()} does. */
@@ -242,6 +273,8 @@ public final class CacheConfig {
     private long placementEpochBytes;
     private int dsmGroups = 4;
     private int dsmAlpha = 4;
+    private LayoutChange onLayoutChange = LayoutChange.REPLACE;
+    private String filePermissions = "rw-------";
 
     private Builder() {}
 
@@ -276,6 +309,13 @@ public final class CacheConfig {
     public Builder placementEpochBytes(long v) { placementEpochBytes = v; return this; }
     public Builder dsmGroups(int v) { dsmGroups = v; return this; }
     public Builder dsmAlpha(int v) { dsmAlpha = v; return this; }
+    /** {@link LayoutChange#REPLACE} (default): start cold on another layout; {@link LayoutChange#FAIL}: refuse. */
+    public Builder onLayoutChange(LayoutChange v) { onLayoutChange = v; return this; }
+    /**
+     * Permissions of the cache's files, e.g. {@code "rw-------"} (default) or {@code "rw-r-----"}: nine
+     * characters of {@code r}, {@code w}, {@code -}; the owner must have {@code rw}, nobody {@code x}.
+     */
+    public Builder filePermissions(String v) { filePermissions = v; return this; }
 
     /** Validates every field; the exception message names the first bad field and its value. */
     public CacheConfig build() {
@@ -319,7 +359,14 @@ public final class CacheConfig {
       require(dsmGroups >= 2 && dsmGroups <= Math.max(2, streams), "dsmGroups",
           "must be in [2, max(2, streams)]", dsmGroups);
       require(dsmAlpha >= 2, "dsmAlpha", "must be >= 2", dsmAlpha);
+      require(onLayoutChange != null, "onLayoutChange", "must be set", onLayoutChange);
+      require(validFilePermissions(filePermissions), "filePermissions",
+          "must be nine characters like rw------- (r, w or -; the owner rw, no x)", filePermissions);
       return new CacheConfig(this);
+    }
+
+    private static boolean validFilePermissions(String v) {
+      return v != null && v.matches("rw-[r-][w-]-[r-][w-]-");
     }
 
     private static void require(boolean ok, String field, String rule, Object value) {

@@ -7,14 +7,22 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.Set;
 
 /**
  * Replaces a small metadata file durably: the new contents go to {@code NAME.tmp}, are forced to the
  * device, and the temp file is renamed over the target (atomically where the file system can), so a
  * crash leaves either the old file or the new one, never a torn one. Thread-safe: stateless; callers
  * do not write the same file concurrently.
+ *
+ * <p>The new file gets the permissions of its directory without the x bits ({@link FileModes}), set on
+ * the temp file before anything is written to it.
  */
 public final class AtomicFile {
+  /** Suffix of the temp file beside the target ({@code NAME.tmp}); a crash may leave one behind. */
+  public static final String TEMP_SUFFIX = ".tmp";
+
   /** Writes the new contents to the channel. */
   @FunctionalInterface
   public interface Contents {
@@ -24,9 +32,11 @@ public final class AtomicFile {
   private AtomicFile() {}
 
   public static void replace(Path file, Contents contents) throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
+    Path tmp = file.resolveSibling(file.getFileName() + TEMP_SUFFIX);
+    Set<PosixFilePermission> perms = FileModes.inDirectory(file.toAbsolutePath().getParent());
+    try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING), FileModes.attributes(perms))) {
+      FileModes.trySet(tmp, perms); // exactly: past the umask, and over a stale temp file of a crash
       contents.writeTo(ch);
       ch.force(true);
     }

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * punches a hole over the whole slot ({@code FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE}), so the slot
  * reads zeros and stays {@link #allocated}; the next write reserves the space again. Without punch-hole
  * support a discard is a no-op counted in {@link DeviceCounters#discardsIgnored()}.
+ *
+ * <p><b>Files.</b> The device makes only slot files and the direct-I/O probe file in its directory
+ * ({@link #isOwnFile}); each gets the directory's permissions without the x bits ({@link FileModes}).
  *
  * <p><b>Direct I/O.</b> With {@code preferDirectIo}, {@link #open} probes once: it creates a probe file
  * with {@link ExtendedOpenOption#DIRECT}, writes and reads back one aligned 4 KiB block. If any step
@@ -78,7 +82,8 @@ public final class FileDevice implements Device {
   private static final Logger LOG = LoggerFactory.getLogger(FileDevice.class);
 
   /** Name of the file {@link #open} creates and deletes to probe for direct I/O support. */
-  static final String PROBE_FILE = ".direct-io-probe";
+  public static final String PROBE_FILE = ".direct-io-probe";
+  private static final Pattern SLOT_FILE = Pattern.compile("slot-\\d{5,}\\.seg"); // slotPath's names
 
   private static final int MAX_REOPENS = 16;
 
@@ -162,8 +167,8 @@ public final class FileDevice implements Device {
   /** Returns null when an O_DIRECT 4 KiB write and read back work in {@code directory}, else why not. */
   private static String probeDirectIo(Path directory) {
     Path probe = directory.resolve(PROBE_FILE);
-    try (FileChannel ch = FileChannel.open(probe, StandardOpenOption.CREATE, StandardOpenOption.READ,
-        StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT)) {
+    try (FileChannel ch = FileChannel.open(probe, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
+        StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT), FileModes.attributes(FileModes.inDirectory(directory)))) {
       ByteBuffer out = Device.allocateAligned(ALIGNMENT);
       for (int i = 0; i < ALIGNMENT; i++) {
         out.put(i, (byte) (i * 31 + 7));
@@ -217,6 +222,11 @@ public final class FileDevice implements Device {
   public Path slotPath(int slot) {
     DeviceChecks.checkSlot(slot, slotCount);
     return directory.resolve(String.format("slot-%05d.seg", slot));
+  }
+
+  /** True for the names of the files a device makes in its directory: slot files and the probe file. */
+  public static boolean isOwnFile(String fileName) {
+    return SLOT_FILE.matcher(fileName).matches() || PROBE_FILE.equals(fileName);
   }
 
   /** True when the slot's file exists with at least {@link #slotBytes} bytes. */
@@ -334,6 +344,9 @@ public final class FileDevice implements Device {
       Path path = slotPath(slot);
       boolean existed = Files.exists(path);
       try {
+        if (!existed) {
+          FileModes.createFile(path); // with the directory's permissions, before any byte is written
+        }
         preallocate(path);
         channel(slot);
       } catch (IOException e) {
@@ -364,7 +377,7 @@ public final class FileDevice implements Device {
 
   private void preallocate(Path path) throws IOException {
     if (LibC.available() && !fallocateUnsupported) {
-      int fd = LibC.openOrThrow(path, LibC.O_RDWR | LibC.O_CREAT, 0644);
+      int fd = LibC.openOrThrow(path, LibC.O_RDWR | LibC.O_CREAT, 0600);
       int rc;
       try {
         do {

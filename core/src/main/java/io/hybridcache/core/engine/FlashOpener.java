@@ -1,7 +1,10 @@
 package io.hybridcache.core.engine;
 
 import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.LayoutChange;
+import io.hybridcache.core.device.AtomicFile;
 import io.hybridcache.core.device.Device;
+import io.hybridcache.core.device.FileModes;
 import io.hybridcache.core.format.SegmentHeader;
 import io.hybridcache.core.index.ChronicleIndex;
 import io.hybridcache.core.index.HeapIndex;
@@ -15,14 +18,21 @@ import io.hybridcache.core.segment.SegmentTable;
 import io.hybridcache.core.segment.SegmentWriter;
 import io.hybridcache.core.stats.Counters;
 import io.hybridcache.core.stats.WriteTrace;
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +43,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe: used once by the opening thread, before the writer thread starts.
  *
+ * <p>Ownership: open first refuses a directory holding anything but the cache's own files
+ * ({@link OwnedFiles}; before making anything, so a foreign directory does not even get a lock file),
+ * makes the directory (permissions from {@link CacheConfig#filePermissions()}) if needed, then takes the
+ * {@link DirectoryLock} before it reads or deletes anything else, checks again, and hands the lock to
+ * the tier, which releases it last in close; an open that fails part way closes what it opened and
+ * releases the lock. A directory made with another layout (segment size or count, index type, format
+ * version, or no readable layout record beside a {@code segments/}) has its own files replaced (logged
+ * with both layouts at WARN) or, with {@link LayoutChange#FAIL}, is refused.
+ *
+ * <p>Permissions: the directory and {@code segments/} get the configured file permissions plus x where
+ * r, own files the configured ones (both set at every open, so a change of the setting or an upgrade
+ * from files made 0644 applies), and files made later follow their directory ({@link FileModes}).
+ *
  * <p>Restart: a clean close leaves {@value #CLEAN_MARKER}, the saved segment table and the flushed
  * index; open deletes the marker first, so a crash at any later point is seen as unclean. Warm open
  * reuses index and segments without reading any entry. Unclean open reads only the slot header pages,
@@ -40,13 +63,12 @@ import org.slf4j.LoggerFactory;
  * exist; every other stale or torn entry fails its CRC, segment or key check when read and is a miss.
  *
  * <p>Directory layout: {@code layout.properties} (segment size, slot count, format), {@code segments/}
- * (slot files), {@code index.cm} or {@code index.heap}, {@code segments.meta}, {@value #CLEAN_MARKER}.
+ * (slot files), {@code index.cm} or {@code index.heap}, {@code segments.meta}, {@value #CLEAN_MARKER},
+ * {@code LOCK}; the full list of names is in {@link OwnedFiles}.
  */
 final class FlashOpener {
   private static final Logger LOG = LoggerFactory.getLogger(FlashOpener.class);
-  static final String CLEAN_MARKER = "CLEAN";
-  private static final String LAYOUT = "layout.properties";
-  private static final String META = "segments.meta";
+  static final String CLEAN_MARKER = OwnedFiles.CLEAN;
 
   /** Creates the device for a directory; tests pass a fault-injecting one. */
   @FunctionalInterface
@@ -57,15 +79,15 @@ final class FlashOpener {
   private FlashOpener() {}
 
   static Path metaFile(CacheConfig c) {
-    return c.directory().resolve(META);
+    return c.directory().resolve(OwnedFiles.META);
   }
 
   static Path chronicleFile(CacheConfig c) {
-    return c.directory().resolve("index.cm");
+    return c.directory().resolve(OwnedFiles.CHRONICLE_INDEX);
   }
 
   static Path heapIndexFile(CacheConfig c) {
-    return c.directory().resolve("index.heap");
+    return c.directory().resolve(OwnedFiles.HEAP_INDEX);
   }
 
   static FlashTier open(CacheConfig config, DeviceFactory devices, Counters counters, AtomicLong sequence,
@@ -77,18 +99,55 @@ final class FlashOpener {
   static FlashTier open(CacheConfig config, DeviceFactory devices, Counters counters, AtomicLong sequence,
       LifetimeClasses classes, int tagBits) throws IOException {
     Path dir = config.directory();
-    Files.createDirectories(dir);
+    OwnedFiles own = new OwnedFiles(dir, config.writeTrace());
+    own.refuseForeign();
+    Set<PosixFilePermission> perms = FileModes.supported(dir) ? config.filePermissionSet() : null;
+    Path parent = dir.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    FileModes.createDirectory(dir, FileModes.forDirectory(perms));
+    DirectoryLock lock = DirectoryLock.acquire(dir, perms);
+    try {
+      own.refuseForeign(); // again under the lock: nothing can change it from here on
+      FlashTier tier = openLocked(config, own, perms, devices, counters, sequence, classes, tagBits);
+      tier.holdUntilClose(lock);
+      return tier;
+    } catch (Throwable t) {
+      closeQuietly(lock, t);
+      throw t;
+    }
+  }
+
+  private static FlashTier openLocked(CacheConfig config, OwnedFiles own, Set<PosixFilePermission> perms,
+      DeviceFactory devices, Counters counters, AtomicLong sequence, LifetimeClasses classes, int tagBits)
+      throws IOException {
+    Path dir = config.directory();
     boolean clean = Files.exists(dir.resolve(CLEAN_MARKER));
-    if (!layoutMatches(config)) {
-      LOG.warn("{}: {} was made with another layout; starting cold", config.name(), dir);
-      wipe(dir);
+    if (checkLayout(config, own)) {
       clean = false;
     }
     Files.deleteIfExists(dir.resolve(CLEAN_MARKER));
-    writeLayout(config);
+    FileModes.createDirectory(dir.resolve(OwnedFiles.SEGMENTS), FileModes.forDirectory(perms));
+    own.applyPermissions(perms);
+    List<Closeable> opened = new ArrayList<>(); // closed if the open fails part way
+    try {
+      return openFiles(config, devices, counters, sequence, classes, clean, opened, tagBits);
+    } catch (Throwable t) {
+      for (Closeable c : opened) {
+        closeQuietly(c, t);
+      }
+      throw t;
+    }
+  }
 
-    Device device = devices.open(dir.resolve("segments"), config.segmentCount(), config.segmentBytes(),
+  private static FlashTier openFiles(CacheConfig config, DeviceFactory devices, Counters counters,
+      AtomicLong sequence, LifetimeClasses classes, boolean clean, List<Closeable> opened, int tagBits)
+      throws IOException {
+    Path dir = config.directory();
+    Device device = devices.open(dir.resolve(OwnedFiles.SEGMENTS), config.segmentCount(), config.segmentBytes(),
         config.directIo());
+    opened.add(device);
     SegmentTable table = new SegmentTable(config.segmentCount(), tagBits);
     long savedSequence = clean ? table.load(metaFile(config), classes) : -1;
     if (clean && savedSequence < 0) {
@@ -96,6 +155,7 @@ final class FlashOpener {
       clean = false;
     }
     Index index = openIndex(config, clean);
+    opened.add(index);
     if (clean && index.size() == 0 && table.segments().stream().anyMatch(s -> s.liveBytes() > 0)) {
       LOG.warn("{}: the index came back empty (damaged and reset); rebuilding the segment table", config.name());
       clean = false;
@@ -111,7 +171,11 @@ final class FlashOpener {
     }
     // Every entry on flash is below the lease: a crash never restarts the sequence under one of them.
     sequence.set(Math.max(sequence.get(), Math.max(savedSequence, lease.limit())));
-    WriteTrace trace = config.writeTrace() == null ? null : new WriteTrace(config.writeTrace());
+    WriteTrace trace = config.writeTrace() == null ? null
+        : new WriteTrace(config.writeTrace(), FileModes.supported(config.writeTrace()) ? config.filePermissionSet() : null);
+    if (trace != null) {
+      opened.add(trace);
+    }
     Placement placement = new Placement(device, table, classes, config.streamMapper(), config.streams(),
         config.dsmGroups(), config.dsmAlpha(), config.placementEpochBytes(), trace != null);
     SegmentWriter writer = new SegmentWriter(device, table, counters, trace, config.writeBufferBytes(),
@@ -201,16 +265,63 @@ final class FlashOpener {
     }
   }
 
-  private static boolean layoutMatches(CacheConfig c) throws IOException {
-    Path f = c.directory().resolve(LAYOUT);
+  /**
+   * Compares the directory's layout record with the config's; on a change, replaces the cache's own
+   * files or, with {@link LayoutChange#FAIL}, throws naming both layouts. Writes the record when there
+   * is none (a new directory, or after a replace). True if the files were replaced.
+   */
+  private static boolean checkLayout(CacheConfig c, OwnedFiles own) throws IOException {
+    Path dir = c.directory();
+    Properties want = layout(c);
+    Properties found;
+    String unreadable = null;
+    try {
+      found = readLayout(dir.resolve(OwnedFiles.LAYOUT));
+    } catch (IOException | IllegalArgumentException e) {
+      found = null;
+      unreadable = e.toString();
+    }
+    boolean replaced = false;
+    if (!want.equals(found) && (found != null || unreadable != null
+        || Files.exists(dir.resolve(OwnedFiles.SEGMENTS)))) {
+      String old = found != null ? describe(found)
+          : "unknown (" + OwnedFiles.LAYOUT + (unreadable == null ? " missing" : " unreadable: " + unreadable) + ")";
+      if (c.onLayoutChange() == LayoutChange.FAIL) {
+        throw new IOException("cache directory " + dir + " was made with layout " + old
+            + " but this configuration needs " + describe(want) + "; onLayoutChange is FAIL, so nothing was "
+            + "deleted (open it with its old settings, or move it away to start cold)");
+      }
+      LOG.warn("{}: {} was made with layout {}, this configuration needs {}: replacing the cache's files, "
+          + "starting cold", c.name(), dir, old, describe(want));
+      own.deleteForLayoutChange();
+      found = null;
+      replaced = true;
+    }
+    if (found == null) {
+      AtomicFile.replace(dir.resolve(OwnedFiles.LAYOUT), ch -> {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        want.store(out, "hybridcache layout; another layout replaces the cache's files (or fails, by config)");
+        AtomicFile.writeFully(ch, ByteBuffer.wrap(out.toByteArray()));
+      });
+    }
+    return replaced;
+  }
+
+  /** The layout record, or null if there is none. */
+  private static Properties readLayout(Path f) throws IOException {
     if (!Files.exists(f)) {
-      return !Files.exists(c.directory().resolve("segments"));
+      return null;
     }
     Properties p = new Properties();
     try (var in = Files.newInputStream(f)) {
       p.load(in);
     }
-    return layout(c).equals(p);
+    return p;
+  }
+
+  /** A layout as sorted {@code key=value} pairs, for messages. */
+  private static String describe(Properties p) {
+    return new TreeMap<>(p).toString();
   }
 
   private static Properties layout(CacheConfig c) {
@@ -222,24 +333,11 @@ final class FlashOpener {
     return p;
   }
 
-  private static void writeLayout(CacheConfig c) throws IOException {
-    try (var out = Files.newOutputStream(c.directory().resolve(LAYOUT))) {
-      layout(c).store(out, "hybridcache layout; a different layout starts the cache cold");
-    }
-  }
-
-  /**
-   * Deletes the cache's files, but not a schema catalogue in {@code catalog/}: its ids may be referenced
-   * elsewhere, and keeping it is always safe (ids are never reused).
-   */
-  private static void wipe(Path dir) throws IOException {
-    Path catalog = dir.resolve(io.hybridcache.core.catalog.SchemaCatalog.SUBDIRECTORY);
-    try (var files = Files.walk(dir)) {
-      for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        if (!p.equals(dir) && !p.startsWith(catalog)) {
-          Files.delete(p);
-        }
-      }
+  private static void closeQuietly(Closeable c, Throwable failure) {
+    try {
+      c.close();
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
     }
   }
 }

@@ -122,6 +122,7 @@ final class FlashTier {
   private volatile boolean stopping; // stop() began: evictions no longer wait
   private volatile boolean stalled; // a wait timed out: none waits again until the writer takes a batch
   private boolean reclaiming; // writer thread
+  private volatile java.io.Closeable directoryLock = () -> { }; // set by FlashOpener; released last in close
 
   private sealed interface Command permits Write, Barrier, Stop, Clear {}
 
@@ -163,6 +164,11 @@ final class FlashTier {
 
   void start() {
     thread.start();
+  }
+
+  /** Holds the cache directory's {@link DirectoryLock} until the very end of {@link #close}. */
+  void holdUntilClose(java.io.Closeable lock) {
+    directoryLock = lock;
   }
 
   Index index() { return index; }
@@ -373,6 +379,14 @@ final class FlashTier {
    * stopped, writes the clean-shutdown marker that makes the next open warm. Never throws.
    */
   void close(boolean writerStopped) {
+    try {
+      persistAndClose(writerStopped);
+    } finally {
+      closeQuietly(directoryLock); // last: this tier touches the directory no more
+    }
+  }
+
+  private void persistAndClose(boolean writerStopped) {
     boolean ok = writerStopped && !gate.degraded();
     if (ok) {
       try {
@@ -396,8 +410,8 @@ final class FlashTier {
       closeQuietly(trace);
     }
     if (ok) {
-      try (FileChannel ch = FileChannel.open(config.directory().resolve(FlashOpener.CLEAN_MARKER),
-          StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+      try (FileChannel ch = io.hybridcache.core.device.FileModes.create(
+          config.directory().resolve(FlashOpener.CLEAN_MARKER), StandardOpenOption.WRITE)) {
         ch.force(true);
       } catch (IOException e) {
         LOG.warn("{}: could not write the clean marker ({})", config.name(), e.toString());

@@ -1,6 +1,7 @@
 package io.hybridcache.core.index;
 
 import io.hybridcache.core.device.AtomicFile;
+import io.hybridcache.core.device.FileModes;
 import io.hybridcache.core.device.FileSpace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,6 +50,8 @@ import org.slf4j.LoggerFactory;
  *       from {@code expectedEntries}: reopening an existing file keeps the file's sizing and ignores
  *       the argument. Chronicle reserves the whole file up front: {@link #memoryBytes} is its mapped
  *       size whatever the number of mappings (about 29 bytes per expected entry at 1M).
+ *   <li>Files: the map file and its seal get the permissions of their directory without the x bits
+ *       ({@link FileModes}).
  *   <li>Clean-close seal: {@link #close} writes {@code <file>.seal} (layout at {@link #SEAL_BYTES}),
  *       holding the map file's length and CRC32C. {@link #open} checks and then deletes it before the
  *       map can change, so a seal exists only beside a file that has not changed since a clean close.
@@ -85,7 +88,8 @@ public final class ChronicleIndex implements Index {
 
   private static final Logger LOG = LoggerFactory.getLogger(ChronicleIndex.class);
 
-  static final String SEAL_SUFFIX = ".seal";
+  /** Suffix of the clean-close seal file beside the map file ({@code <file>.seal}). */
+  public static final String SEAL_SUFFIX = ".seal";
   static final int MIN_SEGMENTS = 256;
   static final byte[] SEAL_MAGIC = "HCIXSEAL".getBytes(StandardCharsets.US_ASCII);
   /** Bump on any change of the seal layout; a seal of another version reads as not matching. */
@@ -243,6 +247,7 @@ public final class ChronicleIndex implements Index {
 
   private static ChronicleIndex fresh(Path file, ChronicleMapBuilder<Long, Long> builder) {
     try {
+      FileModes.createFile(file); // empty, with the directory's permissions: Chronicle keeps them
       return new ChronicleIndex(file, builder.createPersistedTo(file.toFile()));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create index file " + file, e);

@@ -1,12 +1,16 @@
 package io.hybridcache.core.stats;
 
+import io.hybridcache.core.device.FileModes;
 import java.io.BufferedWriter;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.Set;
 
 /**
  * The optional device write trace, replayed by the FTL simulator in {@code bench}: one CSV line per
@@ -34,10 +38,20 @@ import java.nio.file.StandardOpenOption;
 public final class WriteTrace implements Closeable {
   private final BufferedWriter out;
 
-  public WriteTrace(Path file) throws IOException {
+  /**
+   * Opens {@code file} for appending; a new file is made with {@code permissions} (null: the platform's
+   * default), an existing one keeps its own.
+   */
+  public WriteTrace(Path file, Set<PosixFilePermission> permissions) throws IOException {
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);
+    }
+    try {
+      Files.createFile(file, FileModes.attributes(permissions));
+      FileModes.trySet(file, permissions);
+    } catch (FileAlreadyExistsException e) {
+      // appended to: keeps its permissions
     }
     this.out = Files.newBufferedWriter(file, StandardCharsets.US_ASCII, StandardOpenOption.CREATE,
         StandardOpenOption.APPEND);
