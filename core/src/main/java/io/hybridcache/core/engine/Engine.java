@@ -66,9 +66,14 @@ public final class Engine implements HybridCache {
     this.config = config;
     this.calls = new CallGate(config.name());
     this.flash = FlashOpener.open(config, devices, counters, sequence, classes, tagBits);
-    this.dram = new DramTier(config.dramBytes(), this::onDirtyEviction);
-    flash.start();
-    this.mbean = config.jmx() ? StatsMXBean.register(config.name(), this::stats) : null;
+    try {
+      this.dram = new DramTier(config.dramBytes(), this::onDirtyEviction);
+      flash.start();
+      this.mbean = config.jmx() ? StatsMXBean.register(config.name(), this::stats) : null;
+    } catch (Throwable t) { // never leave the directory locked or files open behind a failed open
+      flash.close(flash.stop(deadline()));
+      throw t;
+    }
   }
 
   /** Opens a cache on files in {@code config.directory()}. */
