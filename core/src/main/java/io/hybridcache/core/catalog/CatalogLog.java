@@ -1,6 +1,7 @@
 package io.hybridcache.core.catalog;
 
 import io.hybridcache.core.device.Device;
+import io.hybridcache.core.device.DirectoryLock;
 import io.hybridcache.core.format.EntryFormat;
 import io.hybridcache.core.format.SegmentHeader;
 import io.hybridcache.core.index.IndexEntry;
@@ -14,8 +15,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -77,18 +76,16 @@ final class CatalogLog implements AutoCloseable {
   private final SegmentTable table;
   private final Counters counters = new Counters();
   private final AtomicLong sequence = new AtomicLong();
-  private final FileChannel lockChannel;
-  private final FileLock lock;
+  private final DirectoryLock lock;
   private SegmentWriter writer;
   // written under the commit lock, read by stats() from any thread
   private volatile long recordsWritten;
   private volatile long syncs;
   private volatile long compactions;
 
-  private CatalogLog(CatalogConfig config, Device device, FileChannel lockChannel, FileLock lock) {
+  private CatalogLog(CatalogConfig config, Device device, DirectoryLock lock) {
     this.config = config;
     this.device = device;
-    this.lockChannel = lockChannel;
     this.lock = lock;
     this.table = new SegmentTable(config.segmentCount());
     this.writer = newWriter();
@@ -97,25 +94,14 @@ final class CatalogLog implements AutoCloseable {
   static CatalogLog open(CatalogConfig config, DeviceFactory devices) throws IOException {
     Path dir = config.directory();
     Files.createDirectories(dir);
-    FileChannel ch = FileChannel.open(dir.resolve("LOCK"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-    FileLock lock;
-    try {
-      lock = ch.tryLock();
-    } catch (OverlappingFileLockException e) {
-      lock = null;
-    }
-    if (lock == null) {
-      ch.close();
-      throw new IOException("catalogue " + dir + " is already open (in this or another process)");
-    }
+    DirectoryLock lock = DirectoryLock.acquire(dir, null); // one process, one open, at a time
     try {
       checkLayout(config);
       Device device = devices.open(dir.resolve("segments"), config.segmentCount(), config.segmentBytes(),
           config.directIo());
-      return new CatalogLog(config, device, ch, lock);
+      return new CatalogLog(config, device, lock);
     } catch (IOException | RuntimeException e) {
-      lock.release();
-      ch.close();
+      lock.close();
       throw e;
     }
   }
@@ -366,11 +352,7 @@ final class CatalogLog implements AutoCloseable {
       writer.close();
       device.close();
     } finally {
-      try {
-        lock.release();
-      } finally {
-        lockChannel.close();
-      }
+      lock.close();
     }
   }
 

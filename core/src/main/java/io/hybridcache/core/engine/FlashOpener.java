@@ -1,5 +1,6 @@
 package io.hybridcache.core.engine;
 
+import io.hybridcache.core.device.DirectoryLock;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.LayoutChange;
 import io.hybridcache.core.device.AtomicFile;

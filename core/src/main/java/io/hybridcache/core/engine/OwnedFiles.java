@@ -1,5 +1,6 @@
 package io.hybridcache.core.engine;
 
+import io.hybridcache.core.device.DirectoryLock;
 import io.hybridcache.core.catalog.SchemaCatalog;
 import io.hybridcache.core.device.AtomicFile;
 import io.hybridcache.core.device.FileDevice;

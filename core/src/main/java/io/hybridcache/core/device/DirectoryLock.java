@@ -1,6 +1,5 @@
-package io.hybridcache.core.engine;
+package io.hybridcache.core.device;
 
-import io.hybridcache.core.device.FileModes;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -44,8 +43,8 @@ import java.util.Set;
  *
  * <p>Errors are {@link IOException}s naming the directory and, where known, the holder's pid.
  */
-final class DirectoryLock implements Closeable {
-  static final String FILE = "LOCK";
+public final class DirectoryLock implements Closeable {
+  public static final String FILE = "LOCK";
   private static final int MAX_PID_BYTES = 32;
 
   /** Directories held by this JVM: file key -> the path they were opened by. Guarded by itself. */
@@ -71,13 +70,13 @@ final class DirectoryLock implements Closeable {
    * @throws IOException if this or another process holds it (naming the holder's pid where known), or
    *     the file cannot be made or locked
    */
-  static DirectoryLock acquire(Path directory, Set<PosixFilePermission> permissions) throws IOException {
+  public static DirectoryLock acquire(Path directory, Set<PosixFilePermission> permissions) throws IOException {
     Path file = directory.resolve(FILE);
     synchronized (HELD) {
       Object key = keyOf(directory);
       Path holder = HELD.get(key);
       if (holder != null) {
-        throw new IOException("cache directory " + directory + " is already open in this process (pid "
+        throw new IOException("directory " + directory + " is already open in this process (pid "
             + ProcessHandle.current().pid() + (holder.equals(directory) ? "" : ", as " + holder)
             + "): close that cache first");
       }
@@ -87,7 +86,7 @@ final class DirectoryLock implements Closeable {
         FileLock lock = tryLock(ch, file);
         if (lock == null) {
           String pid = holderPid(ch);
-          throw new IOException("cache directory " + directory + " is in use by "
+          throw new IOException("directory " + directory + " is in use by "
               + (pid == null ? "another process" : "process " + pid) + " (it holds " + file
               + "): close that cache first");
         }
