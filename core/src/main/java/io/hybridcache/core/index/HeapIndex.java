@@ -18,24 +18,47 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Thread-safe through lock striping: the key space is split into a power-of-two number of stripes,
- * each an open-addressing table guarded by its own {@link StampedLock}; {@link #get} takes no lock
- * at all in the common case, so readers never block each other. Keys and values are primitive
- * {@code long}s in one interleaved array per stripe (key at {@code 2i}, value at {@code 2i + 1}), so a
- * mapping costs 16 bytes of slot plus the table's free share, and nothing is boxed.
+ * The compact index: 12 bytes of DRAM per slot, at most about 16 per mapping once grown (CacheLib
+ * navy's BlockCache index keeps 12). Thread-safe through lock striping: the key space is split into a
+ * power-of-two number of stripes, each an open-addressing table guarded by its own {@link StampedLock};
+ * {@link #get} takes no lock at all in the common case, so readers never block each other.
  *
  * <p>The index is not persistent by itself: {@link #saveTo} writes a snapshot (meant for a clean
  * close) and {@link #loadFrom} reads it back, returning an empty index if the file is missing,
  * short or fails its checksum. {@link #close} does not save.
+ *
+ * <h2>Keys: stripe and tag</h2>
+ *
+ * The caller's 64-bit key hash is re-mixed (MurmurHash3's finalizer, invertible) so that poorly
+ * distributed hashes still spread. The low bits of the mixed hash choose the stripe; its high 32 bits
+ * are the key's <em>tag</em>, the only part stored (0 is remapped to 1: 0 marks an empty slot). A key is
+ * identified by stripe and tag. Two keys with the same identity share one slot: a put of one replaces
+ * the other, a remove of one removes the other. That costs a miss, never a wrong or an older value: the
+ * flash entry carries its full key, which every read compares, and one identity never has two slots, so
+ * an invalidation always removes the only entry the key could be read from. {@link #forEach} hands out
+ * for each slot a hash with that identity (the inverse mix of tag and stripe), valid for every call here.
+ *
+ * <h2>Table</h2>
+ *
+ * Robin Hood linear probing. The home slot comes from the tag alone ({@code (tag * capacity) >>> 32},
+ * so capacities need not be powers of two and a stripe can be rehashed from its tags). An insertion
+ * takes the slot of any entry nearer its own home than the newcomer is to its home and carries that
+ * entry on; so a lookup stops as soon as it meets an entry nearer its home than the probe is (an
+ * unsuccessful search is about as short as a successful one even at high load), and a tag is found
+ * before any place it could be inserted, which keeps identities unique. Deletion is backward shift:
+ * the following entries that are away from home move back one slot; no tombstones. A stripe grows by
+ * {@value #GROWTH_FACTOR}x when an insertion would take its load past {@value #LOAD_FACTOR}, so once
+ * grown its load stays between 0.75 and 0.9: 13.3 to 16 bytes per mapping. Stripes start small and
+ * grow with their contents, so memory follows the entries actually held, not a capacity guess.
  *
  * <h2>Concurrency</h2>
  *
  * <ul>
  *   <li>{@code get}: an optimistic read ({@link StampedLock#tryOptimisticRead}) of the stripe's table
  *       followed by {@link StampedLock#validate}; if a writer intervened, it retries once under the
- *       read lock. The optimistic probe reads the table reference once into a local and bounds its
- *       loop by the table length, so a torn view can yield a wrong answer (discarded by validation)
- *       but never an exception or an endless loop.
+ *       read lock. A stripe's tags and values live in one {@link Table} object, replaced as a whole on
+ *       growth, so a probe reads arrays of one length; its loop is bounded by that length, so a torn
+ *       view can yield a wrong answer (discarded by validation) but never an exception or an endless loop.
  *   <li>Writers ({@code put}, {@code replace}, both {@code remove}s, {@code clear}) take the stripe's
  *       write lock. {@code replace(hash, expected, update)} and {@code remove(hash, expected)} compare
  *       and set the whole packed value under that lock, hence are atomic.
@@ -48,16 +71,6 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code size} and {@code memoryBytes} sum per-stripe figures without a global lock.
  * </ul>
  *
- * <h2>Table</h2>
- *
- * Linear probing; key {@code 0} marks an empty slot (key hashes are never 0). The caller's hash is
- * re-mixed (MurmurHash3 finalizer) so that poorly distributed hashes still spread: bits 32..
- * choose the stripe, bits 0..31 the home slot ({@code (low32 * capacity) >>> 32}, so capacities need
- * not be powers of two). A stripe grows by {@value #GROWTH_FACTOR}x when an insertion would take its
- * load past {@value #LOAD_FACTOR}, so its load stays between 0.5 and 0.75 once grown: 21 to 32 bytes
- * per mapping. Deletion is backward-shift (Knuth's Algorithm R): later entries of the probe run move
- * back into the hole, so there are no tombstones and lookups never slow down with churn.
- *
  * <h2>Format</h2>
  *
  * See {@link #HEADER_BYTES} for the byte layout of the {@link #saveTo} file.
@@ -67,33 +80,36 @@ public final class HeapIndex implements Index {
   private static final Logger LOG = LoggerFactory.getLogger(HeapIndex.class);
 
   /** Stripes used by {@link #HeapIndex(long)}. */
-  public static final int DEFAULT_STRIPES = 64;
+  public static final int DEFAULT_STRIPES = 256;
 
-  static final double LOAD_FACTOR = 0.75;
-  static final double GROWTH_FACTOR = 1.5;
-  /** Extra room given over {@code expectedEntries / stripes}, so uneven stripes rarely grow. */
-  static final double SIZING_SLACK = 1.05;
-  static final int MIN_CAPACITY = 8;
-  /** Most slots of one stripe: its interleaved table must fit one Java array. */
-  static final int MAX_CAPACITY = (Integer.MAX_VALUE - 8) / 2;
+  static final double LOAD_FACTOR = 0.9;
+  static final double GROWTH_FACTOR = 1.2;
+  /** A new stripe is sized for this share of its part of {@code expectedEntries}; it grows from there. */
+  static final double INITIAL_SHARE = 1.0 / 16;
+  static final int MIN_CAPACITY = 16;
+  /** Most slots of one stripe. */
+  static final int MAX_CAPACITY = Integer.MAX_VALUE - 8;
+  /** DRAM per slot: a 4-byte tag and an 8-byte packed entry. */
+  static final int SLOT_BYTES = 12;
 
   static final byte[] MAGIC = "HCHEAPIX".getBytes(StandardCharsets.US_ASCII);
   /** Bump on any change of the layout at {@link #HEADER_BYTES}; older versions load as empty. */
-  static final int FORMAT_VERSION = 1;
+  static final int FORMAT_VERSION = 2;
   /**
    * Snapshot file layout, little-endian:
    *
    * <pre>
    *  offset 0   magic            8 bytes  "HCHEAPIX"
    *  offset 8   format version   int      {@link #FORMAT_VERSION}
-   *  offset 12  count            long     number of pairs
-   *  offset 20  pairs            count x (long key hash, long packed entry), neither ever 0
+   *  offset 12  stripes          int      stripe count of the saved index (identities depend on it)
+   *  offset 16  count            long     number of pairs
+   *  offset 24  pairs            count x (long key hash with the slot's identity, long packed entry), neither 0
    *  end - 4    CRC32C           int      over every byte before it
    * </pre>
    *
    * The file is written to {@code <name>.tmp}, forced, then renamed over {@code <name>}.
    */
-  static final int HEADER_BYTES = 8 + 4 + 8;
+  static final int HEADER_BYTES = 8 + 4 + 4 + 8;
   static final int PAIR_BYTES = 16;
   static final int TRAILER_BYTES = 4;
   private static final int IO_BUFFER_BYTES = 1 << 16;
@@ -103,13 +119,14 @@ public final class HeapIndex implements Index {
   private final int stripeMask;
   private final int initialCapacity;
 
-  /** An empty index sized for about {@code expectedEntries} mappings, with {@link #DEFAULT_STRIPES}. */
+  /** An empty index expecting about {@code expectedEntries} mappings, with {@link #DEFAULT_STRIPES}. */
   public HeapIndex(long expectedEntries) {
     this(expectedEntries, DEFAULT_STRIPES);
   }
 
   /**
-   * An empty index sized for about {@code expectedEntries} mappings (it grows past that as needed).
+   * An empty index expecting about {@code expectedEntries} mappings: stripes start at a small share of
+   * that and grow as needed.
    *
    * @param stripes a power of two between 1 and 65536
    */
@@ -121,8 +138,8 @@ public final class HeapIndex implements Index {
       throw new IllegalArgumentException("stripes must be a power of two in [1, 65536]: " + stripes);
     }
     double perStripe = Math.ceil((double) expectedEntries / stripes);
-    double capacity = Math.ceil(perStripe * SIZING_SLACK / LOAD_FACTOR);
-    if (capacity > MAX_CAPACITY) {
+    double capacity = Math.ceil(perStripe * INITIAL_SHARE / LOAD_FACTOR);
+    if (perStripe / LOAD_FACTOR > MAX_CAPACITY) {
       throw new IllegalArgumentException(
           "expectedEntries too large for " + stripes + " stripes: " + expectedEntries);
     }
@@ -143,17 +160,18 @@ public final class HeapIndex implements Index {
     }
     long mixed = mix(hash);
     Stripe s = stripeFor(mixed);
+    int tag = tagOf(mixed);
     StampedLock lock = s.lock;
     long stamp = lock.tryOptimisticRead();
     if (stamp != 0) {
-      long value = find(s.table, hash, mixed);
+      long value = find(s.table, tag);
       if (lock.validate(stamp)) {
         return value;
       }
     }
     stamp = lock.readLock();
     try {
-      return find(s.table, hash, mixed);
+      return find(s.table, tag);
     } finally {
       lock.unlockRead(stamp);
     }
@@ -173,7 +191,7 @@ public final class HeapIndex implements Index {
     Stripe s = stripeFor(mixed);
     long stamp = s.lock.writeLock();
     try {
-      return putLocked(s, hash, mixed, entry);
+      return putLocked(s, tagOf(mixed), entry);
     } finally {
       s.lock.unlockWrite(stamp);
     }
@@ -205,15 +223,15 @@ public final class HeapIndex implements Index {
     Stripe s = stripeFor(mixed);
     long stamp = s.lock.writeLock();
     try {
-      long[] t = s.table;
-      int slot = slotOf(t, hash, mixed);
-      if (slot < 0 || t[valueAt(slot)] != expected) {
+      Table t = s.table;
+      int slot = slotOf(t, tagOf(mixed));
+      if (slot < 0 || t.values[slot] != expected) {
         return false;
       }
       if (update == IndexEntry.NONE) {
         removeAtLocked(s, slot);
       } else {
-        t[valueAt(slot)] = update;
+        t.values[slot] = update;
       }
       return true;
     } finally {
@@ -230,12 +248,12 @@ public final class HeapIndex implements Index {
     Stripe s = stripeFor(mixed);
     long stamp = s.lock.writeLock();
     try {
-      long[] t = s.table;
-      int slot = slotOf(t, hash, mixed);
+      Table t = s.table;
+      int slot = slotOf(t, tagOf(mixed));
       if (slot < 0) {
         return IndexEntry.NONE;
       }
-      long previous = t[valueAt(slot)];
+      long previous = t.values[slot];
       removeAtLocked(s, slot);
       return previous;
     } finally {
@@ -262,12 +280,13 @@ public final class HeapIndex implements Index {
     return total;
   }
 
-  /** Bytes of the stripe tables (array headers included) plus the stripe array. */
+  /** Bytes of the stripe tables (array and object headers included) plus the stripe array. */
   @Override
   public long memoryBytes() {
     long bytes = arrayBytes(stripes.length, 4);
     for (Stripe s : stripes) {
-      bytes += arrayBytes(s.table.length, 8);
+      Table t = s.table;
+      bytes += 16 + arrayBytes(t.tags.length, 4) + arrayBytes(t.values.length, 8);
     }
     return bytes;
   }
@@ -276,18 +295,19 @@ public final class HeapIndex implements Index {
   public void forEach(EntryVisitor visitor) {
     Objects.requireNonNull(visitor, "visitor");
     long[] copy = new long[0];
-    for (Stripe s : stripes) {
+    for (int si = 0; si < stripes.length; si++) {
+      Stripe s = stripes[si];
       int n = 0;
       long stamp = s.lock.readLock();
       try {
-        long[] t = s.table;
+        Table t = s.table;
         if (copy.length < 2 * s.size) {
           copy = new long[2 * s.size];
         }
-        for (int i = 0; i < t.length; i += 2) {
-          if (t[i] != 0) {
-            copy[n++] = t[i];
-            copy[n++] = t[i + 1];
+        for (int i = 0; i < t.tags.length; i++) {
+          if (t.tags[i] != 0) {
+            copy[n++] = hashFor(si, t.tags[i]);
+            copy[n++] = t.values[i];
           }
         }
       } finally {
@@ -341,16 +361,16 @@ public final class HeapIndex implements Index {
         for (Stripe s : stripes) {
           count += s.size;
         }
-        buf.put(MAGIC).putInt(FORMAT_VERSION).putLong(count);
+        buf.put(MAGIC).putInt(FORMAT_VERSION).putInt(stripes.length).putLong(count);
         long written = 0;
-        for (Stripe s : stripes) {
-          long[] t = s.table;
-          for (int i = 0; i < t.length; i += 2) {
-            if (t[i] != 0) {
+        for (int si = 0; si < stripes.length; si++) {
+          Table t = stripes[si].table;
+          for (int i = 0; i < t.tags.length; i++) {
+            if (t.tags[i] != 0) {
               if (buf.remaining() < PAIR_BYTES) {
                 writeOut(ch, buf, crc);
               }
-              buf.putLong(t[i]).putLong(t[i + 1]);
+              buf.putLong(hashFor(si, t.tags[i])).putLong(t.values[i]);
               written++;
             }
           }
@@ -392,6 +412,7 @@ public final class HeapIndex implements Index {
       byte[] magic = new byte[MAGIC.length];
       buf.get(magic);
       int version = buf.getInt();
+      int stripes = buf.getInt();
       long storedCount = buf.getLong();
       if (!Arrays.equals(magic, MAGIC)) {
         return corrupt(file, "bad magic", expectedEntries);
@@ -402,8 +423,11 @@ public final class HeapIndex implements Index {
       if (storedCount != count) {
         return corrupt(file, "count " + storedCount + " but " + count + " pairs", expectedEntries);
       }
+      if (stripes < 1 || stripes > (1 << 16) || Integer.bitCount(stripes) != 1) {
+        return corrupt(file, "stripe count " + stripes, expectedEntries);
+      }
       crc.update(buf.flip());
-      HeapIndex index = new HeapIndex(Math.max(expectedEntries, count));
+      HeapIndex index = new HeapIndex(Math.max(expectedEntries, count), stripes);
       long remaining = count;
       while (remaining > 0) {
         int pairs = (int) Math.min(remaining, IO_BUFFER_BYTES / PAIR_BYTES);
@@ -464,16 +488,27 @@ public final class HeapIndex implements Index {
   /** Insert while the index is still confined to the loading thread (no locks needed). */
   private void putUnpublished(long hash, long entry) {
     long mixed = mix(hash);
-    putLocked(stripeFor(mixed), hash, mixed, entry);
+    putLocked(stripeFor(mixed), tagOf(mixed), entry);
   }
 
   // ---------------------------------------------------------------- table internals
 
+  /** A stripe's slots: tag 0 = empty. Replaced as a whole on growth. */
+  static final class Table {
+    final int[] tags;
+    final long[] values;
+
+    Table(int capacity) {
+      tags = new int[capacity];
+      values = new long[capacity];
+    }
+  }
+
   /** One stripe. {@code table}, {@code size} and {@code threshold} are written only under the write lock. */
   static final class Stripe {
     final StampedLock lock = new StampedLock();
-    /** Interleaved slots: key at 2i, value at 2i + 1; key 0 = empty. Read optimistically by get. */
-    long[] table;
+    /** Read optimistically by get. */
+    volatile Table table;
     int size;
     int threshold;
 
@@ -482,40 +517,86 @@ public final class HeapIndex implements Index {
     }
 
     void resetLocked(int capacity) {
-      table = new long[2 * capacity];
+      table = new Table(capacity);
       size = 0;
       threshold = thresholdFor(capacity);
     }
   }
 
   private Stripe stripeFor(long mixed) {
-    return stripes[(int) (mixed >>> 32) & stripeMask];
+    return stripes[(int) mixed & stripeMask];
   }
 
-  private static long putLocked(Stripe s, long hash, long mixed, long entry) {
-    long[] t = s.table;
-    int slot = slotOf(t, hash, mixed);
+  /** The stored part of a mixed hash: its high 32 bits, never 0. */
+  static int tagOf(long mixed) {
+    int tag = (int) (mixed >>> 32);
+    return tag == 0 ? 1 : tag;
+  }
+
+  /** The hash {@link #forEach} reports for a key stored under {@code hash} (tests). */
+  static long identity(long hash, int stripes) {
+    long mixed = mix(hash);
+    return hashFor((int) mixed & (stripes - 1), tagOf(mixed));
+  }
+
+  long identity(long hash) {
+    return identity(hash, stripes.length);
+  }
+
+  /** A key hash whose mix has stripe {@code stripe} and tag {@code tag}: the slot's identity. */
+  private static long hashFor(int stripe, int tag) {
+    return unmix(((long) tag << 32) | (stripe & 0xFFFF_FFFFL));
+  }
+
+  private static long putLocked(Stripe s, int tag, long entry) {
+    Table t = s.table;
+    int slot = slotOf(t, tag);
     if (slot >= 0) {
-      long previous = t[valueAt(slot)];
-      t[valueAt(slot)] = entry;
+      long previous = t.values[slot];
+      t.values[slot] = entry;
       return previous;
     }
     if (s.size >= s.threshold) {
       growLocked(s);
       t = s.table;
-      slot = slotOf(t, hash, mixed);
     }
-    int free = ~slot;
-    t[valueAt(free)] = entry;
-    t[keyAt(free)] = hash;
+    insert(t, tag, entry);
     s.size++;
     return IndexEntry.NONE;
   }
 
+  /** Robin Hood insertion of a tag known to be absent; the table has a free slot. */
+  private static void insert(Table t, int tag, long entry) {
+    int capacity = t.tags.length;
+    int i = home(tag, capacity);
+    int distance = 0;
+    while (true) {
+      int there = t.tags[i];
+      if (there == 0) {
+        t.tags[i] = tag;
+        t.values[i] = entry;
+        return;
+      }
+      int theirs = distance(there, i, capacity);
+      if (theirs < distance) { // take the slot of an entry nearer its home; carry it on
+        long value = t.values[i];
+        t.tags[i] = tag;
+        t.values[i] = entry;
+        tag = there;
+        entry = value;
+        distance = theirs;
+      }
+      if (++i == capacity) {
+        i = 0;
+      }
+      distance++;
+    }
+  }
+
   /** Rehashes {@code s} into a table {@value #GROWTH_FACTOR}x larger (or fails at the maximum). */
   private static void growLocked(Stripe s) {
-    long[] old = s.table;
-    int capacity = old.length >>> 1;
+    Table old = s.table;
+    int capacity = old.tags.length;
     if (capacity >= MAX_CAPACITY) {
       if (s.size >= capacity - 1) {
         throw new IndexFullException("heap index stripe full at " + capacity + " slots");
@@ -524,111 +605,113 @@ public final class HeapIndex implements Index {
       return;
     }
     int grown = (int) Math.min(MAX_CAPACITY, Math.max(capacity + 1L, (long) (capacity * GROWTH_FACTOR)));
-    long[] t = new long[2 * grown];
-    for (int i = 0; i < old.length; i += 2) {
-      long key = old[i];
-      if (key != 0) {
-        int free = ~slotOf(t, key, mix(key));
-        t[keyAt(free)] = key;
-        t[valueAt(free)] = old[i + 1];
+    Table t = new Table(grown);
+    for (int i = 0; i < capacity; i++) {
+      if (old.tags[i] != 0) {
+        insert(t, old.tags[i], old.values[i]);
       }
     }
     s.table = t;
     s.threshold = thresholdFor(grown);
   }
 
-  /** Backward-shift deletion of {@code slot}: pulls later members of its probe run into the hole. */
+  /** Backward-shift deletion of {@code slot}: later entries away from home move back one slot each. */
   private static void removeAtLocked(Stripe s, int slot) {
-    long[] t = s.table;
-    int capacity = t.length >>> 1;
+    Table t = s.table;
+    int capacity = t.tags.length;
     int hole = slot;
-    int j = slot;
-    while (true) {
+    int j = slot + 1 == capacity ? 0 : slot + 1;
+    while (t.tags[j] != 0 && distance(t.tags[j], j, capacity) > 0) {
+      t.tags[hole] = t.tags[j];
+      t.values[hole] = t.values[j];
+      hole = j;
       if (++j == capacity) {
         j = 0;
       }
-      long key = t[keyAt(j)];
-      if (key == 0) {
-        break;
-      }
-      int home = home(mix(key), capacity);
-      // The entry at j stays if its home lies cyclically in (hole, j]; otherwise it fills the hole.
-      boolean stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
-      if (!stays) {
-        t[keyAt(hole)] = key;
-        t[valueAt(hole)] = t[valueAt(j)];
-        hole = j;
-      }
     }
-    t[keyAt(hole)] = 0;
-    t[valueAt(hole)] = IndexEntry.NONE;
+    t.tags[hole] = 0;
+    t.values[hole] = IndexEntry.NONE;
     s.size--;
   }
 
   /**
-   * Lock-free probe for {@link #get}: may run against a table being changed, so it reads the array
+   * Lock-free probe for {@link #get}: may run against a table being changed, so it reads the table
    * once (the caller passes it), and never probes more than its length.
    */
-  private static long find(long[] t, long hash, long mixed) {
-    int capacity = t.length >>> 1;
-    int i = home(mixed, capacity);
-    for (int n = 0; n < capacity; n++) {
-      long key = t[keyAt(i)];
-      if (key == hash) {
-        return t[valueAt(i)];
-      }
-      if (key == 0) {
-        return IndexEntry.NONE;
-      }
-      if (++i == capacity) {
-        i = 0;
-      }
-    }
-    return IndexEntry.NONE;
+  private static long find(Table t, int tag) {
+    int slot = slotOf(t, tag);
+    return slot < 0 ? IndexEntry.NONE : t.values[slot];
   }
 
-  /** Slot of {@code hash}, or {@code ~slot} of the free slot ending its probe run. Needs a free slot. */
-  private static int slotOf(long[] t, long hash, long mixed) {
-    int capacity = t.length >>> 1;
-    int i = home(mixed, capacity);
-    while (true) {
-      long key = t[keyAt(i)];
-      if (key == hash) {
+  /**
+   * Slot of {@code tag}, or -1: stops at an empty slot or at an entry nearer its home than the probe
+   * is to the tag's home (Robin Hood order: the tag cannot be further on). At most capacity probes.
+   */
+  private static int slotOf(Table t, int tag) {
+    int[] tags = t.tags;
+    int capacity = tags.length;
+    int i = home(tag, capacity);
+    for (int distance = 0; distance < capacity; distance++) {
+      int there = tags[i];
+      if (there == tag) {
         return i;
       }
-      if (key == 0) {
-        return ~i;
+      if (there == 0 || distance(there, i, capacity) < distance) {
+        return -1;
       }
       if (++i == capacity) {
         i = 0;
       }
     }
+    return -1;
   }
 
-  private static int keyAt(int slot) {
-    return slot << 1;
+  /** How far slot {@code i} is from the home of the tag stored in it. */
+  private static int distance(int tag, int i, int capacity) {
+    int d = i - home(tag, capacity);
+    return d < 0 ? d + capacity : d;
   }
 
-  private static int valueAt(int slot) {
-    return (slot << 1) + 1;
-  }
-
-  private static int home(long mixed, int capacity) {
-    return (int) (((mixed & 0xFFFF_FFFFL) * capacity) >>> 32);
+  private static int home(int tag, int capacity) {
+    return (int) (((tag & 0xFFFF_FFFFL) * capacity) >>> 32);
   }
 
   private static int thresholdFor(int capacity) {
     return Math.min(capacity - 1, (int) (capacity * LOAD_FACTOR));
   }
 
+  private static final long C1 = 0xff51afd7ed558ccdL;
+  private static final long C2 = 0xc4ceb9fe1a85ec53L;
+  private static final long C1_INVERSE = inverse(C1);
+  private static final long C2_INVERSE = inverse(C2);
+
   /** MurmurHash3's 64-bit finalizer: every input bit affects every output bit. */
   static long mix(long h) {
     h ^= h >>> 33;
-    h *= 0xff51afd7ed558ccdL;
+    h *= C1;
     h ^= h >>> 33;
-    h *= 0xc4ceb9fe1a85ec53L;
+    h *= C2;
     h ^= h >>> 33;
     return h;
+  }
+
+  /** The inverse of {@link #mix}: {@code mix(unmix(m)) == m}. */
+  static long unmix(long m) {
+    m ^= m >>> 33; // x ^= x >>> 33 is its own inverse (33 >= 32)
+    m *= C2_INVERSE;
+    m ^= m >>> 33;
+    m *= C1_INVERSE;
+    m ^= m >>> 33;
+    return m;
+  }
+
+  /** The multiplicative inverse of an odd {@code c} modulo 2^64 (Newton's iteration). */
+  private static long inverse(long c) {
+    long x = c;
+    for (int i = 0; i < 5; i++) {
+      x *= 2 - c * x;
+    }
+    return x;
   }
 
   private static long arrayBytes(long length, int elementBytes) {

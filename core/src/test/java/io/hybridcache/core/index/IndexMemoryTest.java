@@ -21,13 +21,27 @@ class IndexMemoryTest {
   @Test
   void heapIndexSizedForOneMillion() {
     double perEntry = fillAndReport("HeapIndex(expected 1M)", new HeapIndex(N));
-    assertTrue(perEntry <= 40, "HeapIndex bytes per entry: " + perEntry);
+    assertTrue(perEntry <= 16, "HeapIndex bytes per entry: " + perEntry);
   }
 
   @Test
   void heapIndexGrownFromEmpty() {
     double perEntry = fillAndReport("HeapIndex(expected 0, grown)", new HeapIndex(0));
-    assertTrue(perEntry <= 40, "HeapIndex bytes per entry: " + perEntry);
+    assertTrue(perEntry <= 16, "HeapIndex bytes per entry: " + perEntry);
+  }
+
+  /** Memory follows the entries held: at every tenth of the expected count, at most 16 B per entry. */
+  @Test
+  void heapIndexStaysCompactAtEveryFill() {
+    HeapIndex index = new HeapIndex(N);
+    for (int i = 0; i < N; i++) {
+      index.put(IndexContractTest.key(i), IndexContractTest.entry(i & 0xFFFFF));
+      if ((i + 1) % (N / 10) == 0) {
+        double perEntry = (double) index.memoryBytes() / index.size();
+        System.out.printf("HeapIndex(expected 1M) at %,d entries: %.1f bytes/entry%n", i + 1, perEntry);
+        assertTrue(perEntry <= 16, "at " + (i + 1) + " entries: " + perEntry + " bytes per entry");
+      }
+    }
   }
 
   @Test
