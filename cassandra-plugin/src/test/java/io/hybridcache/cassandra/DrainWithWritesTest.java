@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Writes go on while the node drains and after it (local writes, as a replica's mutations that were
- * already past the mutation stage): the row cache closes at the end of the drain, the invalidations
+ * already past the mutation stage). The drain is the one Cassandra's JVM shutdown hook runs
+ * ({@code drain(true)}, on SIGTERM): the row cache closes at the end of it, the invalidations
  * that come after are refused, counted and never thrown, and the next start is cold, so it cannot
  * serve a partition older than those writes.
  */
@@ -73,7 +75,10 @@ class DrainWithWritesTest {
     }, "reader"));
     threads.forEach(Thread::start);
     Thread.sleep(300);
-    StorageService.instance.drain(); // as nodetool drain: runs the provider's post-shutdown hook at its end
+    // the drain of Cassandra's JVM shutdown hook (SIGTERM); nodetool's drain() is drain(false), same hooks
+    Method finalDrain = StorageService.class.getDeclaredMethod("drain", boolean.class);
+    finalDrain.setAccessible(true);
+    finalDrain.invoke(StorageService.instance, true);
     drained.set(true);
     for (Thread t : threads) {
       t.join();
