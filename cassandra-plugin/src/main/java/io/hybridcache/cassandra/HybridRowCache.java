@@ -3,17 +3,27 @@ package io.hybridcache.cassandra;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+import javax.management.JMException;
+import javax.management.ObjectName;
 import org.apache.cassandra.cache.ICache;
 import org.apache.cassandra.cache.IRowCacheEntry;
 import org.apache.cassandra.cache.RowCacheKey;
 import org.apache.cassandra.cache.RowCacheSentinel;
 import org.apache.cassandra.db.partitions.CachedPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Cassandra's row cache over a {@link HybridCache}: the DRAM tier sized by {@code row_cache_size},
@@ -37,18 +47,46 @@ import org.apache.cassandra.db.partitions.CachedPartition;
  * <p>Capacity: {@link #capacity()} is a field read (Cassandra asks on every read and write);
  * {@link #setCapacity} resizes the DRAM tier; capacity 0 empties both tiers, because Cassandra stops
  * invalidating the row cache on writes while its capacity is 0.
+ *
+ * <p>Close ({@code start=warm} only: the provider runs {@link #close} as a post-shutdown hook of
+ * Cassandra's drain). Every method passes a {@link CloseGate}; {@link #close} shuts it, waits for the
+ * calls inside, then closes the hybrid cache. A call that arrives later never reaches the closed cache
+ * and never throws into Cassandra: a read is a miss, a put or replace does nothing, and an invalidation
+ * ({@code remove}, {@code clear}, the {@code keyIterator} of a TRUNCATE or DROP, capacity 0) is
+ * refused: counted ({@link #refusedInvalidations()}, JMX), logged once, and it forbids a warm start
+ * (the {@link WarmStartMarker} is written at close only if none was refused, and deleted by the first
+ * one refused after that).
  */
-public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>, AutoCloseable {
+public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>, AutoCloseable,
+    HybridRowCacheMXBean {
+  private static final Logger LOG = LoggerFactory.getLogger(HybridRowCache.class);
+
   private final HybridCache cache;
   private final RowCacheCodec codec;
   private final ConcurrentHashMap<RowCacheKey, RowCacheSentinel> sentinels = new ConcurrentHashMap<>();
   private final LongAdder undecodable = new LongAdder();
+  private final CloseGate gate = new CloseGate();
+  private final WarmStartMarker marker; // null: never allows a warm start
+  private final boolean startedWarm;
+  private final AtomicLong refused = new AtomicLong();
+  private final LongAdder ignoredAfterClose = new LongAdder();
+  private final Object markerLock = new Object();
+  private boolean markerWritten; // guarded by markerLock
+  private volatile boolean closed;
   private volatile long capacity;
+  private volatile ObjectName mbeanName;
 
-  HybridRowCache(HybridCache cache, RowCacheCodec codec, long capacity) {
+  /**
+   * @param marker written at a close that refused no invalidation, so the next start may be warm; null
+   *     for a cache whose next start is cold anyway
+   * @param startedWarm whether this cache kept the previous run's flash tier (reported on JMX)
+   */
+  HybridRowCache(HybridCache cache, RowCacheCodec codec, long capacity, WarmStartMarker marker, boolean startedWarm) {
     this.cache = cache;
     this.codec = codec;
     this.capacity = capacity;
+    this.marker = marker;
+    this.startedWarm = startedWarm;
   }
 
   /** The hybrid cache underneath (its stats and JMX bean carry the per-tier figures). */
@@ -61,8 +99,77 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
     return undecodable.sum();
   }
 
+  /** Invalidations that arrived after close began and were not applied (each forbids a warm start). */
+  public long refusedInvalidations() {
+    return refused.get();
+  }
+
+  /** Reads, puts and replaces that arrived after close began (misses and no-ops; harmless). */
+  public long ignoredAfterClose() {
+    return ignoredAfterClose.sum();
+  }
+
+  /**
+   * Runs {@code body} inside the gate. After close began (or if the cache closed under a call that
+   * outlived close's wait) returns {@code whenClosed} instead, counting the call: as a refused
+   * invalidation if {@code invalidation} names one, else as ignored.
+   */
+  private <T> T gated(Supplier<T> body, T whenClosed, String invalidation) {
+    if (!gate.enter()) {
+      return afterClose(whenClosed, invalidation);
+    }
+    try {
+      return body.get();
+    } catch (IllegalStateException e) {
+      if (!gate.closed()) {
+        throw e;
+      }
+      return afterClose(whenClosed, invalidation); // the hybrid cache closed under this call
+    } finally {
+      gate.exit();
+    }
+  }
+
+  private <T> T afterClose(T result, String invalidation) {
+    if (invalidation == null) {
+      ignoredAfterClose.increment();
+    } else {
+      refuse(invalidation);
+    }
+    return result;
+  }
+
+  /** Counts a refused invalidation; the first is logged, and a warm-start marker already written goes. */
+  private void refuse(String what) {
+    long n = refused.incrementAndGet();
+    if (n == 1) {
+      LOG.warn("{}: {} arrived after the row cache closed (Cassandra still changing data after its drain):"
+          + " not applied, counted in RefusedInvalidations; the next start will be cold", name(), what);
+    }
+    synchronized (markerLock) {
+      if (markerWritten) {
+        markerWritten = false;
+        IOException e = marker.delete();
+        if (e != null) {
+          LOG.error("{}: could not remove {} after a refused invalidation ({}): delete it before the next start,"
+              + " or that start will serve partitions older than this write", name(), marker.file(), e.toString());
+        } else {
+          LOG.warn("{}: removed {}: the next start will be cold", name(), marker.file());
+        }
+      }
+    }
+  }
+
+  private String name() {
+    return cache.config().name();
+  }
+
   @Override
   public IRowCacheEntry get(RowCacheKey key) {
+    return gated(() -> getInside(key), null, null);
+  }
+
+  private IRowCacheEntry getInside(RowCacheKey key) {
     RowCacheSentinel s = sentinels.get(key);
     if (s != null) {
       return s;
@@ -85,22 +192,27 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
     return p;
   }
 
+  /** Loading saved keys. After close: nothing (the value of the key stays what it was, invalidated or not). */
   @Override
   public void put(RowCacheKey key, IRowCacheEntry value) {
     byte[] k = codec.key(key);
     byte[] v = encode(value);
-    sentinels.compute(key, (kk, cur) -> {
+    gated(() -> sentinels.compute(key, (kk, cur) -> {
       if (value instanceof RowCacheSentinel s) {
         cache.remove(k);
         return s;
       }
       cache.put(k, v);
       return null;
-    });
+    }), null, null);
   }
 
   @Override
   public boolean putIfAbsent(RowCacheKey key, IRowCacheEntry value) {
+    return gated(() -> putIfAbsentInside(key, value), false, null);
+  }
+
+  private boolean putIfAbsentInside(RowCacheKey key, IRowCacheEntry value) {
     byte[] k = codec.key(key);
     byte[] v = encode(value);
     boolean[] done = {false};
@@ -120,6 +232,10 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
 
   @Override
   public boolean replace(RowCacheKey key, IRowCacheEntry old, IRowCacheEntry value) {
+    return gated(() -> replaceInside(key, old, value), false, null);
+  }
+
+  private boolean replaceInside(RowCacheKey key, IRowCacheEntry old, IRowCacheEntry value) {
     byte[] k = codec.key(key);
     byte[] v = encode(value);
     byte[] expected = encode(old);
@@ -143,40 +259,61 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
     return done[0];
   }
 
+  /** A write's invalidation: both tiers before it returns; refused (counted, never thrown) after close. */
   @Override
   public void remove(RowCacheKey key) {
     byte[] k = codec.key(key);
-    sentinels.compute(key, (kk, cur) -> {
+    gated(() -> sentinels.compute(key, (kk, cur) -> {
       cache.remove(k);
       return null;
-    });
+    }), null, "a write's invalidation (remove)");
   }
 
   @Override
   public void clear() {
+    gated(() -> {
+      clearInside();
+      return null;
+    }, null, "clear (nodetool invalidaterowcache)");
+  }
+
+  private void clearInside() {
     sentinels.clear();
     cache.clear();
   }
 
   @Override
   public boolean containsKey(RowCacheKey key) {
-    return sentinels.containsKey(key) || cache.containsKey(codec.key(key));
+    return gated(() -> sentinels.containsKey(key) || cache.containsKey(codec.key(key)), false, null);
   }
 
   /**
    * Keys with a sentinel, then every key of both tiers ({@link HybridCache#keys()}: a sequential pass
-   * over flash). {@code remove()} removes the last key returned from both tiers.
+   * over flash). {@code remove()} removes the last key returned from both tiers. Cassandra walks it to
+   * invalidate (TRUNCATE, DROP): after close it is empty, and one that close cuts short ends early,
+   * each counted as a refused invalidation.
    */
   @Override
   public Iterator<RowCacheKey> keyIterator() {
+    return gated(this::keyIteratorInside, Collections.emptyIterator(), "a TRUNCATE or DROP key scan");
+  }
+
+  private Iterator<RowCacheKey> keyIteratorInside() {
     Iterator<RowCacheKey> pending = new ArrayList<>(sentinels.keySet()).iterator();
     Iterator<byte[]> stored = cache.keys();
     return new Iterator<>() {
+      private RowCacheKey next; // fetched inside the gate by hasNext, so next() never touches the cache
       private RowCacheKey last;
+      private boolean done;
 
       @Override
       public boolean hasNext() {
-        return pending.hasNext() || stored.hasNext();
+        if (next == null && !done) {
+          next = gated(() -> pending.hasNext() ? pending.next() : stored.hasNext() ? codec.key(stored.next()) : null,
+              null, "a TRUNCATE or DROP key scan (cut short by close)");
+          done = next == null;
+        }
+        return next != null;
       }
 
       @Override
@@ -184,7 +321,8 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
         if (!hasNext()) {
           throw new NoSuchElementException();
         }
-        last = pending.hasNext() ? pending.next() : codec.key(stored.next());
+        last = next;
+        next = null;
         return last;
       }
 
@@ -199,14 +337,16 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
     };
   }
 
-  /** The DRAM tier's hottest keys (Caffeine's frequency sketch): no flash I/O. */
+  /** The DRAM tier's hottest keys (Caffeine's frequency sketch): no flash I/O. None after close. */
   @Override
   public Iterator<RowCacheKey> hotKeyIterator(int n) {
-    List<RowCacheKey> keys = new ArrayList<>();
-    for (byte[] k : cache.hottestKeys(n)) {
-      keys.add(codec.key(k));
-    }
-    return keys.iterator();
+    return gated(() -> {
+      List<RowCacheKey> keys = new ArrayList<>();
+      for (byte[] k : cache.hottestKeys(n)) {
+        keys.add(codec.key(k));
+      }
+      return keys.iterator();
+    }, Collections.emptyIterator(), null);
   }
 
   @Override
@@ -220,24 +360,65 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
       throw new IllegalArgumentException("row cache capacity must be >= 0, was " + bytes);
     }
     capacity = bytes;
-    cache.setDramCapacity(Math.max(CacheConfig.MIB, bytes));
-    if (bytes == 0) {
-      clear();
-    }
+    gated(() -> {
+      cache.setDramCapacity(Math.max(CacheConfig.MIB, bytes));
+      if (bytes == 0) {
+        clearInside();
+      }
+      return null;
+    }, null, bytes == 0 ? "setCapacity(0)" : null);
   }
 
   /** Entries of both tiers plus pending sentinels (a partition promoted to DRAM counts in both tiers). */
   @Override
   public int size() {
-    CacheStats s = cache.stats();
+    CacheStats s = cache.stats(); // answered while closing too, and with the last figures once closed
     return (int) Math.min(Integer.MAX_VALUE, s.dramEntries() + s.flashEntries() + sentinels.size());
   }
 
   /** Bytes held: the DRAM tier's weighted bytes plus the flash tier's live bytes. */
   @Override
   public long weightedSize() {
-    CacheStats s = cache.stats();
+    CacheStats s = cache.stats(); // answered while closing too, and with the last figures once closed
     return s.dramWeightedBytes() + s.flashLiveBytes();
+  }
+
+  @Override
+  public long getTooLargeRejected() {
+    return cache.stats().tooLargeRejected();
+  }
+
+  @Override
+  public long getUndecodable() {
+    return undecodable();
+  }
+
+  @Override
+  public long getRefusedInvalidations() {
+    return refusedInvalidations();
+  }
+
+  @Override
+  public boolean isStartedWarm() {
+    return startedWarm;
+  }
+
+  @Override
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /** Registers {@link HybridRowCacheMXBean} as {@code io.hybridcache:type=CassandraRowCache,name="NAME"}. */
+  void registerMBean() {
+    try {
+      ObjectName n = new ObjectName("io.hybridcache:type=CassandraRowCache,name=" + ObjectName.quote(name()));
+      if (!ManagementFactory.getPlatformMBeanServer().isRegistered(n)) {
+        ManagementFactory.getPlatformMBeanServer().registerMBean(this, n);
+        mbeanName = n;
+      }
+    } catch (JMException e) {
+      LOG.warn("{}: JMX registration failed: {}", name(), e.toString());
+    }
   }
 
   private byte[] encode(IRowCacheEntry value) {
@@ -250,8 +431,50 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
     throw new IllegalArgumentException("not a row cache entry: " + value);
   }
 
+  /**
+   * Closes: shuts the gate, waits for the calls inside (up to the cache's close timeout), closes the
+   * hybrid cache (dirty DRAM entries written to flash, index saved), then writes the
+   * {@link WarmStartMarker} if every call left in time and no invalidation was refused. Idempotent;
+   * never throws (it runs inside Cassandra's drain).
+   */
   @Override
   public void close() {
-    cache.close();
+    if (!gate.shut()) {
+      return;
+    }
+    try {
+      boolean drained = gate.awaitEmpty(System.nanoTime() + cache.config().closeTimeout().toNanos());
+      cache.close();
+      closed = true;
+      synchronized (markerLock) {
+        long n = refused.get();
+        if (marker == null) {
+          LOG.info("{}: closed", name());
+        } else if (!drained || n > 0) {
+          LOG.warn("{}: closed, but {}: the next start will be cold", name(),
+              drained ? n + " invalidation(s) were refused" : "calls into the row cache did not finish in time");
+        } else {
+          IOException e = marker.write("clean close after Cassandra's drain at " + Instant.now()
+              + ", 0 invalidations refused\n");
+          markerWritten = e == null;
+          if (e != null) {
+            LOG.warn("{}: closed, but could not write {} ({}): the next start will be cold", name(), marker.file(),
+                e.toString());
+          } else {
+            LOG.info("{}: closed with no invalidation refused: the next start may be warm", name());
+          }
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      LOG.error("{}: close failed: the next start will be cold", name(), e);
+    } finally {
+      if (mbeanName != null) {
+        try {
+          ManagementFactory.getPlatformMBeanServer().unregisterMBean(mbeanName);
+        } catch (JMException e) {
+          LOG.debug("JMX unregister failed", e);
+        }
+      }
+    }
   }
 }

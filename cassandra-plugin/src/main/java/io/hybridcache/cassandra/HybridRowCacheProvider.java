@@ -2,6 +2,7 @@ package io.hybridcache.cassandra;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.HybridCache;
+import java.io.IOException;
 import org.apache.cassandra.cache.CacheProvider;
 import org.apache.cassandra.cache.ICache;
 import org.apache.cassandra.cache.IRowCacheEntry;
@@ -9,6 +10,7 @@ import org.apache.cassandra.cache.RowCacheKey;
 import org.apache.cassandra.config.DatabaseDescriptor;
 import org.apache.cassandra.net.MessagingService;
 import org.apache.cassandra.schema.Schema;
+import org.apache.cassandra.service.StorageService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +28,14 @@ import org.slf4j.LoggerFactory;
  * its SSTables, which are the truth after a restart; partitions kept on flash across a restart could
  * be stale (a crash between a write and our index update, SSTables restored or imported while the
  * node was down, a schema change), and stale cache entries are served without any check.
+ *
+ * <p>{@code start=warm} keeps the flash tier only after a clean drain: the row cache is closed by a
+ * post-shutdown hook of Cassandra's drain ({@link StorageService#addPostShutdownHook}), which Cassandra
+ * 5.0 runs once, at the end of {@code drain} (nodetool drain, or the JVM shutdown hook's drain), after
+ * the mutation stages are shut down and awaited, memtables flushed and the commit log shut down. That
+ * close writes the {@link WarmStartMarker} only if no invalidation was refused; {@link #create} deletes
+ * the marker before the cache serves anything and opens cold (empties the flash tier) unless it found
+ * one. A kill, a crash, a failed drain or a write whose invalidation came after the close: cold.
  */
 public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, IRowCacheEntry> {
   private static final Logger LOG = LoggerFactory.getLogger(HybridRowCacheProvider.class);
@@ -47,24 +57,59 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
     try {
       long dram = DatabaseDescriptor.getRowCacheSizeInMiB() * CacheConfig.MIB;
       CacheConfig config = settings.cacheConfig(dram);
-      HybridCache cache = HybridCache.open(config);
-      if (!settings.warmStart()) {
-        cache.clear();
-      } else {
-        Runtime.getRuntime().addShutdownHook(new Thread(cache::close, "hybridcache-row-cache-close"));
-      }
       RowCacheCodec codec = new RowCacheCodec(() -> MessagingService.current_version,
           id -> Schema.instance.getTableMetadata(id) != null);
-      HybridRowCache rowCache = new HybridRowCache(cache, codec, dram);
-      LOG.info("hybridcache row cache: DRAM {} MiB, flash {} MiB in {} ({} start, settings {}), JMX "
+      HybridRowCache rowCache = open(config, codec, settings.warmStart());
+      if (settings.warmStart()) {
+        closeAtEndOfDrain(rowCache);
+      }
+      LOG.info("hybridcache row cache: DRAM {} MiB, flash {} MiB in {} ({}, settings {}), JMX "
               + "io.hybridcache:type=HybridCache,name=\"{}\"", dram / CacheConfig.MIB,
-          config.flashBytes() / CacheConfig.MIB, config.directory(), settings.warmStart() ? "warm" : "cold",
+          config.flashBytes() / CacheConfig.MIB, config.directory(), !settings.warmStart() ? "start=cold"
+              : rowCache.isStartedWarm() ? "start=warm: flash tier kept" : "start=warm: flash tier emptied",
           settings.source(), config.name());
       last = rowCache;
       return rowCache;
     } catch (RuntimeException | Error e) {
       LOG.error("{}", e.getMessage(), e);
       throw e;
+    }
+  }
+
+  /**
+   * Opens the row cache in {@code config.directory()}. Warm only if {@code warm} and the previous run
+   * left a {@link WarmStartMarker}; the marker is deleted (durably) before the cache is opened, so from
+   * here on only a clean close of this run can allow the next warm start. Otherwise the flash tier is
+   * emptied. With {@code warm}, the cache writes the marker again at a clean {@link HybridRowCache#close}.
+   */
+  static HybridRowCache open(CacheConfig config, RowCacheCodec codec, boolean warm) {
+    WarmStartMarker marker = new WarmStartMarker(config.directory());
+    boolean allowed = warm && marker.exists();
+    IOException undeletable = marker.delete();
+    if (undeletable != null) {
+      LOG.error("hybridcache row cache: cannot delete {} ({}): starting cold, and this run will not allow a warm"
+          + " start; delete it by hand before a warm start", marker.file(), undeletable.toString());
+      allowed = false;
+    } else if (warm && !allowed) {
+      LOG.warn("hybridcache row cache: start=warm but no {} (the last run did not end with a clean drain, or an"
+          + " invalidation was refused after it): starting cold", marker.file());
+    }
+    HybridCache cache = HybridCache.open(config);
+    if (!allowed) {
+      cache.clear();
+    }
+    HybridRowCache rowCache = new HybridRowCache(cache, codec, config.dramBytes(),
+        warm && undeletable == null ? marker : null, allowed);
+    rowCache.registerMBean();
+    return rowCache;
+  }
+
+  /** Closes {@code rowCache} in a post-shutdown hook of Cassandra's drain (see the class comment). */
+  private static void closeAtEndOfDrain(HybridRowCache rowCache) {
+    StorageService ss = StorageService.instance;
+    if (ss == null || !ss.addPostShutdownHook(rowCache::close)) {
+      LOG.warn("hybridcache row cache: could not register a post-shutdown hook with StorageService: the cache"
+          + " will not be closed at drain, so the next start will be cold");
     }
   }
 

@@ -255,6 +255,43 @@ class EmbeddedRowCacheTest {
     assertFalse(rowCache.containsKey(k5), "and are dropped");
   }
 
+  /**
+   * The test settings' write_buffer_size is 256 KiB, so no flash entry is larger: partitions above it
+   * live in DRAM only and are dropped (counted) when DRAM evicts them; above the DRAM tier too, they are
+   * not cached at all (counted at each read that tries). Reads stay right either way.
+   */
+  @Test
+  void partitionsTooLargeForFlashAreCountedAndStillReadRight() throws Exception {
+    table("big");
+    long before = rowCache.getTooLargeRejected();
+    for (int k = 0; k < 4; k++) {
+      write("big", k, k, 300 * 1024);
+      assertEquals((long) k, read("big", k));
+      assertEquals((long) k, read("big", k));
+      assertTrue(rowCache.containsKey(key("big", k)), "cached in the 16 MiB DRAM tier");
+    }
+    assertEquals(before, rowCache.getTooLargeRejected());
+    CacheService.instance.setRowCacheCapacityInMB(1); // 4 x 300 KiB no longer fit in DRAM and cannot go to flash
+    long evicted = rowCache.getTooLargeRejected() - before;
+    assertTrue(evicted >= 1, "DRAM dropped at least one and counted it");
+    int kept = 0;
+    for (int k = 0; k < 4; k++) {
+      kept += rowCache.containsKey(key("big", k)) ? 1 : 0;
+      assertEquals((long) k, read("big", k));
+    }
+    assertTrue(kept <= 3, kept + " of 4 still cached");
+
+    write("big", 9, 9, 1536 * 1024); // above the 1 MiB DRAM tier as well
+    long beforeHuge = rowCache.getTooLargeRejected();
+    assertEquals(9L, read("big", 9));
+    assertEquals(9L, read("big", 9));
+    assertFalse(rowCache.containsKey(key("big", 9)), "not cached");
+    assertTrue(rowCache.getTooLargeRejected() >= beforeHuge + 2, "each read's attempt to cache it is counted");
+    ObjectName name = new ObjectName("io.hybridcache:type=CassandraRowCache,name=\"cassandra-row-cache\"");
+    assertEquals(rowCache.getTooLargeRejected(),
+        (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(name, "TooLargeRejected"), "on JMX");
+  }
+
   @Test
   void anotherMessagingVersionIsAMissNotAnError() {
     RowCacheKey k = cached("ver", 3, 33);
