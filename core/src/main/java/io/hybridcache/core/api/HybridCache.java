@@ -63,8 +63,10 @@ public interface HybridCache extends Closeable {
    * Every key a tier holds when the call starts: DRAM keys first, then flash keys, found by reading
    * the flash segments sequentially. Weakly consistent: keys written or removed during the iteration
    * may or may not appear. A key is returned once, except one that reclaim moves to a new segment after
-   * the scan read it, which may come again (so callers that act on keys must be idempotent, as removal
-   * is). Costs a pass over the flash tier's bytes, so it is meant for rare bulk invalidation (a
+   * the scan read it, or that a read promotes from flash to DRAM during the call, which may come again
+   * (so callers that act on keys must be idempotent, as removal is). Never partial: if the flash tier
+   * cannot be scanned (degraded, or a read error mid-scan) the whole flash index is dropped instead
+   * ({@link CacheStats#flashIndexDrops()}). Costs a pass over the flash tier's bytes, so it is meant for rare bulk invalidation (a
    * Cassandra TRUNCATE or DROP), not for lookups. The iterator does not support {@code remove}: call
    * {@link #remove(byte[])} with the key.
    */

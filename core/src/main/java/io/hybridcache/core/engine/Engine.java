@@ -17,12 +17,9 @@ import io.hybridcache.core.stats.StatsMXBean;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
-import java.util.Set;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -60,6 +57,7 @@ public final class Engine implements HybridCache {
   private final FlashTier flash;
   private final StatsMXBean mbean;
   private final CallGate calls;
+  private final KeysIterator.Promotions promotions = new KeysIterator.Promotions();
   private volatile CacheStats finalStats; // taken at close, returned by stats() afterwards
 
   private Engine(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits) throws IOException {
@@ -121,8 +119,11 @@ public final class Engine implements HybridCache {
       counters.flashHits.increment();
       EntryFormat.Entry e = hit.entry();
       DramEntry promoted = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis());
-      dram.map().compute(k.withBytes(e.key()), (kk, cur) ->
-          cur != null ? cur : flash.stillAt(kk.hash64(), hit.packed()) ? promoted : null);
+      ByteKey promotedKey = k.withBytes(e.key());
+      if (dram.map().compute(promotedKey, (kk, cur) ->
+          cur != null ? cur : flash.stillAt(kk.hash64(), hit.packed()) ? promoted : null) == promoted) {
+        promotions.promoted(promotedKey); // a keys() scan in progress must return it (KeysIterator)
+      }
       return e.value().clone();
     } finally {
       calls.exit();
@@ -265,60 +266,34 @@ public final class Engine implements HybridCache {
 
   /**
    * DRAM keys (weakly consistent), then the flash keys read by a {@link FlashKeyScan} after the write
-   * buffers are flushed, skipping those already returned from DRAM. A key evicted from DRAM during the
-   * DRAM pass is on flash (the scan's first flush) before the flash pass reads, so no key held when
-   * the call starts is missed.
+   * buffers are flushed, skipping those already returned from DRAM, then the keys promoted from flash
+   * to DRAM meanwhile ({@link KeysIterator}). A key evicted from DRAM during the DRAM pass is on flash
+   * (the scan's first flush) before the flash pass reads, so no key held when the call starts is missed.
    */
   @Override
   public Iterator<byte[]> keys() {
     calls.enter();
     calls.exit();
-    Iterator<ByteKey> fromDram = dram.map().keySet().iterator();
-    Set<Long> seen = new HashSet<>();
+    KeysIterator keys = new KeysIterator(dram.map().keySet().iterator(), this::flashKeys, promotions);
     return new Iterator<>() {
-      private Iterator<byte[]> fromFlash;
-      private byte[] next;
-
       @Override
       public boolean hasNext() {
         calls.enter();
         try {
-          return advance();
+          return keys.hasNext();
         } finally {
           calls.exit();
         }
       }
 
-      private boolean advance() {
-        while (next == null) {
-          if (fromDram.hasNext()) {
-            ByteKey k = fromDram.next();
-            seen.add(k.hash64());
-            next = k.bytes().clone();
-          } else {
-            if (fromFlash == null) {
-              fromFlash = flashKeys();
-            }
-            if (!fromFlash.hasNext()) {
-              return false;
-            }
-            byte[] k = fromFlash.next();
-            if (!seen.contains(new ByteKey(k).hash64())) {
-              next = k;
-            }
-          }
-        }
-        return true;
-      }
-
       @Override
       public byte[] next() {
-        if (!hasNext()) {
-          throw new NoSuchElementException();
+        calls.enter();
+        try {
+          return keys.next();
+        } finally {
+          calls.exit();
         }
-        byte[] k = next;
-        next = null;
-        return k;
       }
     };
   }

@@ -92,6 +92,33 @@ class KeysTest {
     }
   }
 
+  /**
+   * Forced interleaving: the DRAM pass is over and the flash pass has read only the first segment when
+   * a key of a later segment is promoted to DRAM by a read and its flash copy is then dropped (as
+   * reclaim does); the key was held throughout, so keys() must still return it.
+   */
+  @Test
+  void aKeyPromotedToDramWhileTheFlashPassRunsIsReturned() {
+    try (Engine c = TestCaches.open(TestCaches.small(dir, IndexType.HEAP).build())) {
+      for (int i = 0; i < 600; i++) {
+        c.put(key(i), value(i, 1, 400));
+      }
+      c.writeBackAndDropDram(); // DRAM empty, 600 keys over several segments
+      Iterator<byte[]> it = c.keys();
+      assertTrue(it.hasNext()); // DRAM pass over; the flash scan has read the first segment's window
+      Set<String> seen = new HashSet<>();
+      seen.add(new String(it.next(), StandardCharsets.UTF_8));
+      int late = 599; // written last: in the last segment, not read yet
+      assertTrue(c.get(key(late)) != null, "promoted to DRAM by a flash hit");
+      long hash = new io.hybridcache.core.dram.ByteKey(key(late)).hash64();
+      assertTrue(c.flashTier().index().remove(hash) != io.hybridcache.core.index.IndexEntry.NONE,
+          "its flash copy dropped, as reclaim may");
+      seen.addAll(drain(it, false));
+      assertTrue(c.containsKey(key(late)), "still held (DRAM)");
+      assertTrue(seen.contains("key-" + late), "a key held throughout the call is returned");
+    }
+  }
+
   @Test
   void hottestKeysComeFromDramAndCapacityResizes() {
     try (Engine c = TestCaches.open(TestCaches.small(dir, IndexType.HEAP).dramBytes(4 * CacheConfig.MIB).build())) {
