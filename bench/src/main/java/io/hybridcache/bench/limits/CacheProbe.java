@@ -46,7 +46,8 @@ public final class CacheProbe {
 
   /** Flash-read figures over the measured interval. */
   public record ReadResult(int threads, double flashHitsPerSec, double getsPerSec, double p50Us, double p99Us,
-                           double dramHitShare, double missShare, double deviceReadsPerFlashHit, long gets) {}
+                           double dramHitShare, double missShare, double deviceReadsPerFlashHit, long gets,
+                           double pagesPerFlashHit) {}
 
   /** Insert figures; {@code seconds} runs from the first put until flushes caught up. */
   public record InsertResult(int threads, double valueMiBs, double putMiBs, double deviceMiBs, double seconds,
@@ -151,12 +152,14 @@ public final class CacheProbe {
     long dramHits = after.dramHits() - before.dramHits();
     long deviceHits = flashHits - (after.bufferHits() - before.bufferHits());
     long deviceReads = after.deviceReads() - before.deviceReads();
+    long pages = after.devicePagesRead() - before.devicePagesRead();
     long gets = after.gets() - before.gets();
     return new ReadResult(threads, flashHits / secs, n / secs,
         all.getValueAtPercentile(50) / 1000.0, all.getValueAtPercentile(99) / 1000.0,
         gets == 0 ? Double.NaN : (double) dramHits / gets,
         n == 0 ? Double.NaN : (double) miss / n,
-        deviceHits <= 0 ? Double.NaN : (double) deviceReads / deviceHits, n);
+        deviceHits <= 0 ? Double.NaN : (double) deviceReads / deviceHits, n,
+        deviceHits <= 0 ? Double.NaN : (double) pages / deviceHits);
   }
 
   /** Puts unique keys from {@code threads} threads for {@code runtime} into a new cache of {@code config}. */

@@ -298,6 +298,7 @@ public final class LimitsCommand implements Callable<Integer> {
     out.put("cache_dram_hit_share_" + threads, r.dramHitShare());
     out.put("cache_miss_share_" + threads, r.missShare());
     out.put("device_reads_per_flash_hit_" + threads, r.deviceReadsPerFlashHit());
+    out.put("pages_per_flash_hit_" + threads, r.pagesPerFlashHit());
   }
 
   private static void putRatio(ObjectNode out, String key, Double v) {
