@@ -432,6 +432,11 @@ public final class Engine implements HybridCache {
     dram.clear();
   }
 
+  /** The sequence counter: the last sequence handed to a put (tests). */
+  long sequence() {
+    return sequence.get();
+  }
+
   /** True once close has started (tests). */
   boolean closing() {
     return calls.closed();
