@@ -263,7 +263,7 @@ final class CatalogLog implements AutoCloseable {
 
   /** Makes every appended record durable: flush the buffers, wait, force the device. */
   void sync() throws IOException {
-    writer.flushAll();
+    writer.flushAllToWholePages();
     device.sync();
     syncs++;
   }
@@ -304,7 +304,7 @@ final class CatalogLog implements AutoCloseable {
       if (!appendWith(fresh, CatalogRecord.COMPACT, 0, CatalogRecord.compactValue(base, nextId))) {
         throw new IOException("catalogue full: no free segment for compaction");
       }
-      fresh.flushAll();
+      fresh.flushAllToWholePages();
       device.sync();
       syncs++;
     } catch (IOException | RuntimeException e) {
@@ -348,7 +348,7 @@ final class CatalogLog implements AutoCloseable {
   @Override
   public void close() throws IOException {
     try {
-      writer.flushAll();
+      writer.flushAllToWholePages();
       writer.close();
       device.close();
     } finally {

@@ -202,7 +202,7 @@ public final class Reclaimer {
   private void scan(Pass pass) throws IOException {
     Segment victim = pass.victim;
     long pos = SegmentHeader.FIRST_ENTRY_OFFSET;
-    long end = victim.flushedOffset();
+    long end = Math.min(device.slotBytes(), Device.roundUp(victim.flushedOffset())); // may end mid-page
     ByteBuffer buf = chunk();
     while (pos < end) {
       long chunkStart = Device.roundDown(pos);

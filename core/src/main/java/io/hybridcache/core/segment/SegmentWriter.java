@@ -75,6 +75,8 @@ public final class SegmentWriter {
     Segment segment;
     int stream; // of the active segment
     Future<?> inFlight;
+    /** Bytes at the start of the current buffer already on the device (a {@link #flushAll} that kept the page). */
+    int synced;
     // the summary of the active segment; false for a segment resumed after a restart (no summary)
     boolean summarize;
     long[] hashes = new long[1024];
@@ -200,16 +202,51 @@ public final class SegmentWriter {
   }
 
   /**
-   * Writes every non-empty buffer to the device (zero padded to a page) and waits for every write in
-   * flight; segments stay active.
+   * Makes every appended entry readable from the device: waits for the writes in flight, then writes the
+   * unwritten pages of each current buffer (the last one zero padded) in place, keeping the buffer's
+   * position. So the entries that follow keep filling the same page (rewritten by the next write)
+   * instead of each flush padding a page of its own: a trickle of one entry per flush costs no segment
+   * space beyond its bytes. Segments stay active. A page written this way is written again with the
+   * entries that follow, so a torn write of it (power loss) may lose entries flushed before: fine for a
+   * cache (a miss); a log whose records must stay durable uses {@link #flushAllToWholePages()}.
    */
   public void flushAll() throws IOException {
+    awaitFlushes();
+    for (ClassLog log : logs.values()) {
+      if (log.segment != null) {
+        syncLocked(log);
+      }
+    }
+  }
+
+  /**
+   * As {@link #flushAll}, but each buffer's last page is zero padded and never written again: durable
+   * records are never rewritten in place (the catalogue's group commit), at the cost of a page per flush.
+   */
+  public void flushAllToWholePages() throws IOException {
     for (ClassLog log : logs.values()) {
       if (log.segment != null) {
         flushLocked(log);
       }
     }
     awaitFlushes();
+  }
+
+  /** Writes the current buffer's pages from the first one not yet on the device, keeping its position. */
+  private void syncLocked(ClassLog log) throws IOException {
+    WriteBuffer buf = log.buffer();
+    if (buf.used() == log.synced) {
+      return;
+    }
+    Segment s = log.segment;
+    ByteBuffer slice = buf.flushSlice();
+    int from = (int) Device.roundDown(log.synced);
+    int len = slice.remaining();
+    long base = buf.base();
+    record(s.slot(), base + from, len - from, log);
+    device.write(s.slot(), base + from, slice.position(from));
+    log.synced = buf.used();
+    s.setFlushedOffset(base + buf.used());
   }
 
   /** Waits for every buffer write in flight: afterwards every sealed segment is wholly on the device. */
@@ -235,7 +272,7 @@ public final class SegmentWriter {
   /** True if some buffer holds unflushed entries. */
   public boolean hasUnflushed() {
     for (ClassLog log : logs.values()) {
-      if (log.segment != null && log.buffer().used() > 0) {
+      if (log.segment != null && log.buffer().used() > log.synced) {
         return true;
       }
     }
@@ -245,13 +282,15 @@ public final class SegmentWriter {
   /** Continues appending to {@code s}, an active segment restored from the segment table. */
   public void resume(Segment s) {
     ClassLog log = logs.computeIfAbsent(s.lifetimeClass().id(), id -> new ClassLog(s.lifetimeClass(), bufferBytes));
-    if (log.segment != null || s.flushedOffset() + Device.ALIGNMENT > segmentBytes) {
+    long resumeAt = Device.roundUp(s.flushedOffset()); // a flush may have ended mid-page: start the next one
+    if (log.segment != null || resumeAt + Device.ALIGNMENT > segmentBytes) {
       s.seal(sequence.getAsLong());
       return;
     }
     log.segment = s;
     log.startSummary(false); // entries appended before the restart are not in memory: reclaim scans it
-    log.buffer().reset(s.id(), s.flushedOffset());
+    log.synced = 0;
+    log.buffer().reset(s.id(), resumeAt);
     s.setBuffer(log.buffer());
     opened(log);
   }
@@ -302,6 +341,7 @@ public final class SegmentWriter {
       s.setFlushing(null);
       table.release(s);
       log.segment = null;
+      log.synced = 0;
       log.buffer().reset(0, 0);
     }
   }
@@ -326,6 +366,7 @@ public final class SegmentWriter {
       throw e;
     }
     s.restore(0, 0, SegmentHeader.FIRST_ENTRY_OFFSET, 0);
+    log.synced = 0;
     log.buffer().reset(id, SegmentHeader.FIRST_ENTRY_OFFSET);
     s.setBuffer(log.buffer());
     log.startSummary(true);
@@ -348,14 +389,17 @@ public final class SegmentWriter {
     Segment s = log.segment;
     ByteBuffer slice = buf.flushSlice();
     int len = slice.remaining();
+    int from = (int) Device.roundDown(log.synced); // pages before it are on the device already
     long base = buf.base();
-    record(s.slot(), base, len, log);
+    record(s.slot(), base + from, len - from, log);
     s.setFlushing(buf);
+    slice.position(from);
     log.inFlight = flusher.submit(() -> {
-      device.write(s.slot(), base, slice);
+      device.write(s.slot(), base + from, slice);
       s.setFlushedOffset(base + len);
       return null;
     });
+    log.synced = 0;
     log.current ^= 1;
     WriteBuffer next = log.buffer();
     next.reset(s.id(), base + len);
