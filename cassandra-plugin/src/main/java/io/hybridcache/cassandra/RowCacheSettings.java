@@ -178,7 +178,10 @@ public final class RowCacheSettings {
         .writeBufferBytes(v.intSize("write_buffer_size", "1MiB"))
         .directIo(v.bool("direct_io", true))
         .indexType(v.index())
-        .admission(v.admission());
+        .admission(v.admission())
+        // Cassandra caches partitions on its read path: an eviction there never waits for the flash
+        // writer (the library's default waits up to 50 ms); a full queue is a counted rejection
+        .cascadeWait(java.time.Duration.ZERO);
     boolean warm = v.choice("start", "cold", List.of("cold", "warm")).equals("warm");
     return new RowCacheSettings(file, validate(file, b), warm);
   }

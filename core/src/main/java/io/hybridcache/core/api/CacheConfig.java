@@ -65,6 +65,13 @@ public final class CacheConfig {
 
   /** Streams a mapper may use at most. */
   public static final int MAX_STREAMS = 64;
+  /**
+   * Default {@link Builder#cascadeWait}: when the flash writer falls behind, the write whose eviction
+   * found the queue full waits up to this long (bounded back-pressure) instead of dropping the evicted
+   * entry. Measured on the README's main job: 0 ms refused 36,482 of its load's evictions (miss ratio
+   * 0.27 on a data set that fits on flash), 100 ms refused none (miss ratio 0) at 0.92x the load rate.
+   */
+  public static final Duration DEFAULT_CASCADE_WAIT = Duration.ofMillis(50);
   /** Longest {@link Builder#cascadeWait} allowed. */
   public static final Duration MAX_CASCADE_WAIT = Duration.ofSeconds(10);
   /** Longest {@link Builder#closeTimeout} allowed. */
@@ -168,8 +175,9 @@ public final class CacheConfig {
   public int cascadeQueueEntries() { return cascadeQueueEntries; }
   /**
    * How long a dirty DRAM eviction waits for room in a full cascade queue before it is rejected
-   * (counted in {@link CacheStats#queueRejected()}); zero (the default) never waits. Waiting happens on
-   * the thread whose write caused the eviction, so it throttles writers to the flash writer's pace.
+   * (counted in {@link CacheStats#queueRejected()}); {@link #DEFAULT_CASCADE_WAIT} by default, zero never
+   * waits. Waiting happens on the thread whose write caused the eviction, so it throttles writers to the
+   * flash writer's pace.
    */
   public Duration cascadeWait() { return cascadeWait; }
   public AdmissionPolicy admission() { return admission; }
@@ -259,7 +267,7 @@ public final class CacheConfig {
     private int reclaimFreeSegments = 2;
     private double reinsertAllBelowLiveRatio = 0.5;
     private int cascadeQueueEntries = 16_384;
-    private Duration cascadeWait = Duration.ZERO;
+    private Duration cascadeWait = DEFAULT_CASCADE_WAIT;
     private AdmissionPolicy admission = new AcceptAll();
     private Duration faultRetryInterval = Duration.ofSeconds(5);
     private int faultThreshold = 8;

@@ -296,7 +296,8 @@ class CascadeWaitTest {
     e = assertThrows(IllegalArgumentException.class, () -> b.cascadeWait(null).build());
     assertTrue(e.getMessage().startsWith("cascadeWait ") && e.getMessage().endsWith("was null"), e.getMessage());
 
-    assertEquals(Duration.ZERO, TestCaches.small(dir, IndexType.HEAP).build().cascadeWait(), "off by default");
+    assertEquals(CacheConfig.DEFAULT_CASCADE_WAIT, TestCaches.small(dir, IndexType.HEAP).build().cascadeWait(),
+        "bounded back-pressure by default");
     CacheConfig c = b.cascadeWait(Duration.ofSeconds(10)).build();
     assertEquals(Duration.ofSeconds(10), c.cascadeWait());
     assertEquals(Duration.ofSeconds(10), c.toBuilder().build().cascadeWait());
