@@ -54,7 +54,8 @@ import picocli.CommandLine.Spec;
  * </ul>
  *
  * <p>Run from the repository root: {@code java -jar bench/target/hybridcache-bench.jar cassandra}
- * (about 8 minutes with the defaults; the first run also builds the node's lib/ from Maven).
+ * (about 8 minutes with the defaults; the first run also builds the node's lib/ from Maven), or as
+ * root {@code ... cassandra --sstable-disk hdd} (3M records, estimated at 35-40 minutes).
  * Prints, and with {@code --json} writes, per provider: {@code provider}, {@code sstable_disk},
  * {@code throughput_ops}, {@code read_p50_us}, {@code read_p99_us}, {@code row_cache_hit_ratio}
  * (from {@code nodetool info} over the transactional phase), {@code cpu_ms_per_op} (the node's
@@ -156,7 +157,7 @@ public final class CassandraCommand implements Callable<Integer> {
       + " each (default: 60)")
   Integer warmupWindow;
 
-  @Option(names = "--warmup-max", description = "hdd: the longest warm-up, seconds (default: 600)")
+  @Option(names = "--warmup-max", description = "hdd: the longest warm-up, seconds (default: 480)")
   Integer warmupMax;
 
   @Option(names = "--warmup-min-gain", description = "hdd: the warm-up stops when a window's row cache hit ratio gains"
@@ -236,7 +237,7 @@ public final class CassandraCommand implements Callable<Integer> {
   }
 
   WarmupRule warmupRule() {
-    return new WarmupRule(warmupMinGain != null ? warmupMinGain : 0.01, warmupMax != null ? warmupMax : 600);
+    return new WarmupRule(warmupMinGain != null ? warmupMinGain : 0.01, warmupMax != null ? warmupMax : 480);
   }
 
   int warmupWindow() {
@@ -471,6 +472,7 @@ public final class CassandraCommand implements Callable<Integer> {
       err.println("cassandra: === building the data set on the emulated disk (unthrottled, not measured) ===");
       EmulatedHdd disk = EmulatedHdd.attach(image, mountPoint(), true, err);
       cleanup.add("take down " + image, disk::close);
+      KernelCounters.BlockStat stat0 = disk.stat(); // a loop device's counters outlive its detach: deltas only
       String name = "build";
       Map<String, String> env = nodeEnv();
       env.put("HC_DATA_DIR", disk.mountPoint().toString());
@@ -479,7 +481,7 @@ public final class CassandraCommand implements Callable<Integer> {
       cleanup.add("stop " + name(name), () -> node(List.of("stop", name(name)), null));
       loadAndFragment(name, HDD_ADDRESS, err);
       node(List.of("nodetool", name(name), "drain"), null);
-      KernelCounters.BlockStat s = disk.stat();
+      KernelCounters.BlockStat s = disk.stat().minus(stat0);
       err.printf(Locale.ROOT, "cassandra: data set built in %.0f s (%s written to the emulated disk)%n",
           (System.nanoTime() - t0) / 1e9, Sizes.format(s.sectorsWritten() * 512));
     } finally {
