@@ -12,7 +12,10 @@
 # Everything lives under $HC_IT_DIR (default target/cassandra-it): lib/, venv/, nodes/NAME/{conf,lib,
 # data,flash,logs}. Ports: CQL $HC_NATIVE_PORT (19042) on each node's address, storage
 # $HC_STORAGE_PORT (17000), JMX 17199 + 100 x (last octet - 1) on 127.0.0.1. Flash tier: HC_FLASH_SIZE,
-# HC_SEGMENT_SIZE, HC_DIRECT_IO (true); node: HC_NODE_MEMORY (a memory cgroup), HC_EXTRA_JVM_OPTS.
+# HC_SEGMENT_SIZE, HC_DIRECT_IO (true); node: HC_NODE_MEMORY (a memory cgroup), HC_EXTRA_JVM_OPTS,
+# HC_DATA_DIR (the node's storage directory: data, commitlog, hints, saved caches; default
+# nodes/NAME/data; an existing directory, e.g. a mount, kept as it is) and HC_CGROUPS (cgroup
+# directories, space-separated, that the node joins before it starts, e.g. a blkio throttle).
 set -euo pipefail
 
 HC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -43,11 +46,11 @@ hc_fresh_run() {
 # The shaded provider jar, built if missing.
 hc_plugin_jar() {
   local jar
-  jar=$(ls "$HC_ROOT"/cassandra-plugin/target/hybridcache-cassandra-*.jar 2>/dev/null | grep -v -- '-sources\|original-' | head -1 || true)
+  jar=$(ls "$HC_ROOT"/cassandra-plugin/target/hybridcache-cassandra-*.jar 2>/dev/null | grep -v -- '-sources\.jar\|-javadoc\.jar\|original-' | head -1 || true)
   if [ -z "$jar" ]; then
     hc_log "building the provider jar"
     (cd "$HC_ROOT" && ./mvnw -B -q -pl cassandra-plugin -am package -DskipTests) >&2
-    jar=$(ls "$HC_ROOT"/cassandra-plugin/target/hybridcache-cassandra-*.jar | grep -v 'original-' | head -1)
+    jar=$(ls "$HC_ROOT"/cassandra-plugin/target/hybridcache-cassandra-*.jar | grep -v -- '-sources\.jar\|-javadoc\.jar\|original-' | head -1)
   fi
   echo "$jar"
 }
@@ -99,7 +102,14 @@ hc_configure() { # NAME ADDRESS PROVIDER ROW_CACHE_MIB SEEDS TOKEN
     *) hc_fail "provider must be hybrid or ohc, was $provider" ;;
   esac
   rm -rf "$dir"
-  mkdir -p "$dir/conf" "$dir/lib" "$dir/data" "$dir/logs" "$dir/flash"
+  mkdir -p "$dir/conf" "$dir/lib" "$dir/logs" "$dir/flash"
+  if [ -n "${HC_DATA_DIR:-}" ]; then
+    [ -d "$HC_DATA_DIR" ] || hc_fail "HC_DATA_DIR $HC_DATA_DIR is not a directory"
+    echo "$HC_DATA_DIR" > "$dir/datadir"
+  else
+    mkdir -p "$dir/data"
+    echo "$dir/data" > "$dir/datadir"
+  fi
   sed -e "s|@CLUSTER@|${HC_CLUSTER:-hybridcache-it}|" -e "s|@TOKEN@|$token|" -e "s|@SEEDS@|$seeds|" \
       -e "s|@ADDRESS@|$address|g" -e "s|@STORAGE_PORT@|$HC_STORAGE_PORT|" -e "s|@NATIVE_PORT@|$HC_NATIVE_PORT|" \
       -e "s|@ROW_CACHE_CLASS@|$class|" -e "s|@ROW_CACHE_MIB@|$mib|" \
@@ -156,9 +166,14 @@ hc_start_node() { # NAME HEAP
   local -a opts
   mapfile -t opts < <(hc_jvm_opts)
   # shellcheck disable=SC2086
+  local g
+  for g in ${HC_CGROUPS:-}; do
+    [ -f "$g/cgroup.procs" ] || hc_fail "HC_CGROUPS: $g is not a cgroup directory"
+  done
   ( if [ -n "$cgroup" ]; then echo "$BASHPID" > "$cgroup/cgroup.procs"; fi
+    for g in ${HC_CGROUPS:-}; do echo "$BASHPID" > "$g/cgroup.procs"; done
     exec setsid "$HC_JAVA" -Xms"$heap" -Xmx"$heap" "${opts[@]}" ${HC_EXTRA_JVM_OPTS:-} \
-    -Dcassandra.config="file://$dir/conf/cassandra.yaml" -Dcassandra.storagedir="$dir/data" \
+    -Dcassandra.config="file://$dir/conf/cassandra.yaml" -Dcassandra.storagedir="$(cat "$dir/datadir")" \
     -Dcassandra.logdir="$dir/logs" -Dlogback.configurationFile="$dir/conf/logback.xml" \
     -Dcassandra.jmx.local.port="$(hc_jmx_port "$address")" -Dcassandra-foreground=yes \
     -Dcassandra.skip_wait_for_gossip_to_settle=0 -Dcassandra.ring_delay_ms=1000 \
@@ -169,11 +184,11 @@ hc_start_node() { # NAME HEAP
   hc_log "$name: started pid $pid on $address (heap $heap), waiting for CQL on port $HC_NATIVE_PORT"
   until hc_port_open "$address" "$HC_NATIVE_PORT"; do
     if ! kill -0 "$pid" 2>/dev/null; then
-      tail -30 "$dir/logs/system.log" "$dir/logs/stdout.log" >&2 || true
+      tail -n 30 "$dir/logs/system.log" "$dir/logs/stdout.log" >&2 || true
       hc_fail "$name exited during start-up"
     fi
     if [ "$waited" -ge "${HC_START_TIMEOUT:-180}" ]; then
-      tail -30 "$dir/logs/system.log" >&2 || true
+      tail -n 30 "$dir/logs/system.log" >&2 || true
       hc_fail "$name did not open CQL within ${HC_START_TIMEOUT:-180}s"
     fi
     sleep 1
@@ -269,6 +284,6 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     stop-all) hc_stop_all ;;
     nodetool) hc_nodetool "$@" ;;
     cqlsh) hc_cqlsh "$@" ;;
-    *) sed -n '2,16p' "$0"; exit 2 ;;
+    *) sed -n '2,18p' "$0"; exit 2 ;;
   esac
 fi

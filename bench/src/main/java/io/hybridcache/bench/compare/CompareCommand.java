@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hybridcache.bench.BenchDirs;
 import io.hybridcache.bench.BenchMain;
 import io.hybridcache.bench.ChildJvm;
+import io.hybridcache.bench.MemoryCgroup;
 import io.hybridcache.bench.Sizes;
 import io.hybridcache.bench.StatsJson;
 import io.hybridcache.bench.limits.Fio;

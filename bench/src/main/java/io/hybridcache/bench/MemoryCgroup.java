@@ -1,4 +1,4 @@
-package io.hybridcache.bench.compare;
+package io.hybridcache.bench;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,7 +16,7 @@ import java.util.List;
  * <p>Needs write access to the cgroup tree (root here); {@link #create} says why when it cannot.
  * Not thread-safe; one child per group.
  */
-final class MemoryCgroup implements AutoCloseable {
+public final class MemoryCgroup implements AutoCloseable {
   private static final Path V1 = Path.of("/sys/fs/cgroup/memory");
   private static final Path V2 = Path.of("/sys/fs/cgroup");
 
@@ -31,10 +31,13 @@ final class MemoryCgroup implements AutoCloseable {
   }
 
   /** The outcome of {@link #create}: a group, or why there is none. */
-  record Attempt(MemoryCgroup group, String whyNot) {}
+  public record Attempt(MemoryCgroup group, String whyNot) {}
 
-  /** Creates (or resets) group {@code name} limited to {@code limitBytes}. */
-  static Attempt create(String name, long limitBytes) {
+  /**
+   * Creates (or resets) group {@code name} limited to {@code limitBytes}; {@code name} may be a
+   * path below the hierarchy's root, e.g. this process's own group plus a name.
+   */
+  public static Attempt create(String name, long limitBytes) {
     try {
       if (Files.isRegularFile(V1.resolve("memory.limit_in_bytes"))) {
         Path d = V1.resolve(name);
@@ -64,12 +67,12 @@ final class MemoryCgroup implements AutoCloseable {
     Files.createDirectory(d);
   }
 
-  long limitBytes() {
+  public long limitBytes() {
     return limitBytes;
   }
 
   /** {@code command} run by a shell that first moves itself into this group, then execs it. */
-  List<String> wrap(List<String> command) {
+  public List<String> wrap(List<String> command) {
     List<String> c = new ArrayList<>(List.of("/bin/sh", "-c",
         "echo $$ > '" + dir.resolve("cgroup.procs") + "' && exec \"$@\"", "sh"));
     c.addAll(command);
@@ -77,23 +80,33 @@ final class MemoryCgroup implements AutoCloseable {
   }
 
   /** Bytes charged now (anonymous memory and page cache). */
-  long usageBytes() {
+  public long usageBytes() {
     return read(v2 ? "memory.current" : "memory.usage_in_bytes");
   }
 
   /** The most ever charged to the group; -1 if the kernel does not say (v2 before 5.19). */
-  long peakBytes() {
+  public long peakBytes() {
     long p = read(v2 ? "memory.peak" : "memory.max_usage_in_bytes");
     return p < 0 ? -1 : p;
   }
 
   /** Page cache charged to the group now. */
-  long pageCacheBytes() {
+  public long pageCacheBytes() {
     return keyed("memory.stat", v2 ? "file" : "cache");
   }
 
+  /** Anonymous memory (heap, off-heap, stacks) charged to the group now. */
+  public long anonymousBytes() {
+    return keyed("memory.stat", v2 ? "anon" : "rss");
+  }
+
+  /** The group's directory (its {@code cgroup.procs} takes a process in). */
+  public Path dir() {
+    return dir;
+  }
+
   /** Processes the kernel killed for the group's limit (OOM); -1 if unknown. */
-  long oomKills() {
+  public long oomKills() {
     long n = keyed(v2 ? "memory.events" : "memory.oom_control", "oom_kill");
     return n < 0 ? 0 : n;
   }

@@ -1,4 +1,4 @@
-package io.hybridcache.bench.compare;
+package io.hybridcache.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
