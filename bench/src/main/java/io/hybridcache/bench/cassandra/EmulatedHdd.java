@@ -115,7 +115,7 @@ final class EmulatedHdd implements AutoCloseable {
     Files.createDirectories(image.toAbsolutePath().getParent());
     Files.createFile(image); // fails if it exists: never overwrite a file this run did not make
     try (RandomAccessFile f = new RandomAccessFile(image.toFile(), "rw")) {
-      f.setLength(bytes);
+      f.setLength((bytes + (1 << 20) - 1) & -(1L << 20)); // whole MiBs: a loop device takes whole sectors
     }
   }
 
@@ -166,11 +166,10 @@ final class EmulatedHdd implements AutoCloseable {
     List<String> cmd = new ArrayList<>(List.of(tool("losetup"), "--find", "--show", "--direct-io=on"));
     cmd.addAll(List.of(extra));
     cmd.add(image.toAbsolutePath().toString());
-    String dev = run(cmd).trim();
-    if (!dev.startsWith("/dev/loop")) {
-      throw new IOException("losetup printed '" + dev + "', not a loop device");
-    }
-    return dev;
+    String out = run(cmd).trim();
+    String dev = out.lines().map(String::trim).filter(l -> l.matches("/dev/loop\\d+")).reduce((a, b) -> b)
+        .orElseThrow(() -> new IOException("losetup printed '" + out + "', not a loop device"));
+    return dev; // the last line: losetup may print warnings before it
   }
 
   private static String sys(String loopName, String file) throws IOException {

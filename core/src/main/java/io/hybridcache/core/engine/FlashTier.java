@@ -634,9 +634,10 @@ final class FlashTier {
   private int freeSlot() {
     if (!reclaiming) {
       reclaiming = true;
+      Segment victim = null;
       try {
         while (table.freeSlots() <= config.reclaimFreeSegments()) {
-          Segment victim = reclaimer.chooseVictim();
+          victim = reclaimer.chooseVictim();
           if (victim == null) {
             break;
           }
@@ -644,7 +645,12 @@ final class FlashTier {
           placement.reclaimed(victim);
         }
       } catch (IOException e) {
-        gate.error(e, "reclaim");
+        // the victim may be unreadable: it costs its segment (dropped on the next turn), not every
+        // later reclaim that would choose it again
+        gate.error(e, victim == null ? "reclaim" : "reclaim of segment " + victim.id() + " in slot " + victim.slot());
+        if (victim != null && victim.markDamaged()) {
+          damaged.add(victim);
+        }
       } finally {
         reclaiming = false;
       }
