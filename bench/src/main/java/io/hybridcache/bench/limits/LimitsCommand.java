@@ -31,8 +31,12 @@ import picocli.CommandLine.Spec;
  * of 1 KiB values at 1 and 4 threads after a warm reopen, and insert bandwidth. The figures are
  * ratios to fio run in the same job because the disk here is shared and virtual.
  *
+ * <p>The shared disk drifts between runs, so fio and the cache run in {@code --pairs} (3) interleaved
+ * pairs (fio, cache, fio, cache, ...); each ratio is the median over the pairs, with its spread
+ * ({@code ratio_*_min}, {@code _max}, {@code _pairs} in the JSON; the raw figures are the last pair's).
+ *
  * <p>Run: {@code java -jar bench/target/hybridcache-bench.jar limits --quick} (3 s per figure,
- * small files; about a minute) or without {@code --quick} (10 s per figure). fio is installed
+ * small files; about two minutes) or without {@code --quick} (10 s per figure). fio is installed
  * with apt-get when missing and we are root; otherwise the command says how to install it.
  */
 @Command(name = "limits", mixinStandardHelpOptions = true, sortOptions = false,
@@ -102,6 +106,10 @@ public final class LimitsCommand implements Callable<Integer> {
       description = "flash index of the cache tests (default: chronicle)")
   IndexType index = IndexType.CHRONICLE;
 
+  @Option(names = "--pairs", paramLabel = "N", description = "fio-then-cache pairs; ratios are the median over the pairs,"
+      + " with their spread (this shared disk drifts between runs) (default: ${DEFAULT-VALUE})")
+  int pairs = 3;
+
   @Option(names = "--keep", description = "keep the test files and cache directories")
   boolean keep;
 
@@ -115,6 +123,9 @@ public final class LimitsCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--fio-only and --cache-only exclude each other");
     }
     int secs = runtime != null ? runtime : quick ? 3 : 10;
+    if (pairs < 1 || pairs > 99) {
+      throw new ParameterException(spec.commandLine(), "--pairs must be in [1, 99], was " + pairs);
+    }
     if (secs <= 0) {
       throw new ParameterException(spec.commandLine(), "--runtime must be > 0");
     }
@@ -141,110 +152,130 @@ public final class LimitsCommand implements Callable<Integer> {
     Fio.Result r1 = null;
     Fio.Result r4 = null;
     Fio.Result w = null;
-    if (!cacheOnly) {
-      Fio fio = new Fio(fioExecutable);
-      String version = fio.ensure(!noInstall, err);
-      if (version == null) {
-        return BenchMain.ENVIRONMENT;
-      }
-      out.put("fio_version", version);
-      out.put("fio_ioengine", ioengine);
-      Path rf = work.resolve("fio-randread.dat");
-      err.printf("limits: fio %s; random reads on %s (%s), runtime %d s per test%n", version, rf,
-          Sizes.format(readFile), secs);
-      r1 = fio.run(Fio.randRead(rf, readFile, 1, secs, ioengine), "read", err);
-      r4 = fio.run(Fio.randRead(rf, readFile, 4, secs, ioengine), "read", err);
-      Path wf = work.resolve("fio-seqwrite.dat");
-      Files.deleteIfExists(wf);
-      w = fio.run(Fio.seqWrite(wf, writeFile, secs, ioengine), "write", err);
-      if (!keep) {
-        Files.deleteIfExists(rf);
-        Files.deleteIfExists(wf);
-      }
-      out.put("fio_randread_iops_1", r1.iops());
-      out.put("fio_randread_iops_4", r4.iops());
-      out.put("fio_seqwrite_mibs", w.mibPerSec());
-      out.put("fio_randread_p50_us_1", r1.p50Us());
-      out.put("fio_randread_p99_us_1", r1.p99Us());
-      out.put("fio_randread_p50_us_4", r4.p50Us());
-      out.put("fio_randread_p99_us_4", r4.p99Us());
-    }
-
     CacheProbe.ReadResult c1 = null;
     CacheProbe.ReadResult c4 = null;
     CacheProbe.InsertResult ins = null;
     CacheProbe.InsertResult insSmall = null;
     String cacheError = null;
-    if (!fioOnly) {
-      CacheProbe probe = new CacheProbe(opener, err);
-      Duration warm = Duration.ofMillis(quick ? 500 : 1000);
-      Duration run = Duration.ofSeconds(secs);
-      try {
-        CacheConfig rc = config(work.resolve("cache-read"), readFlash, n);
-        err.printf("limits: cache flash reads: %,d entries of %s, DRAM 1 MiB, flash %s, index %s%n", n,
-            Sizes.format(valueSize), Sizes.format(readFlash), index.name().toLowerCase());
-        try (HybridCache c = probe.fillAndReopen(rc, n, (int) valueSize)) {
-          c1 = probe.read(c, n, (int) valueSize, 1, warm, run);
-          err.printf("limits: 1 thread: %,.0f flash hits/s%n", c1.flashHitsPerSec());
-          c4 = probe.read(c, n, (int) valueSize, 4, warm, run);
-          err.printf("limits: 4 threads: %,.0f flash hits/s%n", c4.flashHitsPerSec());
+    PairedRatios read1 = new PairedRatios();
+    PairedRatios read4 = new PairedRatios();
+    PairedRatios insert = new PairedRatios();
+    PairedRatios insertSmall = new PairedRatios();
+    for (int pair = 1; pair <= pairs && cacheError == null; pair++) {
+      if (pairs > 1) {
+        err.printf("limits: pair %d of %d (fio, then the cache)%n", pair, pairs);
+      }
+      if (!cacheOnly) {
+        Fio fio = new Fio(fioExecutable);
+        String version = fio.ensure(!noInstall, err);
+        if (version == null) {
+          return BenchMain.ENVIRONMENT;
         }
-        CacheConfig ic = config(work.resolve("cache-insert"), insertFlash, 0);
-        err.printf("limits: cache inserts: %d thread(s), values of %s, DRAM 1 MiB, flash %s%n", insertThreads,
-            Sizes.format(insertValueSize), Sizes.format(insertFlash));
-        ins = probe.insert(ic, insertThreads, (int) insertValueSize, run);
-        BenchDirs.deleteContents(work.resolve("cache-insert"));
-        err.printf("limits: cache inserts again with values of %s%n", Sizes.format(valueSize));
-        insSmall = probe.insert(ic, insertThreads, (int) valueSize, run);
-        if (!ins.caughtUp()) {
-          err.println("limits: warning: the flash tier's flushed bytes did not catch up with what it admitted");
-        }
-        if (ins.rejected() > ins.puts() / 100) {
-          err.printf("limits: note: %,d of %,d puts were evicted from DRAM but not admitted to flash (cascade queue"
-              + " full or admission refused); cache_insert_mibs counts only what reached flash%n", ins.rejected(), ins.puts());
-        }
-      } catch (RuntimeException e) {
-        cacheError = BenchMain.describe(e);
-        err.println("limits: the cache measurements failed: " + cacheError);
-        if (Boolean.getBoolean("hybridcache.bench.stacktrace")) {
-          e.printStackTrace(err);
-        }
-        ok = false;
-      } finally {
+        out.put("fio_version", version);
+        out.put("fio_ioengine", ioengine);
+        Path rf = work.resolve("fio-randread.dat");
+        err.printf("limits: fio %s; random reads on %s (%s), runtime %d s per test%n", version, rf,
+            Sizes.format(readFile), secs);
+        r1 = fio.run(Fio.randRead(rf, readFile, 1, secs, ioengine), "read", err);
+        r4 = fio.run(Fio.randRead(rf, readFile, 4, secs, ioengine), "read", err);
+        Path wf = work.resolve("fio-seqwrite.dat");
+        Files.deleteIfExists(wf);
+        w = fio.run(Fio.seqWrite(wf, writeFile, secs, ioengine), "write", err);
         if (!keep) {
-          BenchDirs.deleteContents(work);
+          Files.deleteIfExists(rf);
+          Files.deleteIfExists(wf);
+        }
+        out.put("fio_randread_iops_1", r1.iops());
+        out.put("fio_randread_iops_4", r4.iops());
+        out.put("fio_seqwrite_mibs", w.mibPerSec());
+        out.put("fio_randread_p50_us_1", r1.p50Us());
+        out.put("fio_randread_p99_us_1", r1.p99Us());
+        out.put("fio_randread_p50_us_4", r4.p50Us());
+        out.put("fio_randread_p99_us_4", r4.p99Us());
+      }
+
+      if (!fioOnly) {
+        CacheProbe probe = new CacheProbe(opener, err);
+        Duration warm = Duration.ofMillis(quick ? 500 : 1000);
+        Duration run = Duration.ofSeconds(secs);
+        try {
+          CacheConfig rc = config(work.resolve("cache-read"), readFlash, n);
+          err.printf("limits: cache flash reads: %,d entries of %s, DRAM 1 MiB, flash %s, index %s%n", n,
+              Sizes.format(valueSize), Sizes.format(readFlash), index.name().toLowerCase());
+          try (HybridCache c = probe.fillAndReopen(rc, n, (int) valueSize)) {
+            c1 = probe.read(c, n, (int) valueSize, 1, warm, run);
+            err.printf("limits: 1 thread: %,.0f flash hits/s%n", c1.flashHitsPerSec());
+            c4 = probe.read(c, n, (int) valueSize, 4, warm, run);
+            err.printf("limits: 4 threads: %,.0f flash hits/s%n", c4.flashHitsPerSec());
+          }
+          CacheConfig ic = config(work.resolve("cache-insert"), insertFlash, 0);
+          err.printf("limits: cache inserts: %d thread(s), values of %s, DRAM 1 MiB, flash %s%n", insertThreads,
+              Sizes.format(insertValueSize), Sizes.format(insertFlash));
+          ins = probe.insert(ic, insertThreads, (int) insertValueSize, run);
+          BenchDirs.deleteContents(work.resolve("cache-insert"));
+          err.printf("limits: cache inserts again with values of %s%n", Sizes.format(valueSize));
+          insSmall = probe.insert(ic, insertThreads, (int) valueSize, run);
+          if (!ins.caughtUp()) {
+            err.println("limits: warning: the flash tier's flushed bytes did not catch up with what it admitted");
+          }
+          if (ins.rejected() > ins.puts() / 100) {
+            err.printf("limits: note: %,d of %,d puts were evicted from DRAM but not admitted to flash (cascade queue"
+                + " full or admission refused); cache_insert_mibs counts only what reached flash%n", ins.rejected(), ins.puts());
+          }
+        } catch (RuntimeException e) {
+          cacheError = BenchMain.describe(e);
+          err.println("limits: the cache measurements failed: " + cacheError);
+          if (Boolean.getBoolean("hybridcache.bench.stacktrace")) {
+            e.printStackTrace(err);
+          }
+          ok = false;
+        } finally {
+          if (!keep) {
+            BenchDirs.deleteContents(work);
+          }
+        }
+        putRead(out, "1", c1);
+        putRead(out, "4", c4);
+        if (ins != null) {
+          out.put("cache_insert_mibs", ins.valueMiBs());
+          out.put("cache_insert_put_mibs", ins.putMiBs());
+          out.put("cache_insert_device_mibs", ins.deviceMiBs());
+          out.put("cache_insert_seconds", ins.seconds());
+          out.put("cache_insert_puts", ins.puts());
+          out.put("cache_insert_rejected", ins.rejected());
+          out.put("cache_insert_caught_up", ins.caughtUp());
+          out.put("cache_insert_value_bytes", insertValueSize);
+        }
+        if (insSmall != null) {
+          out.put("cache_insert_small_mibs", insSmall.valueMiBs());
+          out.put("cache_insert_small_value_bytes", valueSize);
+          out.put("cache_insert_small_rejected", insSmall.rejected());
+        } else {
+          out.putNull("cache_insert_mibs");
+        }
+        if (cacheError != null) {
+          out.put("cache_error", cacheError);
         }
       }
-      putRead(out, "1", c1);
-      putRead(out, "4", c4);
-      if (ins != null) {
-        out.put("cache_insert_mibs", ins.valueMiBs());
-        out.put("cache_insert_put_mibs", ins.putMiBs());
-        out.put("cache_insert_device_mibs", ins.deviceMiBs());
-        out.put("cache_insert_seconds", ins.seconds());
-        out.put("cache_insert_puts", ins.puts());
-        out.put("cache_insert_rejected", ins.rejected());
-        out.put("cache_insert_caught_up", ins.caughtUp());
-        out.put("cache_insert_value_bytes", insertValueSize);
-      }
-      if (insSmall != null) {
-        out.put("cache_insert_small_mibs", insSmall.valueMiBs());
-        out.put("cache_insert_small_value_bytes", valueSize);
-        out.put("cache_insert_small_rejected", insSmall.rejected());
-      } else {
-        out.putNull("cache_insert_mibs");
-      }
-      if (cacheError != null) {
-        out.put("cache_error", cacheError);
-      }
+      read1.add(ratio(c1 == null ? null : c1.flashHitsPerSec(), r1 == null ? null : r1.iops()));
+      read4.add(ratio(c4 == null ? null : c4.flashHitsPerSec(), r4 == null ? null : r4.iops()));
+      insert.add(ratio(ins == null ? null : ins.valueMiBs(), w == null ? null : w.mibPerSec()));
+      insertSmall.add(ratio(insSmall == null ? null : insSmall.valueMiBs(), w == null ? null : w.mibPerSec()));
     }
-    Double ratio1 = ratio(c1 == null ? null : c1.flashHitsPerSec(), r1 == null ? null : r1.iops());
-    Double ratio4 = ratio(c4 == null ? null : c4.flashHitsPerSec(), r4 == null ? null : r4.iops());
-    Double ratioW = ratio(ins == null ? null : ins.valueMiBs(), w == null ? null : w.mibPerSec());
-    putRatio(out, "ratio_flash_read_1", ratio1);
-    putRatio(out, "ratio_flash_read_4", ratio4);
-    putRatio(out, "ratio_insert", ratioW);
+    Double ratio1 = read1.median();
+    Double ratio4 = read4.median();
+    Double ratioW = insert.median();
+    read1.put(out, "ratio_flash_read_1");
+    read4.put(out, "ratio_flash_read_4");
+    insert.put(out, "ratio_insert");
+    insertSmall.put(out, "ratio_insert_small");
+    out.put("pairs", pairs);
 
+    if (pairs > 1) {
+      err.printf("limits: the fio and cache columns are the last pair's; cache/fio is the median of %d pairs"
+          + " (spread: flash reads 1 thread %s, 4 threads %s, inserts %s, small inserts %s)%n", pairs,
+          read1.spread(), read4.spread(), insert.spread(), insertSmall.spread());
+    }
     TextTable t = new TextTable("figure", "fio", "cache", "cache/fio");
     t.row("4 KiB random read, 1 thread (IOPS; cache: flash hits/s)", r1 == null ? null : r1.iops(),
         c1 == null ? null : c1.flashHitsPerSec(), ratio1);
@@ -260,8 +291,7 @@ public final class LimitsCommand implements Callable<Integer> {
         ins == null ? null : ins.valueMiBs(), ratioW);
     t.row("cache insert: device MiB/s written", null, ins == null ? null : ins.deviceMiBs(), null);
     t.row("cache insert with " + Sizes.format(valueSize) + " values (MiB/s)", w == null ? null : w.mibPerSec(),
-        insSmall == null ? null : insSmall.valueMiBs(),
-        ratio(insSmall == null ? null : insSmall.valueMiBs(), w == null ? null : w.mibPerSec()));
+        insSmall == null ? null : insSmall.valueMiBs(), insertSmall.median());
     t.print(System.out);
     System.out.flush();
 
@@ -299,14 +329,6 @@ public final class LimitsCommand implements Callable<Integer> {
     out.put("cache_miss_share_" + threads, r.missShare());
     out.put("device_reads_per_flash_hit_" + threads, r.deviceReadsPerFlashHit());
     out.put("pages_per_flash_hit_" + threads, r.pagesPerFlashHit());
-  }
-
-  private static void putRatio(ObjectNode out, String key, Double v) {
-    if (v == null) {
-      out.putNull(key);
-    } else {
-      out.put(key, v);
-    }
   }
 
   private static Double ratio(Double a, Double b) {
