@@ -377,15 +377,7 @@ public final class FileDevice implements Device {
 
   private void preallocate(Path path) throws IOException {
     if (LibC.available() && !fallocateUnsupported) {
-      int fd = LibC.openOrThrow(path, LibC.O_RDWR | LibC.O_CREAT, 0600);
-      int rc;
-      try {
-        do {
-          rc = LibC.posix_fallocate(fd, 0, slotBytes);
-        } while (rc == LibC.EINTR);
-      } finally {
-        LibC.closeQuietly(fd);
-      }
+      int rc = LibC.fallocateFile(path, LibC.O_RDWR | LibC.O_CREAT, 0600, slotBytes);
       if (rc == 0) {
         return;
       }

@@ -25,15 +25,7 @@ public final class FileSpace {
       return false;
     }
     long length = java.nio.file.Files.size(file);
-    int fd = LibC.openOrThrow(file, LibC.O_RDWR, 0);
-    int rc;
-    try {
-      do {
-        rc = LibC.posix_fallocate(fd, 0, length);
-      } while (rc == LibC.EINTR);
-    } finally {
-      LibC.closeQuietly(fd);
-    }
+    int rc = LibC.fallocateFile(file, LibC.O_RDWR, 0, length);
     if (rc == 0) {
       return true;
     }

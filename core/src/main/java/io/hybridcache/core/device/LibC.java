@@ -118,6 +118,23 @@ final class LibC {
     return fd;
   }
 
+  /**
+   * Reserves bytes [0, {@code length}) of the file at {@code path} (opening it with {@code flags}) with
+   * posix_fallocate, retrying on EINTR. Returns 0 or the error number.
+   */
+  static int fallocateFile(Path path, int flags, int mode, long length) throws IOException {
+    int fd = openOrThrow(path, flags, mode);
+    int rc;
+    try {
+      do {
+        rc = posix_fallocate(fd, 0, length);
+      } while (rc == EINTR);
+    } finally {
+      closeQuietly(fd);
+    }
+    return rc;
+  }
+
   /** Closes quietly; a failed close of a descriptor used only for metadata calls loses nothing. */
   static void closeQuietly(int fd) {
     if (fd >= 0) {

@@ -187,16 +187,7 @@ public final class FaultInjectingDevice implements Device {
 
   @Override
   public void write(int slot, long offset, ByteBuffer src) throws IOException {
-    Hold h = hold.get();
-    if (h != null) {
-      h.parked().countDown();
-      try {
-        h.open().await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("held write interrupted");
-      }
-    }
+    park(hold.get(), "write");
     Error error = writeError;
     if (error != null) {
       writeFaults.increment();
@@ -213,16 +204,7 @@ public final class FaultInjectingDevice implements Device {
 
   @Override
   public void read(int slot, long offset, ByteBuffer dst) throws IOException {
-    Hold h = readHold.get();
-    if (h != null) {
-      h.parked().countDown();
-      try {
-        h.open().await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("held read interrupted");
-      }
-    }
+    park(readHold.get(), "read");
     if (readFailures.fire() != null) {
       readFaults.increment();
       throw new IOException(IO_ERROR_MESSAGE + " (injected read fault)");
@@ -234,6 +216,19 @@ public final class FaultInjectingDevice implements Device {
       corruptions.increment();
       int at = start + random.nextInt(length);
       dst.put(at, (byte) (dst.get(at) ^ (1 << random.nextInt(8))));
+    }
+  }
+
+  /** Parks the calling I/O at a closed gate {@code h} (null: none) until it opens. */
+  private static void park(Hold h, String what) throws InterruptedIOException {
+    if (h != null) {
+      h.parked().countDown();
+      try {
+        h.open().await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("held " + what + " interrupted");
+      }
     }
   }
 
