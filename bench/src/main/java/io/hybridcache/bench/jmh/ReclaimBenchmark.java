@@ -118,8 +118,8 @@ public class ReclaimBenchmark {
     while (true) {
       long p = rig.append(hashes[n], keys[n], value);
       if (first == IndexEntry.NONE) {
-        first = IndexEntry.segmentId(p);
-      } else if (IndexEntry.segmentId(p) != first) {
+        first = IndexEntry.segmentTag(p);
+      } else if (IndexEntry.segmentTag(p) != first) {
         break; // entry n opened the next segment, which sealed the victim
       }
       index.put(hashes[n], p);

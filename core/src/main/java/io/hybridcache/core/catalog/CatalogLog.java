@@ -149,7 +149,7 @@ final class CatalogLog implements AutoCloseable {
         continue;
       }
       SegmentHeader.Decoded h = SegmentHeader.decode(buf.duplicate().position(0).limit(Device.ALIGNMENT));
-      if (h == null || h.segmentId() == 0 || h.segmentId() > IndexEntry.MAX_SEGMENT_ID) {
+      if (h == null || h.segmentId() == 0 || table.tagOf(h.segmentId()) == 0) {
         continue;
       }
       if (h.lifetimeClass() != LifetimeClass.CATALOG.id()) {
@@ -213,7 +213,7 @@ final class CatalogLog implements AutoCloseable {
     Set<Long> reclaimed = new HashSet<>();
     long superseded = 0;
     for (Found f : found) {
-      if (f.id() < base || table.get(f.id()) != null) { // superseded, or a stray copy of a segment id
+      if (f.id() < base || table.byTag(table.tagOf(f.id())) != null) { // superseded, or a stray copy of its tag
         superseded++;
         try {
           device.discard(f.slot());

@@ -24,8 +24,6 @@ public final class IndexEntry {
   /** Bits of a segment id the index keeps (its tag). */
   public static final int SEGMENT_TAG_BITS = 28;
   public static final long MAX_SEGMENT_TAG = (1L << SEGMENT_TAG_BITS) - 1;
-  /** Kept for callers that name ids directly (the catalogue's own log): the largest tag. */
-  public static final long MAX_SEGMENT_ID = MAX_SEGMENT_TAG;
   public static final long MAX_SEGMENT_BYTES = (1L << 23) * OFFSET_ALIGNMENT;
   private static final int SIZE_MASK = (1 << 12) - 1;
   private static final int FINE_UNIT = 64;
@@ -43,10 +41,10 @@ public final class IndexEntry {
    * on-flash size is {@code entryBytes}; not accessed.
    */
   public static long pack(long address, int entryBytes) {
-    long segmentId = SegmentAddress.segmentId(address);
+    long tag = SegmentAddress.segmentId(address);
     long offset = SegmentAddress.offset(address);
-    if (segmentId == 0 || segmentId > MAX_SEGMENT_ID) {
-      throw new IllegalArgumentException("segment tag out of index range: " + segmentId);
+    if (tag == 0 || tag > MAX_SEGMENT_TAG) {
+      throw new IllegalArgumentException("segment tag out of index range: " + tag);
     }
     if ((offset & (OFFSET_ALIGNMENT - 1)) != 0 || offset >= MAX_SEGMENT_BYTES) {
       throw new IllegalArgumentException("offset not 16-aligned or past 128 MiB: " + offset);
@@ -57,7 +55,7 @@ public final class IndexEntry {
     long sizeClass = entryBytes <= FINE_MAX
         ? (entryBytes + FINE_UNIT - 1) / FINE_UNIT
         : FINE_CLASSES + (entryBytes - FINE_MAX + COARSE_UNIT - 1) / COARSE_UNIT;
-    return (segmentId << 36) | ((offset / OFFSET_ALIGNMENT) << 13) | (sizeClass << 1);
+    return (tag << 36) | ((offset / OFFSET_ALIGNMENT) << 13) | (sizeClass << 1);
   }
 
   /** The bytes an entry of {@code entryBytes} is accounted and read as: its size rounded up to its class. */
@@ -68,7 +66,7 @@ public final class IndexEntry {
   }
 
   public static long address(long packed) {
-    return SegmentAddress.of(segmentId(packed), offset(packed));
+    return SegmentAddress.of(segmentTag(packed), offset(packed));
   }
 
   /** The segment tag (the id's low {@value #SEGMENT_TAG_BITS} bits); find the segment with SegmentTable.byTag. */
@@ -76,10 +74,6 @@ public final class IndexEntry {
     return packed >>> 36;
   }
 
-  /** Same as {@link #segmentTag}: index values hold tags, not whole ids. */
-  public static long segmentId(long packed) {
-    return segmentTag(packed);
-  }
 
   public static long offset(long packed) {
     return ((packed >>> 13) & ((1L << 23) - 1)) * OFFSET_ALIGNMENT;
@@ -107,6 +101,6 @@ public final class IndexEntry {
   public static String toString(long packed) {
     return packed == NONE
         ? "none"
-        : segmentId(packed) + ":" + offset(packed) + "+" + sizeBytes(packed) + (accessed(packed) ? "*" : "");
+        : segmentTag(packed) + ":" + offset(packed) + "+" + sizeBytes(packed) + (accessed(packed) ? "*" : "");
   }
 }

@@ -101,15 +101,15 @@ class ConcurrencyTest {
       assertTrue(st.reclaimedSegments() > 0, "reclaim must have run concurrently: " + st);
       FlashTier flash = cache.flashTier();
       flash.index().forEach((hash, packed) -> {
-        assertTrue(flash.table().get(IndexEntry.segmentId(packed)) != null
-                || flash.table().segments().stream().noneMatch(x -> x.id() == IndexEntry.segmentId(packed)),
+        assertTrue(flash.table().byTag(IndexEntry.segmentTag(packed)) != null
+                || flash.table().segments().stream().noneMatch(x -> flash.table().tagOf(x.id()) == IndexEntry.segmentTag(packed)),
             "index entry into a missing segment " + IndexEntry.toString(packed));
       });
       long live = flash.table().segments().stream().mapToLong(x -> x.liveBytes()).sum();
       long indexed = 0;
       long[] sum = {0};
       flash.index().forEach((h, p) -> {
-        if (flash.table().get(IndexEntry.segmentId(p)) != null) {
+        if (flash.table().byTag(IndexEntry.segmentTag(p)) != null) {
           sum[0] += IndexEntry.sizeBytes(p);
         }
       });

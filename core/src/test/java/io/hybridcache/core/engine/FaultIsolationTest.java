@@ -210,7 +210,7 @@ class FaultIsolationTest {
   private static long entriesIn(Engine c, Segment s) {
     long[] n = {0};
     c.flashTier().index().forEach((h, p) -> {
-      if (IndexEntry.segmentId(p) == s.id()) {
+      if (IndexEntry.segmentTag(p) == c.flashTier().table().tagOf(s.id())) {
         n[0]++;
       }
     });

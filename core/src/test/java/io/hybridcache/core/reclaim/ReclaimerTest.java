@@ -46,9 +46,9 @@ class ReclaimerTest {
     while (true) {
       long p = writer.append(LifetimeClass.FRESH, KeyHash.of(key(i)), key(i), new byte[900], 0, seq.incrementAndGet());
       if (first < 0) {
-        first = IndexEntry.segmentId(p);
+        first = IndexEntry.segmentTag(p);
       }
-      if (IndexEntry.segmentId(p) != first) {
+      if (IndexEntry.segmentTag(p) != first) {
         return i; // key i went to the next segment and is not indexed
       }
       index.put(KeyHash.of(key(i)), p);
@@ -78,7 +78,7 @@ class ReclaimerTest {
     for (int i = 0; i < n; i++) {
       long p = index.get(KeyHash.of(key(i)));
       if (i % 2 == 0) {
-        assertEquals(LifetimeClass.SURVIVOR, table.get(IndexEntry.segmentId(p)).lifetimeClass());
+        assertEquals(LifetimeClass.SURVIVOR, table.byTag(IndexEntry.segmentTag(p)).lifetimeClass());
         assertEquals(new String(key(i), StandardCharsets.UTF_8),
             new String(reader.read(p).key(), StandardCharsets.UTF_8));
       } else {

@@ -59,8 +59,8 @@ class SegmentLogTest {
     for (int i = 0; i < 400; i++) {
       packed.add(writer.append(LifetimeClass.FRESH, 7L, bytes("k" + i), new byte[500], 0, seq.incrementAndGet()));
     }
-    long first = IndexEntry.segmentId(packed.get(0));
-    long last = IndexEntry.segmentId(packed.get(packed.size() - 1));
+    long first = IndexEntry.segmentTag(packed.get(0));
+    long last = IndexEntry.segmentTag(packed.get(packed.size() - 1));
     assertTrue(last > first + 1, "several segments were filled");
     Segment s = table.get(first);
     assertEquals(Segment.State.SEALED, s.state());
@@ -68,16 +68,16 @@ class SegmentLogTest {
     table.release(s);
     assertNull(reader.read(packed.get(0)), "a released segment's entries are misses");
     long next = writer.append(LifetimeClass.FRESH, 7L, bytes("x"), new byte[10_000], 0, seq.incrementAndGet());
-    assertNotEquals(first, IndexEntry.segmentId(next));
-    assertTrue(IndexEntry.segmentId(next) >= last, "ids only grow");
+    assertNotEquals(first, IndexEntry.segmentTag(next));
+    assertTrue(IndexEntry.segmentTag(next) >= last, "ids only grow");
   }
 
   @Test
   void classesHaveTheirOwnActiveSegments() throws Exception {
     long a = writer.append(LifetimeClass.FRESH, 7L, bytes("a"), new byte[10], 0, 1);
     long b = writer.append(LifetimeClass.SURVIVOR, 7L, bytes("b"), new byte[10], 0, 2);
-    assertNotEquals(IndexEntry.segmentId(a), IndexEntry.segmentId(b));
-    assertEquals(LifetimeClass.SURVIVOR, table.get(IndexEntry.segmentId(b)).lifetimeClass());
+    assertNotEquals(IndexEntry.segmentTag(a), IndexEntry.segmentTag(b));
+    assertEquals(LifetimeClass.SURVIVOR, table.byTag(IndexEntry.segmentTag(b)).lifetimeClass());
   }
 
   /** Readers racing buffer recycling (the sequence lock) see each entry intact or fall back to the device. */
