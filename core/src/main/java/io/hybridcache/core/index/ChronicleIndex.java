@@ -121,48 +121,44 @@ public final class ChronicleIndex implements Index {
 
   private final Path file;
   private final ChronicleMap<Long, Long> map;
-  private final java.nio.file.FileStore store;
-  private volatile long spaceCheckedAt = System.nanoTime() - SPACE_CHECK_NANOS;
+  private volatile long spaceCheckedAt;
   private volatile boolean lowSpace;
-  private volatile long backedLength;
+  private volatile long backedLength = -1; // the file length last backed whole, -1 before that succeeded
 
   private ChronicleIndex(Path file, ChronicleMap<Long, Long> map) {
     this.file = file;
     this.map = map;
-    java.nio.file.FileStore fs = null;
-    try {
-      FileSpace.backWhole(file); // every mapped page backed: no SIGBUS on a full disk later
-      backedLength = Files.size(file);
-      fs = Files.getFileStore(file);
-    } catch (IOException e) {
-      map.close();
-      throw new UncheckedIOException("cannot reserve disk space for the index file " + file + ": "
-          + e.getMessage(), e);
-    }
-    this.store = fs;
+    checkSpace(); // backs the whole file now: no SIGBUS on a full disk later
   }
 
   /**
-   * True while the disk has less than {@link #MIN_FREE_BYTES} free (checked at most every 100 ms).
-   * Chronicle grows its file (an extra tier) when a segment overflows, and a write onto a hole the
-   * disk cannot fill faults; so when space is low, keys not yet in the map are refused.
+   * True while new keys are refused: the file is not yet backed whole (a full disk at open), or the disk
+   * has less than {@link #MIN_FREE_BYTES} free. Chronicle grows its file (an extra tier) when a segment
+   * overflows, and a write onto a hole the disk cannot fill faults; keys already in the map live in
+   * backed pages. Checked at most every 100 ms.
    */
   private boolean lowOnSpace() {
-    long now = System.nanoTime();
-    if (now - spaceCheckedAt >= SPACE_CHECK_NANOS) {
-      spaceCheckedAt = now;
-      try {
-        long length = Files.size(file);
-        if (length != backedLength) { // Chronicle grew the file: back the new tier too
-          FileSpace.backWhole(file);
-          backedLength = length;
-        }
-        lowSpace = store.getUsableSpace() < Math.max(MIN_FREE_BYTES, map.offHeapMemoryUsed() / 8);
-      } catch (IOException e) {
-        lowSpace = true;
-      }
+    if (System.nanoTime() - spaceCheckedAt >= SPACE_CHECK_NANOS) {
+      checkSpace();
     }
     return lowSpace;
+  }
+
+  private void checkSpace() {
+    spaceCheckedAt = System.nanoTime();
+    try {
+      long length = Files.size(file);
+      if (length != backedLength) { // at open, or Chronicle grew the file: back the new part too
+        FileSpace.backWhole(file);
+        backedLength = length;
+      }
+      lowSpace = Files.getFileStore(file).getUsableSpace() < Math.max(MIN_FREE_BYTES, map.offHeapMemoryUsed() / 8);
+    } catch (IOException e) {
+      if (!lowSpace) {
+        LOG.warn("Index file {}: {}; new keys are refused until it can be backed", file, e.getMessage());
+      }
+      lowSpace = true;
+    }
   }
 
   /**
@@ -276,8 +272,8 @@ public final class ChronicleIndex implements Index {
     HeapIndex.checkEntry(entry);
     Long previous;
     if (lowOnSpace() && !map.containsKey(hash)) {
-      throw new IndexFullException("disk space below " + (MIN_FREE_BYTES >> 20) + " MiB: no new key in " + file
-          + " (its growth could not be backed)");
+      throw new IndexFullException("no new key in " + file + ": less than " + (MIN_FREE_BYTES >> 20)
+          + " MiB free, or the file could not be backed whole (its growth could fault)");
     }
     try {
       previous = map.put(hash, entry);
