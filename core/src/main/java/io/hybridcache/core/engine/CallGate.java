@@ -36,6 +36,13 @@ final class CallGate {
     state.decrementAndGet();
   }
 
+  /** Throws {@link IllegalStateException} once closed (a call that holds nothing open across it). */
+  void ensureOpen() {
+    if (closed()) {
+      throw new IllegalStateException("cache " + name + " is closed");
+    }
+  }
+
   boolean closed() {
     return (state.get() & CLOSED) != 0;
   }

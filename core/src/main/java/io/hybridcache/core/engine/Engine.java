@@ -121,10 +121,11 @@ public final class Engine implements HybridCache {
       DramEntry promoted = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis());
       ByteKey promotedKey = k.withBytes(e.key());
       if (dram.map().compute(promotedKey, (kk, cur) ->
-          cur != null ? cur : flash.stillAt(kk.hash64(), hit.packed()) ? promoted : null) == promoted) {
-        promotions.promoted(promotedKey); // a keys() scan in progress must return it (KeysIterator)
+          cur != null ? cur : flash.stillAt(kk.hash64(), hit.packed()) ? promoted : null) != promoted) {
+        return e.value(); // not promoted: nobody else holds this array
       }
-      return e.value().clone();
+      promotions.promoted(promotedKey); // a keys() scan in progress must return it (KeysIterator)
+      return e.value().clone(); // DRAM keeps the read array; the caller gets its own
     } finally {
       calls.exit();
     }
@@ -272,8 +273,7 @@ public final class Engine implements HybridCache {
    */
   @Override
   public Iterator<byte[]> keys() {
-    calls.enter();
-    calls.exit();
+    calls.ensureOpen();
     KeysIterator keys = new KeysIterator(dram.map().keySet().iterator(), this::flashKeys, promotions);
     return new Iterator<>() {
       @Override

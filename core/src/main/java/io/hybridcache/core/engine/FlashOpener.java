@@ -218,14 +218,13 @@ final class FlashOpener {
       if (!device.allocated(slot)) {
         continue;
       }
+      SegmentHeader.Decoded h;
       try {
-        page.clear();
-        device.read(slot, 0, page);
+        h = SegmentHeader.read(device, slot, page);
       } catch (IOException e) {
         LOG.warn("{}: slot {} unreadable at recovery ({}); it will be reused", config.name(), slot, e.toString());
         continue;
       }
-      SegmentHeader.Decoded h = SegmentHeader.decode(page.flip());
       if (h == null || h.segmentId() == 0 || table.tagOf(h.segmentId()) == 0) {
         continue;
       }

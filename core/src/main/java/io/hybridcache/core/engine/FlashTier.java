@@ -124,7 +124,7 @@ final class FlashTier {
   private boolean reclaiming; // writer thread
   private volatile java.io.Closeable directoryLock = () -> { }; // set by FlashOpener; released last in close
 
-  private sealed interface Command permits Write, Barrier, Stop, Clear {}
+  private sealed interface Command permits Write, Barrier, Stop {}
 
   private record Write(ByteKey key, byte[] value, long sequence, long expiryMillis, LifetimeClass lifetimeClass)
       implements Command {}
@@ -133,7 +133,6 @@ final class FlashTier {
 
   private record Stop() implements Command {}
 
-  private record Clear(CompletableFuture<Boolean> done) implements Command {}
 
   /** A verified flash hit and the index value it was found under. */
   record Hit(EntryFormat.Entry entry, long packed) {}
@@ -327,11 +326,8 @@ final class FlashTier {
 
   /** Drops every flash entry (waiting for the writer at most until {@code deadlineNanos}). */
   void clear(long deadlineNanos) {
-    inflight.clear();
-    index.clear(); // at once: the tier is empty for lookups even if the writer is slow
-    if (!await(new Clear(new CompletableFuture<>()), deadlineNanos)) {
-      dropRequested = true; // the writer releases the segments when it gets there
-    }
+    forgetAll();
+    barrier(false, deadlineNanos); // the writer releases the segments first (maintain), then completes it
   }
 
   /**
@@ -340,11 +336,19 @@ final class FlashTier {
    * marks go), so none installs afterwards; the writer releases the segments on its next turn.
    */
   void dropAll(String reason) {
+    forgetAll();
+    counters.flashIndexDrops.increment();
+    LOG.warn("{}: dropped the whole flash index: {}", config.name(), reason);
+  }
+
+  /**
+   * Empties the index at once (lookups miss from here on, even if the writer is slow) and cancels queued
+   * writes; the writer releases every segment at the start of its next turn.
+   */
+  private void forgetAll() {
     inflight.clear();
     index.clear();
-    counters.flashIndexDrops.increment();
     dropRequested = true;
-    LOG.warn("{}: dropped the whole flash index: {}", config.name(), reason);
   }
 
   /**
@@ -427,14 +431,14 @@ final class FlashTier {
     }
   }
 
-  /** Queues {@code c} and waits for it until {@code deadlineNanos}; false on a timeout or failure. */
-  private boolean await(Command c, long deadlineNanos) {
-    CompletableFuture<Boolean> done = c instanceof Barrier b ? b.done() : ((Clear) c).done();
+  /** Queues {@code b} and waits for it until {@code deadlineNanos}; false on a timeout or failure. */
+  private boolean await(Barrier b, long deadlineNanos) {
+    CompletableFuture<Boolean> done = b.done();
     if (!thread.isAlive()) {
       return false;
     }
     try {
-      if (!queue.offer(c, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+      if (!queue.offer(b, Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
         return false;
       }
       return done.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -541,9 +545,6 @@ final class FlashTier {
           });
         }
         b.done().complete(flushed);
-      } else if (c instanceof Clear cl) {
-        clearLocked();
-        cl.done().complete(true);
       } else {
         write((Write) c);
       }
@@ -558,8 +559,6 @@ final class FlashTier {
   private void finish(Command c, boolean ok) {
     if (c instanceof Barrier b) {
       b.done().complete(ok);
-    } else if (c instanceof Clear cl) {
-      cl.done().complete(ok);
     } else if (c instanceof Write w) {
       inflight.remove(w.key().hash64(), w.sequence());
     }
@@ -711,9 +710,7 @@ final class FlashTier {
       }
       boolean readable;
       try {
-        page.clear();
-        device.read(s.slot(), 0, page);
-        SegmentHeader.Decoded h = SegmentHeader.decode(page.flip());
+        SegmentHeader.Decoded h = SegmentHeader.read(device, s.slot(), page);
         readable = h != null && h.segmentId() == (s.id() & 0xFFFF_FFFFL) && !s.damaged();
       } catch (IOException | RuntimeException e) {
         readable = false;

@@ -47,6 +47,18 @@ public final class SegmentHeader {
     return page;
   }
 
+  /**
+   * Reads and decodes the header page of {@code slot} into {@code page} (one aligned page); null when it
+   * is not an intact header of this format.
+   *
+   * @throws IOException from the device
+   */
+  public static Decoded read(Device device, int slot, ByteBuffer page) throws java.io.IOException {
+    page.clear();
+    device.read(slot, 0, page);
+    return decode(page.flip());
+  }
+
   /** The decoded header, or null when the page is not an intact header of this format. */
   public static Decoded decode(ByteBuffer page) {
     ByteBuffer b = page.duplicate().order(ByteOrder.LITTLE_ENDIAN);

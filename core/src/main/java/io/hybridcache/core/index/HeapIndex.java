@@ -534,13 +534,9 @@ public final class HeapIndex implements Index {
   }
 
   /** The hash {@link #forEach} reports for a key stored under {@code hash} (tests). */
-  static long identity(long hash, int stripes) {
-    long mixed = mix(hash);
-    return hashFor((int) mixed & (stripes - 1), tagOf(mixed));
-  }
-
   long identity(long hash) {
-    return identity(hash, stripes.length);
+    long mixed = mix(hash);
+    return hashFor((int) mixed & stripeMask, tagOf(mixed));
   }
 
   /** A key hash whose mix has stripe {@code stripe} and tag {@code tag}: the slot's identity. */
