@@ -50,6 +50,16 @@ class WriterAndCloseTest {
     });
   }
 
+  /** A cache whose 600 keys are all on flash (DRAM emptied). */
+  private Engine openWithKeysOnFlash(IndexType index) {
+    Engine c = open(TestCaches.small(dir, index).build());
+    for (int i = 0; i < 600; i++) {
+      c.put(key(i), value(i, 1, VALUE));
+    }
+    c.writeBackAndDropDram();
+    return c;
+  }
+
   @ParameterizedTest
   @EnumSource(IndexType.class)
   void anErrorOnTheWriterIsACountedFaultAndTheWriterLivesOn(IndexType index) throws Exception {
@@ -99,11 +109,7 @@ class WriterAndCloseTest {
   @ParameterizedTest
   @EnumSource(IndexType.class)
   void closeWaitsForAReaderInFlightAndLaterCallsThrow(IndexType index) throws Exception {
-    Engine c = open(TestCaches.small(dir, index).build());
-    for (int i = 0; i < 600; i++) {
-      c.put(key(i), value(i, 1, VALUE));
-    }
-    c.writeBackAndDropDram();
+    Engine c = openWithKeysOnFlash(index);
     device.get().holdReads();
     AtomicBoolean readerReturned = new AtomicBoolean();
     CompletableFuture<byte[]> reader = CompletableFuture.supplyAsync(() -> {
@@ -127,11 +133,7 @@ class WriterAndCloseTest {
   @ParameterizedTest
   @EnumSource(IndexType.class)
   void closeUnderEightReadingThreads(IndexType index) throws Exception {
-    Engine c = open(TestCaches.small(dir, index).build());
-    for (int i = 0; i < 600; i++) {
-      c.put(key(i), value(i, 1, VALUE));
-    }
-    c.writeBackAndDropDram();
+    Engine c = openWithKeysOnFlash(index);
     ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
     CountDownLatch started = new CountDownLatch(8);
     List<Thread> readers = new ArrayList<>();
