@@ -1,6 +1,7 @@
 package io.hybridcache.core.format;
 
 import io.hybridcache.core.device.Device;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
@@ -53,7 +54,7 @@ public final class SegmentHeader {
    *
    * @throws IOException from the device
    */
-  public static Decoded read(Device device, int slot, ByteBuffer page) throws java.io.IOException {
+  public static Decoded read(Device device, int slot, ByteBuffer page) throws IOException {
     page.clear();
     device.read(slot, 0, page);
     return decode(page.flip());
