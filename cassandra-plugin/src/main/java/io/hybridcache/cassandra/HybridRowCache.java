@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * read (its {@code replace} finds no sentinel and fails): after a write is acknowledged no tier serves
  * the partition as it was before it. {@code get} takes no lock: it returns the sentinel if there is
  * one, else whatever the hybrid cache holds, which {@code remove} has already invalidated in both
- * tiers before returning ({@link io.hybridcache.core.engine.Engine}'s ordering guarantee).
+ * tiers before returning ({@link HybridCache#remove}'s guarantee).
  *
  * <p>Lock order: {@code sentinels}' per-key lock, then the hybrid cache's own (Caffeine's per-key
  * compute, the flash index); nothing calls back into this class from inside them.

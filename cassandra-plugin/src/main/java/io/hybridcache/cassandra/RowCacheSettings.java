@@ -1,8 +1,9 @@
 package io.hybridcache.cassandra;
 
-import io.hybridcache.core.admission.AdmissionPolicies;
+import io.hybridcache.core.api.AdmissionPolicies;
+import io.hybridcache.core.api.AdmissionPolicy;
 import io.hybridcache.core.api.CacheConfig;
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -271,7 +272,7 @@ public final class RowCacheSettings {
       return IndexType.HEAP;
     }
 
-    io.hybridcache.core.admission.AdmissionPolicy admission() {
+    io.hybridcache.core.api.AdmissionPolicy admission() {
       return AdmissionPolicies.parse(PREFIX + file + ": admission", text("admission", "accept-all"));
     }
   }

@@ -215,7 +215,7 @@ class EmbeddedRowCacheTest {
     for (int k = 0; k < n; k++) {
       assertEquals((long) k, read(table, k));
     }
-    ((io.hybridcache.core.engine.Engine) rowCache.hybridCache()).awaitFlashWrites();
+    rowCache.hybridCache().flush();
     assertTrue(rowCache.hybridCache().stats().flashEntries() > n / 2, "most partitions are on flash");
     assertEquals(n, keysOf(cfs(table).metadata().id), "keyIterator sees every cached partition");
   }

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheConfig;
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -10,9 +10,9 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.FindOneAndReplaceOptions;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
+import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.HybridCache;
-import io.hybridcache.core.format.EntryFormat;
-import io.hybridcache.core.placement.LifetimeClass;
+import io.hybridcache.core.api.LifetimeClass;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -106,7 +106,7 @@ public final class CachedCollection<T> {
     this.ttl = ttl;
     this.maxEntryBytes = cache.config().maxFlashEntryBytes();
     int configured = bridge.config().maxCachedBytes();
-    this.maxCachedBytes = configured > 0 ? configured : maxEntryBytes - EntryFormat.HEADER_BYTES;
+    this.maxCachedBytes = configured > 0 ? configured : maxEntryBytes - CacheConfig.FLASH_ENTRY_HEADER_BYTES;
   }
 
   // ---- reads ----
@@ -337,7 +337,7 @@ public final class CachedCollection<T> {
       LOG.warn("{}: not caching a document: {}", namespace, e.toString());
       return null;
     }
-    if (value.length > maxCachedBytes || EntryFormat.entryBytes(key.length, value.length) > maxEntryBytes) {
+    if (value.length > maxCachedBytes || CacheConfig.FLASH_ENTRY_HEADER_BYTES + key.length + value.length > maxEntryBytes) {
       notCached.increment();
       return null;
     }

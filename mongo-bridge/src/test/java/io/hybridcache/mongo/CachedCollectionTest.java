@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
 import io.hybridcache.core.api.CacheStats;
-import io.hybridcache.core.placement.LifetimeClass;
+import io.hybridcache.core.api.LifetimeClass;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

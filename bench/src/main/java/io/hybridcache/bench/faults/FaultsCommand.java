@@ -8,8 +8,7 @@ import io.hybridcache.bench.TextTable;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
-import io.hybridcache.core.engine.Engine;
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -127,7 +126,7 @@ public final class FaultsCommand implements Callable<Integer> {
         System.out.printf("filled %,d of %,d%n", i + 1, entries);
       }
     }
-    ((Engine) cache).writeBack();
+    cache.flush();
     cache.setDramCapacity(CacheConfig.MIB); // DRAM keeps little: the reads below are flash reads
   }
 
@@ -180,7 +179,7 @@ public final class FaultsCommand implements Callable<Integer> {
           hits++;
         }
       }
-      ((Engine) cache).awaitFlashWrites(); // the writer has dropped any damaged segment
+      cache.flush(); // the writer has dropped any damaged segment by now
       if (stats != null) {
         stats[0] = cache.stats();
       }

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Replays a cache's device write trace ({@code io.hybridcache.core.stats.WriteTrace}) through the
+ * Replays a cache's device write trace ({@code io.hybridcache.core.engine.WriteTrace}) through the
  * {@link Ftl} and reports device write amplification, for any of the stream mappers the trace
  * recorded. Immutable once read; {@link #replay} is thread-safe (each call has its own FTL).
  *

@@ -5,8 +5,6 @@ import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
 import io.hybridcache.core.device.Device;
 import io.hybridcache.core.device.FileDevice;
-import io.hybridcache.core.engine.Engine;
-import io.hybridcache.core.index.KeyHash;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,7 +15,7 @@ import java.util.Random;
  * What the benchmarks of this package share: keys, values, scratch directories on the disk, loading a
  * cache so that every key is on flash. Thread-safe: stateless.
  */
-final class Fixtures {
+public final class Fixtures {
   /**
    * System property naming the parent of the benchmarks' scratch directories (default
    * {@code target/jmh-data} under the working directory). It must be on a file system with O_DIRECT
@@ -31,14 +29,14 @@ final class Fixtures {
   private Fixtures() {}
 
   /** A new, empty directory under {@link #DIR_PROPERTY}; the caller deletes it at teardown. */
-  static Path scratchDir(String name) throws IOException {
+  public static Path scratchDir(String name) throws IOException {
     Path parent = Path.of(System.getProperty(DIR_PROPERTY, "target/jmh-data")).toAbsolutePath();
     Files.createDirectories(parent);
     return Files.createTempDirectory(parent, name + "-");
   }
 
   /** Fails unless files in {@code dir} can be read and written with O_DIRECT. */
-  static void requireDirectIo(Path dir) throws IOException {
+  public static void requireDirectIo(Path dir) throws IOException {
     try (FileDevice probe = FileDevice.open(dir, 1, Device.ALIGNMENT, true)) {
       if (!probe.directIo()) {
         throw new IllegalStateException("direct I/O (O_DIRECT) is not available in " + dir
@@ -49,7 +47,7 @@ final class Fixtures {
 
   /** A set-up or tear-down step. */
   @FunctionalInterface
-  interface Step {
+  public interface Step {
     void run() throws IOException;
   }
 
@@ -57,7 +55,7 @@ final class Fixtures {
    * Runs {@code setUp}; if it throws, runs {@code tearDown} (JMH does not tear down a failed set-up,
    * which would leave scratch files behind) and rethrows. {@code tearDown} must cope with a partial set-up.
    */
-  static void setUpOrTearDown(Step setUp, Step tearDown) throws IOException {
+  public static void setUpOrTearDown(Step setUp, Step tearDown) throws IOException {
     try {
       setUp.run();
     } catch (IOException | RuntimeException | Error e) {
@@ -71,12 +69,12 @@ final class Fixtures {
   }
 
   /** Key {@code i}: {@code "user<i>"} in ASCII, as YCSB names its records. */
-  static byte[] key(long i) {
+  public static byte[] key(long i) {
     return ("user" + i).getBytes(StandardCharsets.US_ASCII);
   }
 
   /** Keys 0..n-1. */
-  static byte[][] keys(int n) {
+  public static byte[][] keys(int n) {
     byte[][] keys = new byte[n][];
     for (int i = 0; i < n; i++) {
       keys[i] = key(i);
@@ -84,24 +82,15 @@ final class Fixtures {
     return keys;
   }
 
-  /** {@link KeyHash} of each key, as the flash index is keyed. */
-  static long[] hashes(byte[][] keys) {
-    long[] hashes = new long[keys.length];
-    for (int i = 0; i < keys.length; i++) {
-      hashes[i] = KeyHash.of(keys[i]);
-    }
-    return hashes;
-  }
-
   /** {@code bytes} random bytes (incompressible, fixed seed). */
-  static byte[] value(int bytes) {
+  public static byte[] value(int bytes) {
     byte[] v = new byte[bytes];
     new Random(bytes).nextBytes(v);
     return v;
   }
 
   /** 0..n-1 in a random order (fixed seed). */
-  static int[] permutation(int n) {
+  public static int[] permutation(int n) {
     int[] p = new int[n];
     for (int i = 0; i < n; i++) {
       p[i] = i;
@@ -117,20 +106,19 @@ final class Fixtures {
   }
 
   /**
-   * Puts every key with {@code value}, waiting for the flash writer every {@value #LOAD_BATCH} puts so
-   * no DRAM eviction is dropped for a full queue, then writes the rest of DRAM back: afterwards every
+   * Puts every key with {@code value}, flushing to flash every {@value #LOAD_BATCH} puts so no DRAM
+   * eviction is refused at a full queue, then writes the rest of DRAM back: afterwards every
    * key is on flash and DRAM holds clean copies of the most recent ones. Fails if the flash tier did not
    * take every key.
    */
   static void load(HybridCache cache, byte[][] keys, byte[] value) {
-    Engine engine = (Engine) cache; // HybridCache.open makes an Engine; its flush hooks are public
     for (int i = 0; i < keys.length; i++) {
       cache.put(keys[i], value);
       if ((i + 1) % LOAD_BATCH == 0) {
-        engine.awaitFlashWrites();
+        cache.flush();
       }
     }
-    engine.writeBack();
+    cache.flush();
     CacheStats s = cache.stats();
     if (s.flashEntries() != keys.length || s.degraded()) {
       throw new IllegalStateException("loading " + keys.length + " keys left " + s.flashEntries()

@@ -2,6 +2,9 @@ package io.hybridcache.bench.jmh;
 
 import io.hybridcache.bench.BenchMain;
 import io.hybridcache.bench.ChildJvm;
+import io.hybridcache.core.engine.IndexBenchmark;
+import io.hybridcache.core.engine.ReclaimBenchmark;
+import io.hybridcache.core.engine.WriteBufferBenchmark;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -63,7 +66,7 @@ public final class JmhCommand implements Callable<Integer> {
   }
 
   private static List<String> run(List<String> options, List<Class<?>> benchmarks) {
-    // each simple name as an include regex: "IndexBenchmark" matches io.hybridcache.bench.jmh.IndexBenchmark.get
+    // each simple name as an include regex: "IndexBenchmark" matches io.hybridcache.core.engine.IndexBenchmark.get
     return Stream.concat(options.stream(), benchmarks.stream().map(Class::getSimpleName)).toList();
   }
 

@@ -9,7 +9,7 @@ import io.hybridcache.bench.TextTable;
 import io.hybridcache.bench.ycsb.YcsbCommand;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.HybridCache;
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,14 +3,16 @@ package io.hybridcache.bench.ycsb;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hybridcache.bench.Sizes;
 import io.hybridcache.bench.StatsJson;
+import io.hybridcache.core.api.AdmissionPolicies;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.api.IndexType;
+import io.hybridcache.core.api.LifetimeClass;
+import io.hybridcache.core.api.MapperKind;
+import io.hybridcache.core.api.VictimPolicy;
 import io.hybridcache.core.catalog.CatalogConfig;
 import io.hybridcache.core.catalog.SchemaCatalog;
-import io.hybridcache.core.index.IndexType;
-import io.hybridcache.core.placement.LifetimeClass;
-import io.hybridcache.core.placement.MapperKind;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -293,7 +295,7 @@ public class HybridCacheDB extends DB {
       b.cascadeWait(Duration.ofMillis(Long.parseLong(v.trim())));
     }
     if ((v = p.getProperty(ADMISSION)) != null) {
-      b.admission(io.hybridcache.core.admission.AdmissionPolicies.parse(ADMISSION, v));
+      b.admission(io.hybridcache.core.api.AdmissionPolicies.parse(ADMISSION, v));
     }
     if ((v = p.getProperty(WRITE_TRACE)) != null && !v.isBlank()) {
       b.writeTrace(Path.of(v.trim()));
@@ -311,7 +313,7 @@ public class HybridCacheDB extends DB {
       b.placementEpochBytes(Sizes.parse(v));
     }
     if ((v = p.getProperty(VICTIM_POLICY)) != null) {
-      b.victimPolicy(io.hybridcache.core.reclaim.VictimPolicy.parse(VICTIM_POLICY, v));
+      b.victimPolicy(io.hybridcache.core.api.VictimPolicy.parse(VICTIM_POLICY, v));
     }
     tableClasses(p); // fail on a bad list here too
     return b.build();

@@ -9,7 +9,7 @@ import io.hybridcache.bench.StatsJson;
 import io.hybridcache.bench.TextTable;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -12,7 +12,8 @@ import io.hybridcache.bench.StatsJson;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
+import io.hybridcache.core.api.MapperKind;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -232,6 +233,6 @@ class HybridCacheDBTest {
     CacheConfig c = HybridCacheDB.configFrom(p);
     assertEquals(4, c.streams());
     assertTrue(c.trimReclaimed());
-    assertEquals(io.hybridcache.core.placement.MapperKind.DSM, c.streamMapper());
+    assertEquals(io.hybridcache.core.api.MapperKind.DSM, c.streamMapper());
   }
 }

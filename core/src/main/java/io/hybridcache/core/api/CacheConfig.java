@@ -1,12 +1,6 @@
 package io.hybridcache.core.api;
 
-import io.hybridcache.core.admission.AcceptAll;
-import io.hybridcache.core.admission.AdmissionPolicy;
 import io.hybridcache.core.device.Device;
-import io.hybridcache.core.index.IndexEntry;
-import io.hybridcache.core.index.IndexType;
-import io.hybridcache.core.placement.MapperKind;
-import io.hybridcache.core.reclaim.VictimPolicy;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -31,6 +25,19 @@ public final class CacheConfig {
   public static final long GIB = 1024 * MIB;
   /** Segments the flash tier needs at least: one active per lifetime class, spares for reclaim. */
   public static final int MIN_SEGMENTS = 4;
+  /** Largest segment a flash address can point into (23 offset bits in 16-byte units): 128 MiB. */
+  public static final long MAX_SEGMENT_BYTES = 128 * MIB;
+  /** Largest flash entry (header + key + value) a flash address can describe: 8,519,616 bytes. */
+  public static final int MAX_ENTRY_BYTES = 8_519_616;
+  /** Bytes a flash entry takes besides its key and value (its header). */
+  public static final int FLASH_ENTRY_HEADER_BYTES = 40;
+  /** Bytes the DRAM tier charges an entry besides its key and value (map node, entry, key wrapper). */
+  public static final int DRAM_ENTRY_OVERHEAD_BYTES = 112;
+  /**
+   * The one name in a cache directory the cache neither reads nor deletes: a directory for a companion
+   * store that shares the cache's directory (the schema catalogue's {@code catalog/}).
+   */
+  public static final String COMPANION_DIRECTORY = "catalog";
 
   private final Path directory;
   private final String name;
@@ -233,7 +240,7 @@ public final class CacheConfig {
 
   /** Largest entry (header + key + value) the flash tier stores; larger ones stay in DRAM only. */
   public int maxFlashEntryBytes() {
-    return Math.min(IndexEntry.MAX_ENTRY_BYTES, writeBufferBytes);
+    return Math.min(MAX_ENTRY_BYTES, writeBufferBytes);
   }
 
   @Override
@@ -331,7 +338,7 @@ public final class CacheConfig {
       require(name != null && !name.isBlank() && name.matches("[A-Za-z0-9._-]+"), "name",
           "must be non-empty letters, digits, '.', '_' or '-'", name);
       require(dramBytes >= MIB, "dramBytes", "must be >= 1 MiB", dramBytes);
-      require(segmentBytes >= 64 * KIB && segmentBytes <= IndexEntry.MAX_SEGMENT_BYTES
+      require(segmentBytes >= 64 * KIB && segmentBytes <= MAX_SEGMENT_BYTES
               && segmentBytes % Device.ALIGNMENT == 0,
           "segmentBytes", "must be a multiple of 4096 in [64 KiB, 128 MiB]", segmentBytes);
       require(writeBufferBytes >= Device.ALIGNMENT && writeBufferBytes % Device.ALIGNMENT == 0

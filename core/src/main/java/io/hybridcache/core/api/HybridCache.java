@@ -1,6 +1,5 @@
 package io.hybridcache.core.api;
 
-import io.hybridcache.core.placement.LifetimeClass;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.Iterator;
@@ -13,13 +12,14 @@ import java.util.List;
  * another; writes to flash happen on one writer thread fed by a bounded queue, so no caller ever
  * waits for the device on a write.
  *
- * <p>See {@link io.hybridcache.core.engine.Engine} for the design note.
+ * <p>{@link #open} finds the engine through {@link CacheProvider}; the engine's design note is in
+ * {@code io.hybridcache.core.engine.Engine}.
  */
 public interface HybridCache extends Closeable {
 
   /** Opens (creating or warm-restarting) the cache described by {@code config}. */
   static HybridCache open(CacheConfig config) {
-    return io.hybridcache.core.engine.Engine.open(config);
+    return CacheProviders.provider().open(config);
   }
 
   /** The value for {@code key}, or null on a miss. A flash hit is promoted to DRAM. */
@@ -80,6 +80,14 @@ public interface HybridCache extends Closeable {
 
   /** Resizes the DRAM tier to {@code bytes} (at least 1 MiB); shrinking evicts, dirty entries to flash. */
   void setDramCapacity(long bytes);
+
+  /**
+   * Writes every dirty DRAM entry to flash (keeping it in DRAM as a clean copy) and waits until
+   * everything written so far is on flash and indexed, giving up after {@link CacheConfig#closeTimeout()}
+   * if the device makes no progress. For a checkpoint before a planned stop, tests and benchmarks.
+   * Implementations without a flash tier return at once.
+   */
+  default void flush() {}
 
   /** A snapshot of the counters. */
   CacheStats stats();

@@ -2,54 +2,42 @@ package io.hybridcache.core.catalog;
 
 import io.hybridcache.core.device.Device;
 import io.hybridcache.core.device.DirectoryLock;
-import io.hybridcache.core.format.EntryFormat;
-import io.hybridcache.core.format.SegmentHeader;
-import io.hybridcache.core.index.IndexEntry;
-import io.hybridcache.core.index.KeyHash;
-import io.hybridcache.core.placement.LifetimeClass;
-import io.hybridcache.core.segment.Segment;
-import io.hybridcache.core.segment.SegmentTable;
-import io.hybridcache.core.segment.SegmentWriter;
-import io.hybridcache.core.stats.Counters;
+import io.hybridcache.core.engine.RecordLog;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The catalogue's append-only log, not thread-safe (used under the catalogue's commit lock):
- * CATALOG-class segments on a small device of their own, written with
- * the engine's {@link SegmentWriter} and read back whole at open (CaSSanDra paper, section V: "a
- * collection of segment files, each storing a contiguous subset of schema ID and schema tuples").
+ * records in the engine's {@link RecordLog} on a small device of their own, read back whole at open
+ * (CaSSanDra paper, section V: "a collection of segment files, each storing a contiguous subset of
+ * schema ID and schema tuples"). This class knows the catalogue's records, not the segment format.
  *
- * <p>Concurrency: every method runs under {@link SchemaCatalog}'s commit lock (the writer's flusher
- * thread is internal to {@link SegmentWriter}); the counters are volatile for {@code stats()}.
+ * <p>Concurrency: every method runs under {@link SchemaCatalog}'s commit lock; the counters are
+ * volatile for {@code stats()}.
  *
  * <p>Durability: {@link #sync} writes every buffered record (zero padded to a 4 KiB page, so each group
  * commit costs at least one page) and forces the device; a record counts only after that.
  *
- * <p>Recovery reads every allocated slot (they are small), keeps slots whose header names a CATALOG
- * segment, and parses entries at 16-byte steps verifying each CRC: a torn or corrupt record is skipped
- * and counted, which is safe because an id is handed out only after its record was synced. Entries of
- * an older segment left in a reused slot fail the segment id check and are not counted. The newest
+ * <p>Recovery ({@link RecordLog#scan}) returns every segment's verified records and its torn ones: a
+ * torn or corrupt record is skipped and counted, which is safe because an id is handed out only after
+ * its record was synced; a torn DEFINE's key still raises the next id (bounded by a window). The newest
  * COMPACT record supersedes every segment below its base.
  *
- * <p>Compaction writes every live definition and then a COMPACT record through a fresh writer into new
- * segments, syncs, and only then releases (and discards) the old segments, so a crash at any point
+ * <p>Compaction writes every live definition and then a COMPACT record through a {@link
+ * RecordLog.Rewrite}, which syncs and only then releases the old segments, so a crash at any point
  * leaves either the old log or the new one complete.
  *
  * <p>Directory: {@code segments/slot-NNNNN.seg} (the device), {@code catalog.properties} (layout),
@@ -73,11 +61,8 @@ final class CatalogLog implements AutoCloseable {
 
   private final CatalogConfig config;
   private final Device device;
-  private final SegmentTable table;
-  private final Counters counters = new Counters();
-  private final AtomicLong sequence = new AtomicLong();
+  private final RecordLog log;
   private final DirectoryLock lock;
-  private SegmentWriter writer;
   // written under the commit lock, read by stats() from any thread
   private volatile long recordsWritten;
   private volatile long syncs;
@@ -87,8 +72,7 @@ final class CatalogLog implements AutoCloseable {
     this.config = config;
     this.device = device;
     this.lock = lock;
-    this.table = new SegmentTable(config.segmentCount());
-    this.writer = newWriter();
+    this.log = new RecordLog(device, config.segmentBytes(), BUFFER_BYTES);
   }
 
   static CatalogLog open(CatalogConfig config, DeviceFactory devices) throws IOException {
@@ -110,12 +94,6 @@ final class CatalogLog implements AutoCloseable {
     return device;
   }
 
-  private SegmentWriter newWriter() {
-    SegmentWriter w = new SegmentWriter(device, table, counters, null, BUFFER_BYTES, sequence::get);
-    w.slotSource(table::takeFreeSlot);
-    return w;
-  }
-
   /** Largest batch of record bytes one commit takes, so a batch always fits one fresh segment. */
   int maxBatchBytes() {
     return Math.min(BUFFER_BYTES, (config.segmentBytes() - Device.ALIGNMENT) / 2);
@@ -123,83 +101,33 @@ final class CatalogLog implements AutoCloseable {
 
   /** Bytes a record occupies in a segment (entry header, key, value, 16-byte alignment). */
   static int recordBytes(int valueBytes) {
-    return align16(EntryFormat.entryBytes(CatalogRecord.KEY_BYTES, valueBytes));
+    return RecordLog.recordBytes(CatalogRecord.KEY_BYTES, valueBytes);
   }
 
   // ---- recovery ----
 
   Recovered recover() {
-    int slotBytes = config.segmentBytes();
-    ByteBuffer buf = Device.allocateAligned(slotBytes).order(ByteOrder.LITTLE_ENDIAN);
-    record Found(long id, int slot, long sequence, List<CatalogRecord.Decoded> records, long bytes) {}
-    List<Found> found = new ArrayList<>();
+    List<RecordLog.Found> found = log.scan((slot, why) ->
+        LOG.warn("catalogue {}: slot {} skipped ({})", config.directory(), slot, why));
     List<Long> hints = new ArrayList<>();
     long corrupt = 0;
-    long maxSegmentId = 0;
-    long maxSequence = 0;
-    for (int slot = 0; slot < config.segmentCount(); slot++) {
-      if (!device.allocated(slot)) {
-        continue;
-      }
-      try {
-        buf.clear();
-        device.read(slot, 0, buf);
-      } catch (IOException e) {
-        LOG.warn("catalogue {}: slot {} unreadable ({}); skipped", config.directory(), slot, e.toString());
-        continue;
-      }
-      SegmentHeader.Decoded h = SegmentHeader.decode(buf.duplicate().position(0).limit(Device.ALIGNMENT));
-      if (h == null || h.segmentId() == 0 || table.tagOf(h.segmentId()) == 0) {
-        continue;
-      }
-      if (h.lifetimeClass() != LifetimeClass.CATALOG.id()) {
-        LOG.warn("catalogue {}: slot {} holds a segment of class {}, not CATALOG; skipped", config.directory(), slot,
-            h.lifetimeClass());
-        continue;
-      }
-      maxSegmentId = Math.max(maxSegmentId, h.segmentId());
-      maxSequence = Math.max(maxSequence, h.sequence());
-      List<CatalogRecord.Decoded> records = new ArrayList<>();
-      long bytes = 0;
-      int off = SegmentHeader.FIRST_ENTRY_OFFSET;
-      while (off + EntryFormat.HEADER_BYTES <= slotBytes) {
-        if (buf.getInt(off) != EntryFormat.MAGIC) {
-          off += IndexEntry.OFFSET_ALIGNMENT;
-          continue;
-        }
-        EntryFormat.Entry e = EntryFormat.read(buf.duplicate().position(off), h.segmentId());
-        if (e == null) {
-          if (Integer.toUnsignedLong(buf.getInt(off + 16)) == h.segmentId()) {
-            corrupt++; // torn by a crash or damaged; an entry of an older segment in this slot is not counted
-            if (buf.getShort(off + 10) == CatalogRecord.KEY_BYTES && buf.get(off + EntryFormat.HEADER_BYTES) == CatalogRecord.DEFINE) {
-              hints.add(Integer.toUnsignedLong(buf.getInt(off + EntryFormat.HEADER_BYTES + 1)));
-            }
-          }
-          off += IndexEntry.OFFSET_ALIGNMENT;
-          continue;
-        }
-        maxSequence = Math.max(maxSequence, e.sequence());
-        try {
-          records.add(CatalogRecord.decode(e.key(), e.value()));
-        } catch (RowFormatException ex) {
-          throw new IllegalStateException("catalogue " + config.directory() + ", segment " + h.segmentId()
-              + " offset " + off + ": " + ex.getMessage(), ex);
-        }
-        bytes += align16(e.bytes());
-        off += align16(e.bytes());
-      }
-      found.add(new Found(h.segmentId(), slot, h.sequence(), records, bytes));
-    }
-    found.sort(Comparator.comparingLong(Found::id));
     long base = 0;
     long nextId = 1;
-    for (Found f : found) {
-      for (CatalogRecord.Decoded r : f.records()) {
-        if (r.kind() == CatalogRecord.COMPACT) {
-          base = Math.max(base, r.baseSegment());
-          nextId = Math.max(nextId, r.nextId());
+    for (RecordLog.Found f : found) {
+      for (byte[] torn : f.tornKeys()) {
+        corrupt++; // torn by a crash or damaged
+        long hint = CatalogRecord.defineIdHint(torn);
+        if (hint >= 0) {
+          hints.add(hint);
+        }
+      }
+      for (RecordLog.Record r : f.records()) {
+        CatalogRecord.Decoded d = decode(f, r);
+        if (d.kind() == CatalogRecord.COMPACT) {
+          base = Math.max(base, d.baseSegment());
+          nextId = Math.max(nextId, d.nextId());
         } else {
-          nextId = Math.max(nextId, r.id() + 1); // ids of superseded segments count too: never reused
+          nextId = Math.max(nextId, d.id() + 1); // ids of superseded segments count too: never reused
         }
       }
     }
@@ -212,31 +140,24 @@ final class CatalogLog implements AutoCloseable {
     Map<Long, CatalogRecord.Decoded> defines = new LinkedHashMap<>();
     Set<Long> reclaimed = new HashSet<>();
     long superseded = 0;
-    for (Found f : found) {
-      if (f.id() < base || table.byTag(table.tagOf(f.id())) != null) { // superseded, or a stray copy of its tag
+    for (RecordLog.Found f : found) {
+      if (f.segmentId() < base) {
         superseded++;
-        try {
-          device.discard(f.slot());
-        } catch (IOException e) {
-          LOG.debug("catalogue {}: discard of slot {} failed: {}", config.directory(), f.slot(), e.toString());
-        }
+        log.drop(f);
         continue;
       }
-      Segment s = new Segment(f.id(), f.slot(), LifetimeClass.CATALOG, Segment.State.SEALED);
-      s.restoreRecovered(f.bytes(), 0, slotBytes);
-      table.add(s);
-      for (CatalogRecord.Decoded r : f.records()) {
-        if (r.kind() == CatalogRecord.DEFINE) {
-          defines.put(r.id(), r);
-        } else if (r.kind() == CatalogRecord.RECLAIM) {
-          reclaimed.add(r.id());
+      log.keep(f);
+      for (RecordLog.Record r : f.records()) {
+        CatalogRecord.Decoded d = decode(f, r);
+        if (d.kind() == CatalogRecord.DEFINE) {
+          defines.put(d.id(), d);
+        } else if (d.kind() == CatalogRecord.RECLAIM) {
+          reclaimed.add(d.id());
         }
       }
     }
     reclaimed.forEach(defines::remove);
-    table.raiseNextSegmentId(maxSegmentId + 1);
-    table.rebuildFreeList();
-    sequence.set(maxSequence + 1);
+    log.recovered();
     if (corrupt > 0) {
       LOG.warn("catalogue {}: {} records failed their checksum at open (torn by a crash or damaged); "
           + "their schema ids do not resolve", config.directory(), corrupt);
@@ -244,17 +165,20 @@ final class CatalogLog implements AutoCloseable {
     return new Recovered(new ArrayList<>(defines.values()), nextId, corrupt, superseded);
   }
 
+  private CatalogRecord.Decoded decode(RecordLog.Found f, RecordLog.Record r) {
+    try {
+      return CatalogRecord.decode(r.key(), r.value());
+    } catch (RowFormatException ex) {
+      throw new IllegalStateException("catalogue " + config.directory() + ", segment " + f.segmentId()
+          + ": " + ex.getMessage(), ex);
+    }
+  }
+
   // ---- appends (commit lock held) ----
 
   /** Appends a record to the active segment's buffer; false when no segment could be opened (no free slot). */
   boolean append(int kind, long id, byte[] value) throws IOException {
-    return appendWith(writer, kind, id, value);
-  }
-
-  private boolean appendWith(SegmentWriter w, int kind, long id, byte[] value) throws IOException {
-    byte[] key = CatalogRecord.key(kind, id);
-    long packed = w.append(LifetimeClass.CATALOG, KeyHash.of(key), key, value, 0, sequence.incrementAndGet());
-    if (packed == IndexEntry.NONE) {
+    if (!log.append(CatalogRecord.key(kind, id), value)) {
       return false;
     }
     recordsWritten++;
@@ -263,27 +187,26 @@ final class CatalogLog implements AutoCloseable {
 
   /** Makes every appended record durable: flush the buffers, wait, force the device. */
   void sync() throws IOException {
-    writer.flushAllToWholePages();
-    device.sync();
+    log.sync();
     syncs++;
   }
 
   /** After a failed append or sync: drop the active segment; the next append opens a new one. */
   void abandon() {
-    writer.abandonAll();
+    log.abandon();
   }
 
   int freeSlots() {
-    return table.freeSlots();
+    return log.freeSlots();
   }
 
   int segments() {
-    return table.segments().size();
+    return log.segments();
   }
 
   /** Segments a compaction of {@code liveBytes} of records needs. */
   int segmentsFor(long liveBytes) {
-    long usable = config.segmentBytes() - SegmentHeader.FIRST_ENTRY_OFFSET - Device.ALIGNMENT;
+    long usable = log.usableSegmentBytes();
     return (int) ((liveBytes + recordBytes(16) + usable - 1) / usable);
   }
 
@@ -292,44 +215,27 @@ final class CatalogLog implements AutoCloseable {
    * then releases every older segment. On failure the old log stays as it was.
    */
   void compact(List<Schema> live, long nextId) throws IOException {
-    SegmentWriter fresh = newWriter();
-    long base = table.nextSegmentIdPeek();
+    RecordLog.Rewrite rewrite = log.rewrite();
     try {
       for (Schema s : live) {
-        if (!appendWith(fresh, CatalogRecord.DEFINE, s.id(), CatalogRecord.defineValue(s.namespace(), s.nameArray()))) {
+        byte[] key = CatalogRecord.key(CatalogRecord.DEFINE, s.id());
+        if (!rewrite.append(key, CatalogRecord.defineValue(s.namespace(), s.nameArray()))) {
           throw new IOException("catalogue full: no free segment for compaction (" + live.size()
               + " live definitions; raise segmentCount, now " + config.segmentCount() + ")");
         }
+        recordsWritten++;
       }
-      if (!appendWith(fresh, CatalogRecord.COMPACT, 0, CatalogRecord.compactValue(base, nextId))) {
+      byte[] key = CatalogRecord.key(CatalogRecord.COMPACT, 0);
+      if (!rewrite.append(key, CatalogRecord.compactValue(rewrite.baseSegment(), nextId))) {
         throw new IOException("catalogue full: no free segment for compaction");
       }
-      fresh.flushAllToWholePages();
-      device.sync();
-      syncs++;
+      recordsWritten++;
     } catch (IOException | RuntimeException e) {
-      fresh.abandonAll();
-      fresh.close();
-      for (Segment s : table.segments().toArray(new Segment[0])) {
-        if (s.id() >= base) {
-          table.release(s);
-        }
-      }
+      rewrite.abort();
       throw e;
     }
-    writer.abandonAll();
-    writer.close();
-    writer = fresh;
-    for (Segment s : table.segments().toArray(new Segment[0])) {
-      if (s.id() < base) {
-        table.release(s);
-        try {
-          device.discard(s.slot());
-        } catch (IOException e) {
-          LOG.debug("catalogue {}: discard of slot {} failed: {}", config.directory(), s.slot(), e.toString());
-        }
-      }
-    }
+    rewrite.commit();
+    syncs++;
     compactions++;
   }
 
@@ -348,16 +254,10 @@ final class CatalogLog implements AutoCloseable {
   @Override
   public void close() throws IOException {
     try {
-      writer.flushAllToWholePages();
-      writer.close();
-      device.close();
+      log.close();
     } finally {
       lock.close();
     }
-  }
-
-  private static int align16(int n) {
-    return (n + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT;
   }
 
   private static void checkLayout(CatalogConfig c) throws IOException {
@@ -366,7 +266,7 @@ final class CatalogLog implements AutoCloseable {
     want.setProperty("segmentBytes", Integer.toString(c.segmentBytes()));
     want.setProperty("segmentCount", Integer.toString(c.segmentCount()));
     want.setProperty("catalogFormat", Integer.toString(CatalogRecord.FORMAT_VERSION));
-    want.setProperty("entryFormat", Integer.toString(EntryFormat.FORMAT_VERSION));
+    want.setProperty("entryFormat", Integer.toString(RecordLog.FORMAT_VERSION));
     if (Files.exists(f)) {
       Properties have = new Properties();
       try (var in = Files.newInputStream(f)) {

@@ -5,7 +5,7 @@ import java.nio.ByteOrder;
 
 /**
  * The catalogue's records (thread-safe: stateless), each stored as the key and value of one {@link
- * io.hybridcache.core.format.EntryFormat} entry (which adds magic, version and CRC32C) in a
+ * io.hybridcache.core.engine.RecordLog} record (which adds magic, version and CRC32C) in a
  * CATALOG-class segment.
  *
  * <p>Format (little-endian; varint = unsigned LEB128; strings are UTF-8):
@@ -57,6 +57,17 @@ final class CatalogRecord {
 
   static byte[] compactValue(long baseSegment, long nextId) {
     return ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(baseSegment).putLong(nextId).array();
+  }
+
+  /**
+   * The schema id a torn record's key names if it looks like a DEFINE key (the key may be damaged, so
+   * the caller bounds what it believes), else -1.
+   */
+  static long defineIdHint(byte[] tornKey) {
+    if (tornKey.length != KEY_BYTES || tornKey[0] != DEFINE) {
+      return -1;
+    }
+    return Integer.toUnsignedLong(ByteBuffer.wrap(tornKey).order(ByteOrder.LITTLE_ENDIAN).getInt(1));
   }
 
   /** The record in a verified entry; throws {@link RowFormatException} if it is not one of this format. */

@@ -1,5 +1,6 @@
 package io.hybridcache.core.catalog;
 
+import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.device.FileDevice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -65,7 +66,7 @@ public final class SchemaCatalog implements AutoCloseable {
   public static final long MAX_ID = 0xFFFF_FFFFL;
   public static final String DEFAULT_NAMESPACE = "default";
   /** Conventional subdirectory of a cache directory for its catalogue (the engine never wipes it). */
-  public static final String SUBDIRECTORY = "catalog";
+  public static final String SUBDIRECTORY = CacheConfig.COMPANION_DIRECTORY;
   /** Longest column name or namespace, in bytes of UTF-8. */
   public static final int MAX_NAME_BYTES = Names.MAX_NAME_BYTES;
   /** Most columns in one schema (and one row level). */

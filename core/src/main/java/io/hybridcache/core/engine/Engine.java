@@ -3,17 +3,9 @@ package io.hybridcache.core.engine;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.api.LifetimeClass;
 import io.hybridcache.core.api.PlacementStats;
 import io.hybridcache.core.device.FileDevice;
-import io.hybridcache.core.dram.ByteKey;
-import io.hybridcache.core.dram.DramEntry;
-import io.hybridcache.core.dram.DramTier;
-import io.hybridcache.core.format.EntryFormat;
-import io.hybridcache.core.placement.LifetimeClass;
-import io.hybridcache.core.placement.LifetimeClasses;
-import io.hybridcache.core.segment.Segment;
-import io.hybridcache.core.stats.Counters;
-import io.hybridcache.core.stats.StatsMXBean;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -44,9 +36,9 @@ import org.slf4j.LoggerFactory;
  * and how faults and close end a wait, is in {@link FlashTier}.
  *
  * <p>Reclaim and restart are described in {@link FlashTier}, {@link FlashOpener} and
- * {@link io.hybridcache.core.reclaim.Reclaimer}.
+ * {@link io.hybridcache.core.engine.Reclaimer}.
  */
-public final class Engine implements HybridCache {
+final class Engine implements HybridCache {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
 
   private final CacheConfig config;
@@ -75,13 +67,13 @@ public final class Engine implements HybridCache {
   }
 
   /** Opens a cache on files in {@code config.directory()}. */
-  public static HybridCache open(CacheConfig config) {
+  static Engine open(CacheConfig config) {
     return open(config, FileDevice::open);
   }
 
   /** Opens a cache over the devices {@code devices} makes (fault injection in tests). */
   static Engine open(CacheConfig config, FlashOpener.DeviceFactory devices) {
-    return open(config, devices, io.hybridcache.core.index.IndexEntry.SEGMENT_TAG_BITS);
+    return open(config, devices, IndexEntry.SEGMENT_TAG_BITS);
   }
 
   /** As above with {@code tagBits} of segment tag in the index (tests drive ids past a narrow one). */
@@ -391,13 +383,24 @@ public final class Engine implements HybridCache {
   }
 
   /** Waits until every write queued so far is on flash and indexed (tests and benchmarks). */
-  public void awaitFlashWrites() {
+  void awaitFlashWrites() {
     flash.barrier(true, deadline());
   }
 
   /** Pushes every dirty DRAM entry to flash now, keeping them in DRAM as clean copies. */
-  public void writeBack() {
+  void writeBack() {
     writeBack(deadline());
+  }
+
+  /** {@inheritDoc} */
+  @Override
+  public void flush() {
+    calls.enter();
+    try {
+      writeBack();
+    } finally {
+      calls.exit();
+    }
   }
 
   /** As {@link #writeBack()}, giving up at {@code deadlineNanos} (a writer that makes no progress). */

@@ -1,6 +1,5 @@
 package io.hybridcache.core.engine;
 
-import io.hybridcache.core.stats.Counters;
 import java.time.Duration;
 import java.time.Instant;
 import org.slf4j.Logger;

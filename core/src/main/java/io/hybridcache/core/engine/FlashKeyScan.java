@@ -1,13 +1,6 @@
 package io.hybridcache.core.engine;
 
 import io.hybridcache.core.device.Device;
-import io.hybridcache.core.format.EntryFormat;
-import io.hybridcache.core.format.SegmentHeader;
-import io.hybridcache.core.index.Index;
-import io.hybridcache.core.index.IndexEntry;
-import io.hybridcache.core.index.KeyHash;
-import io.hybridcache.core.segment.Segment;
-import io.hybridcache.core.segment.SegmentTable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -15,8 +8,8 @@ import java.util.ArrayDeque;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.NoSuchElementException;
 import java.util.Map;
+import java.util.NoSuchElementException;
 
 /**
  * The keys of live flash entries, found by reading every segment sequentially in large aligned reads

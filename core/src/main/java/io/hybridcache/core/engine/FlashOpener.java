@@ -1,24 +1,12 @@
 package io.hybridcache.core.engine;
 
-import io.hybridcache.core.device.DirectoryLock;
 import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.api.LayoutChange;
 import io.hybridcache.core.device.AtomicFile;
 import io.hybridcache.core.device.Device;
+import io.hybridcache.core.device.DirectoryLock;
 import io.hybridcache.core.device.FileModes;
-import io.hybridcache.core.format.SegmentHeader;
-import io.hybridcache.core.index.ChronicleIndex;
-import io.hybridcache.core.index.HeapIndex;
-import io.hybridcache.core.index.Index;
-import io.hybridcache.core.index.IndexEntry;
-import io.hybridcache.core.index.IndexType;
-import io.hybridcache.core.placement.LifetimeClasses;
-import io.hybridcache.core.placement.Placement;
-import io.hybridcache.core.segment.Segment;
-import io.hybridcache.core.segment.SegmentTable;
-import io.hybridcache.core.segment.SegmentWriter;
-import io.hybridcache.core.stats.Counters;
-import io.hybridcache.core.stats.WriteTrace;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -211,35 +199,11 @@ final class FlashOpener {
   private static void recover(CacheConfig config, Device device, SegmentTable table, Index index,
       LifetimeClasses classes) {
     table.clear();
-    ByteBuffer page = Device.allocateAligned(Device.ALIGNMENT);
-    Map<Segment, Long> sequences = new java.util.IdentityHashMap<>();
     long maxId = 0;
-    for (int slot = 0; slot < table.slotCount(); slot++) {
-      if (!device.allocated(slot)) {
-        continue;
-      }
-      SegmentHeader.Decoded h;
-      try {
-        h = SegmentHeader.read(device, slot, page);
-      } catch (IOException e) {
-        LOG.warn("{}: slot {} unreadable at recovery ({}); it will be reused", config.name(), slot, e.toString());
-        continue;
-      }
-      if (h == null || h.segmentId() == 0 || table.tagOf(h.segmentId()) == 0) {
-        continue;
-      }
-      // Headers carry the id's low 32 bits. Two headers with one tag: a live segment and the stale
-      // header of a released one in a free slot; the newer (higher sequence at open) is the live one.
-      Segment other = table.byTag(table.tagOf(h.segmentId()));
-      if (other != null) {
-        if (sequences.get(other) >= h.sequence()) {
-          continue;
-        }
-        table.forget(other);
-      }
-      Segment s = new Segment(h.segmentId(), slot, classes.byId(h.lifetimeClass()), Segment.State.SEALED);
-      sequences.put(s, h.sequence());
-      table.add(s);
+    List<SlotScan.Found> headers = SlotScan.headers(device, table, (slot, e) ->
+        LOG.warn("{}: slot {} unreadable at recovery ({}); it will be reused", config.name(), slot, e.toString()));
+    for (SlotScan.Found h : headers) {
+      table.add(new Segment(h.segmentId(), h.slot(), classes.byId(h.lifetimeClass()), Segment.State.SEALED));
       maxId = Math.max(maxId, h.segmentId());
     }
     Map<Long, long[]> live = new HashMap<>(); // by tag
@@ -329,7 +293,7 @@ final class FlashOpener {
     p.setProperty("segmentBytes", Integer.toString(c.segmentBytes()));
     p.setProperty("segmentCount", Integer.toString(c.segmentCount()));
     p.setProperty("index", c.indexType().name());
-    p.setProperty("formatVersion", Integer.toString(io.hybridcache.core.format.EntryFormat.FORMAT_VERSION));
+    p.setProperty("formatVersion", Integer.toString(io.hybridcache.core.engine.EntryFormat.FORMAT_VERSION));
     return p;
   }
 

@@ -1,6 +1,5 @@
 package io.hybridcache.core.engine;
 
-import io.hybridcache.core.dram.ByteKey;
 import java.lang.ref.WeakReference;
 import java.util.HashSet;
 import java.util.Iterator;

@@ -1,11 +1,10 @@
 package io.hybridcache.core.engine;
 
-import io.hybridcache.core.device.DirectoryLock;
-import io.hybridcache.core.catalog.SchemaCatalog;
+import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.device.AtomicFile;
+import io.hybridcache.core.device.DirectoryLock;
 import io.hybridcache.core.device.FileDevice;
 import io.hybridcache.core.device.FileModes;
-import io.hybridcache.core.index.ChronicleIndex;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
@@ -102,7 +101,7 @@ final class OwnedFiles {
       for (Path p : entries) {
         String name = p.getFileName().toString();
         boolean own = files.contains(name) || name.equals(trace) ? Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
-            : (name.equals(SEGMENTS) || name.equals(SchemaCatalog.SUBDIRECTORY)) && Files.isDirectory(p);
+            : (name.equals(SEGMENTS) || name.equals(CacheConfig.COMPANION_DIRECTORY)) && Files.isDirectory(p);
         if (!own) {
           return p;
         }

@@ -14,9 +14,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
+import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.device.FaultInjectingDevice;
 import io.hybridcache.core.device.FileDevice;
-import io.hybridcache.core.index.IndexType;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -7,8 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheStats;
-import io.hybridcache.core.index.IndexEntry;
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.hybridcache.core.ChildJvms;
 import io.hybridcache.core.api.CacheConfig;
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.ChildJvms;
 import io.hybridcache.core.api.CacheConfig;
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;

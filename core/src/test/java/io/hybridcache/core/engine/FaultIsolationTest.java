@@ -11,11 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
+import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.device.FaultInjectingDevice;
 import io.hybridcache.core.device.FileDevice;
-import io.hybridcache.core.index.IndexEntry;
-import io.hybridcache.core.index.IndexType;
-import io.hybridcache.core.segment.Segment;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
+import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.device.FaultInjectingDevice;
 import io.hybridcache.core.device.FileDevice;
-import io.hybridcache.core.index.IndexType;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.io.TempDir;

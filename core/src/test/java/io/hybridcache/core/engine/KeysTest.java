@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheConfig;
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -110,8 +110,8 @@ class KeysTest {
       seen.add(new String(it.next(), StandardCharsets.UTF_8));
       int late = 599; // written last: in the last segment, not read yet
       assertTrue(c.get(key(late)) != null, "promoted to DRAM by a flash hit");
-      long hash = new io.hybridcache.core.dram.ByteKey(key(late)).hash64();
-      assertTrue(c.flashTier().index().remove(hash) != io.hybridcache.core.index.IndexEntry.NONE,
+      long hash = new io.hybridcache.core.engine.ByteKey(key(late)).hash64();
+      assertTrue(c.flashTier().index().remove(hash) != io.hybridcache.core.engine.IndexEntry.NONE,
           "its flash copy dropped, as reclaim may");
       seen.addAll(drain(it, false));
       assertTrue(c.containsKey(key(late)), "still held (DRAM)");

@@ -1,6 +1,6 @@
 package io.hybridcache.core.engine;
 
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;

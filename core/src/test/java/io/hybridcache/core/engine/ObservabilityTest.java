@@ -6,9 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hybridcache.core.admission.RandomReject;
-import io.hybridcache.core.index.IndexType;
-import io.hybridcache.core.stats.WriteTrace;
+import io.hybridcache.core.api.IndexType;
+import io.hybridcache.core.api.RandomReject;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;

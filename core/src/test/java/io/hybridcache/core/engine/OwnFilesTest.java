@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.api.LayoutChange;
-import io.hybridcache.core.index.IndexType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

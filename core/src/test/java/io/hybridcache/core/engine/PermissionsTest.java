@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.device.FileModes;
-import io.hybridcache.core.index.IndexType;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,14 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.IndexType;
+import io.hybridcache.core.api.LifetimeClass;
+import io.hybridcache.core.api.MapperKind;
 import io.hybridcache.core.api.PlacementStats;
 import io.hybridcache.core.device.FileDevice;
-import io.hybridcache.core.index.IndexType;
-import io.hybridcache.core.placement.LifetimeClass;
-import io.hybridcache.core.placement.MapperKind;
-import io.hybridcache.core.placement.WriteLifeHints;
-import io.hybridcache.core.segment.Segment;
-import io.hybridcache.core.stats.WriteTrace;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.device.FileDevice;
-import io.hybridcache.core.index.IndexType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;

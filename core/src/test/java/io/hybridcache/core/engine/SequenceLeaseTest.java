@@ -5,7 +5,7 @@ import static io.hybridcache.core.engine.TestCaches.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;

@@ -1,8 +1,8 @@
 package io.hybridcache.core.engine;
 
 import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.device.FileDevice;
-import io.hybridcache.core.index.IndexType;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -5,9 +5,7 @@ import static io.hybridcache.core.engine.TestCaches.value;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hybridcache.core.dram.ByteKey;
-import io.hybridcache.core.index.IndexEntry;
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -13,9 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
+import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.device.FaultInjectingDevice;
 import io.hybridcache.core.device.FileDevice;
-import io.hybridcache.core.index.IndexType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -5,11 +5,11 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.hybridcache.bench.Sizes;
 import io.hybridcache.bench.compare.KvStore;
 import io.hybridcache.bench.compare.StoreSettings;
-import io.hybridcache.core.dram.DramEntry;
+import io.hybridcache.core.api.CacheConfig;
 
 /**
  * Caffeine alone (DRAM only): bounded by the DRAM budget in bytes, each entry weighing what our
- * DRAM tier charges (key + value + {@link DramEntry#OVERHEAD_BYTES}), so the two hold the same
+ * DRAM tier charges (key + value + {@link CacheConfig#DRAM_ENTRY_OVERHEAD_BYTES}), so the two hold the same
  * number of rows. Its hit ratio is the ceiling of any DRAM-only cache at this budget.
  * Thread-safe (Caffeine is).
  */
@@ -21,7 +21,7 @@ public final class CaffeineStore implements KvStore {
     budget = s.dramBytes();
     cache = Caffeine.newBuilder()
         .maximumWeight(budget)
-        .weigher((String k, byte[] v) -> k.length() + v.length + DramEntry.OVERHEAD_BYTES)
+        .weigher((String k, byte[] v) -> k.length() + v.length + CacheConfig.DRAM_ENTRY_OVERHEAD_BYTES)
         .build();
   }
 
@@ -42,7 +42,7 @@ public final class CaffeineStore implements KvStore {
 
   @Override
   public String describe() {
-    return "caffeine: maximumWeight " + Sizes.format(budget) + " (key + value + " + DramEntry.OVERHEAD_BYTES + " B per entry)";
+    return "caffeine: maximumWeight " + Sizes.format(budget) + " (key + value + " + CacheConfig.DRAM_ENTRY_OVERHEAD_BYTES + " B per entry)";
   }
 
   @Override

@@ -6,7 +6,7 @@ import io.hybridcache.bench.compare.StoreSettings;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
-import io.hybridcache.core.index.IndexType;
+import io.hybridcache.core.api.IndexType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 

@@ -1,0 +1,31 @@
+package io.hybridcache.core.engine;
+
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.LifetimeClass;
+
+/**
+ * A value in the DRAM tier. Immutable. Dirty entries were written by the caller and are not on flash:
+ * evicting one cascades it to flash. Clean entries are promoted flash hits: evicting one drops it.
+ *
+ * @param sequence the write's sequence number (a clean entry keeps its flash entry's)
+ * @param expiryMillis epoch milliseconds, 0 = never
+ * @param lifetimeClass where a dirty entry goes on flash (the reference fits in the object's padding:
+ *     no extra bytes per entry)
+ */
+record DramEntry(byte[] value, boolean dirty, long sequence, long expiryMillis, LifetimeClass lifetimeClass) {
+  /** Bytes the weigher charges per entry beyond key and value: Caffeine node, key and entry objects. */
+  static final int OVERHEAD_BYTES = CacheConfig.DRAM_ENTRY_OVERHEAD_BYTES;
+
+  public DramEntry {
+    lifetimeClass = lifetimeClass == null ? LifetimeClass.FRESH : lifetimeClass;
+  }
+
+  /** An entry of class FRESH. */
+  public DramEntry(byte[] value, boolean dirty, long sequence, long expiryMillis) {
+    this(value, dirty, sequence, expiryMillis, LifetimeClass.FRESH);
+  }
+
+  public boolean expired(long nowMillis) {
+    return expiryMillis != 0 && expiryMillis <= nowMillis;
+  }
+}

@@ -1,0 +1,728 @@
+package io.hybridcache.core.engine;
+
+import io.hybridcache.core.device.AtomicFile;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.locks.StampedLock;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The compact index: 12 bytes of DRAM per slot, at most about 16 per mapping once grown (CacheLib
+ * navy's BlockCache index keeps 12). Thread-safe through lock striping: the key space is split into a
+ * power-of-two number of stripes, each an open-addressing table guarded by its own {@link StampedLock};
+ * {@link #get} takes no lock at all in the common case, so readers never block each other.
+ *
+ * <p>The index is not persistent by itself: {@link #saveTo} writes a snapshot (meant for a clean
+ * close) and {@link #loadFrom} reads it back, returning an empty index if the file is missing,
+ * short or fails its checksum. {@link #close} does not save.
+ *
+ * <h2>Keys: stripe and tag</h2>
+ *
+ * The caller's 64-bit key hash is re-mixed (MurmurHash3's finalizer, invertible) so that poorly
+ * distributed hashes still spread. The low bits of the mixed hash choose the stripe; its high 32 bits
+ * are the key's <em>tag</em>, the only part stored (0 is remapped to 1: 0 marks an empty slot). A key is
+ * identified by stripe and tag. Two keys with the same identity share one slot: a put of one replaces
+ * the other, a remove of one removes the other. That costs a miss, never a wrong or an older value: the
+ * flash entry carries its full key, which every read compares, and one identity never has two slots, so
+ * an invalidation always removes the only entry the key could be read from. {@link #forEach} hands out
+ * for each slot a hash with that identity (the inverse mix of tag and stripe), valid for every call here.
+ *
+ * <h2>Table</h2>
+ *
+ * Robin Hood linear probing. The home slot comes from the tag alone ({@code (tag * capacity) >>> 32},
+ * so capacities need not be powers of two and a stripe can be rehashed from its tags). An insertion
+ * takes the slot of any entry nearer its own home than the newcomer is to its home and carries that
+ * entry on; so a lookup stops as soon as it meets an entry nearer its home than the probe is (an
+ * unsuccessful search is about as short as a successful one even at high load), and a tag is found
+ * before any place it could be inserted, which keeps identities unique. Deletion is backward shift:
+ * the following entries that are away from home move back one slot; no tombstones. A stripe grows by
+ * {@value #GROWTH_FACTOR}x when an insertion would take its load past {@value #LOAD_FACTOR}, so once
+ * grown its load stays between 0.75 and 0.9: 13.3 to 16 bytes per mapping. Stripes start small and
+ * grow with their contents, so memory follows the entries actually held, not a capacity guess.
+ *
+ * <h2>Concurrency</h2>
+ *
+ * <ul>
+ *   <li>{@code get}: an optimistic read ({@link StampedLock#tryOptimisticRead}) of the stripe's table
+ *       followed by {@link StampedLock#validate}; if a writer intervened, it retries once under the
+ *       read lock. A stripe's tags and values live in one {@link Table} object, replaced as a whole on
+ *       growth, so a probe reads arrays of one length; its loop is bounded by that length, so a torn
+ *       view can yield a wrong answer (discarded by validation) but never an exception or an endless loop.
+ *   <li>Writers ({@code put}, {@code replace}, both {@code remove}s, {@code clear}) take the stripe's
+ *       write lock. {@code replace(hash, expected, update)} and {@code remove(hash, expected)} compare
+ *       and set the whole packed value under that lock, hence are atomic.
+ *   <li>{@code forEach} copies one stripe at a time under its read lock, then calls the visitor with
+ *       no lock held: the visitor may call back into this index (e.g. {@code replace}); it sees each
+ *       stripe as of its copy.
+ *   <li>{@code saveTo} holds the read locks of all stripes while writing, taken in ascending stripe
+ *       order (the only place that holds more than one lock): the file is a point-in-time snapshot;
+ *       writers wait for it, readers do not.
+ *   <li>{@code size} and {@code memoryBytes} sum per-stripe figures without a global lock.
+ * </ul>
+ *
+ * <h2>Format</h2>
+ *
+ * See {@link #HEADER_BYTES} for the byte layout of the {@link #saveTo} file.
+ */
+final class HeapIndex implements Index {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HeapIndex.class);
+
+  /** Stripes used by {@link #HeapIndex(long)}. */
+  public static final int DEFAULT_STRIPES = 256;
+
+  static final double LOAD_FACTOR = 0.9;
+  static final double GROWTH_FACTOR = 1.2;
+  /** A new stripe is sized for this share of its part of {@code expectedEntries}; it grows from there. */
+  static final double INITIAL_SHARE = 1.0 / 16;
+  static final int MIN_CAPACITY = 16;
+  /** Most slots of one stripe. */
+  static final int MAX_CAPACITY = Integer.MAX_VALUE - 8;
+  /** DRAM per slot: a 4-byte tag and an 8-byte packed entry. */
+  static final int SLOT_BYTES = 12;
+
+  static final byte[] MAGIC = "HCHEAPIX".getBytes(StandardCharsets.US_ASCII);
+  /** Bump on any change of the layout at {@link #HEADER_BYTES}; older versions load as empty. */
+  static final int FORMAT_VERSION = 2;
+  /**
+   * Snapshot file layout, little-endian:
+   *
+   * <pre>
+   *  offset 0   magic            8 bytes  "HCHEAPIX"
+   *  offset 8   format version   int      {@link #FORMAT_VERSION}
+   *  offset 12  stripes          int      stripe count of the saved index (identities depend on it)
+   *  offset 16  count            long     number of pairs
+   *  offset 24  pairs            count x (long key hash with the slot's identity, long packed entry), neither 0
+   *  end - 4    CRC32C           int      over every byte before it
+   * </pre>
+   *
+   * The file is written to {@code <name>.tmp}, forced, then renamed over {@code <name>}.
+   */
+  static final int HEADER_BYTES = 8 + 4 + 4 + 8;
+  static final int PAIR_BYTES = 16;
+  static final int TRAILER_BYTES = 4;
+  private static final int IO_BUFFER_BYTES = 1 << 16;
+
+  /** Lock order when several are held (saveTo only): ascending index. */
+  private final Stripe[] stripes;
+  private final int stripeMask;
+  private final int initialCapacity;
+
+  /** An empty index expecting about {@code expectedEntries} mappings, with {@link #DEFAULT_STRIPES}. */
+  public HeapIndex(long expectedEntries) {
+    this(expectedEntries, DEFAULT_STRIPES);
+  }
+
+  /**
+   * An empty index expecting about {@code expectedEntries} mappings: stripes start at a small share of
+   * that and grow as needed.
+   *
+   * @param stripes a power of two between 1 and 65536
+   */
+  public HeapIndex(long expectedEntries, int stripes) {
+    if (expectedEntries < 0) {
+      throw new IllegalArgumentException("expectedEntries must be >= 0: " + expectedEntries);
+    }
+    if (stripes < 1 || stripes > (1 << 16) || Integer.bitCount(stripes) != 1) {
+      throw new IllegalArgumentException("stripes must be a power of two in [1, 65536]: " + stripes);
+    }
+    double perStripe = Math.ceil((double) expectedEntries / stripes);
+    double capacity = Math.ceil(perStripe * INITIAL_SHARE / LOAD_FACTOR);
+    if (perStripe / LOAD_FACTOR > MAX_CAPACITY) {
+      throw new IllegalArgumentException(
+          "expectedEntries too large for " + stripes + " stripes: " + expectedEntries);
+    }
+    this.initialCapacity = Math.max(MIN_CAPACITY, (int) capacity);
+    this.stripeMask = stripes - 1;
+    this.stripes = new Stripe[stripes];
+    for (int i = 0; i < stripes; i++) {
+      this.stripes[i] = new Stripe(initialCapacity);
+    }
+  }
+
+  // ---------------------------------------------------------------- Index
+
+  @Override
+  public long get(long hash) {
+    if (hash == 0) {
+      return IndexEntry.NONE;
+    }
+    long mixed = mix(hash);
+    Stripe s = stripeFor(mixed);
+    int tag = tagOf(mixed);
+    StampedLock lock = s.lock;
+    long stamp = lock.tryOptimisticRead();
+    if (stamp != 0) {
+      long value = find(s.table, tag);
+      if (lock.validate(stamp)) {
+        return value;
+      }
+    }
+    stamp = lock.readLock();
+    try {
+      return find(s.table, tag);
+    } finally {
+      lock.unlockRead(stamp);
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException if {@code hash} is 0 or {@code entry} is {@link IndexEntry#NONE}
+   * @throws IndexFullException only if a stripe reached {@link #MAX_CAPACITY} slots
+   */
+  @Override
+  public long put(long hash, long entry) {
+    checkHash(hash);
+    checkEntry(entry);
+    long mixed = mix(hash);
+    Stripe s = stripeFor(mixed);
+    long stamp = s.lock.writeLock();
+    try {
+      return putLocked(s, tagOf(mixed), entry);
+    } finally {
+      s.lock.unlockWrite(stamp);
+    }
+  }
+
+  /**
+   * {@inheritDoc} Never inserts: an absent key (including {@code expected == NONE}) returns false.
+   *
+   * @throws IllegalArgumentException if {@code hash} is 0 or {@code update} is {@link IndexEntry#NONE}
+   */
+  @Override
+  public boolean replace(long hash, long expected, long update) {
+    checkHash(hash);
+    checkEntry(update);
+    return expected != IndexEntry.NONE && compareAndSet(hash, expected, update);
+  }
+
+  @Override
+  public boolean remove(long hash, long expected) {
+    return hash != 0 && expected != IndexEntry.NONE && compareAndSet(hash, expected, IndexEntry.NONE);
+  }
+
+  /**
+   * If {@code hash} maps to {@code expected}, sets it to {@code update}, or removes it when
+   * {@code update} is {@link IndexEntry#NONE}; under the stripe's write lock.
+   */
+  private boolean compareAndSet(long hash, long expected, long update) {
+    long mixed = mix(hash);
+    Stripe s = stripeFor(mixed);
+    long stamp = s.lock.writeLock();
+    try {
+      Table t = s.table;
+      int slot = slotOf(t, tagOf(mixed));
+      if (slot < 0 || t.values[slot] != expected) {
+        return false;
+      }
+      if (update == IndexEntry.NONE) {
+        removeAtLocked(s, slot);
+      } else {
+        t.values[slot] = update;
+      }
+      return true;
+    } finally {
+      s.lock.unlockWrite(stamp);
+    }
+  }
+
+  @Override
+  public long remove(long hash) {
+    if (hash == 0) {
+      return IndexEntry.NONE;
+    }
+    long mixed = mix(hash);
+    Stripe s = stripeFor(mixed);
+    long stamp = s.lock.writeLock();
+    try {
+      Table t = s.table;
+      int slot = slotOf(t, tagOf(mixed));
+      if (slot < 0) {
+        return IndexEntry.NONE;
+      }
+      long previous = t.values[slot];
+      removeAtLocked(s, slot);
+      return previous;
+    } finally {
+      s.lock.unlockWrite(stamp);
+    }
+  }
+
+  @Override
+  public long size() {
+    long total = 0;
+    for (Stripe s : stripes) {
+      long stamp = s.lock.tryOptimisticRead();
+      int n = s.size;
+      if (stamp == 0 || !s.lock.validate(stamp)) {
+        stamp = s.lock.readLock();
+        try {
+          n = s.size;
+        } finally {
+          s.lock.unlockRead(stamp);
+        }
+      }
+      total += n;
+    }
+    return total;
+  }
+
+  /** Bytes of the stripe tables (array and object headers included) plus the stripe array. */
+  @Override
+  public long memoryBytes() {
+    long bytes = arrayBytes(stripes.length, 4);
+    for (Stripe s : stripes) {
+      Table t = s.table;
+      bytes += 16 + arrayBytes(t.tags.length, 4) + arrayBytes(t.values.length, 8);
+    }
+    return bytes;
+  }
+
+  @Override
+  public void forEach(EntryVisitor visitor) {
+    Objects.requireNonNull(visitor, "visitor");
+    long[] copy = new long[0];
+    for (int si = 0; si < stripes.length; si++) {
+      Stripe s = stripes[si];
+      int n = 0;
+      long stamp = s.lock.readLock();
+      try {
+        Table t = s.table;
+        if (copy.length < 2 * s.size) {
+          copy = new long[2 * s.size];
+        }
+        for (int i = 0; i < t.tags.length; i++) {
+          if (t.tags[i] != 0) {
+            copy[n++] = hashFor(si, t.tags[i]);
+            copy[n++] = t.values[i];
+          }
+        }
+      } finally {
+        s.lock.unlockRead(stamp);
+      }
+      for (int i = 0; i < n; i += 2) {
+        visitor.visit(copy[i], copy[i + 1]);
+      }
+    }
+  }
+
+  /** Removes every mapping and shrinks every stripe back to its initial capacity. */
+  @Override
+  public void clear() {
+    for (Stripe s : stripes) {
+      long stamp = s.lock.writeLock();
+      try {
+        s.resetLocked(initialCapacity);
+      } finally {
+        s.lock.unlockWrite(stamp);
+      }
+    }
+  }
+
+  /** No-op: this index persists only through {@link #saveTo}. */
+  @Override
+  public void flush() {}
+
+  /** No-op (does not save); the tables are reclaimed by the garbage collector. */
+  @Override
+  public void close() {}
+
+  // ---------------------------------------------------------------- persistence
+
+  /**
+   * Writes a point-in-time snapshot to {@code file} (layout at {@link #HEADER_BYTES}), atomically
+   * replacing it: a crash leaves either the old file or the new one, plus at worst a stale
+   * {@code .tmp}. Writers wait while the pairs are written; readers do not.
+   */
+  public void saveTo(Path file) throws IOException {
+    AtomicFile.replace(file, ch -> {
+      ByteBuffer buf = ByteBuffer.allocate(IO_BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+      CRC32C crc = new CRC32C();
+      long[] stamps = new long[stripes.length];
+      int locked = 0;
+      try {
+        for (; locked < stripes.length; locked++) {
+          stamps[locked] = stripes[locked].lock.readLock();
+        }
+        long count = 0;
+        for (Stripe s : stripes) {
+          count += s.size;
+        }
+        buf.put(MAGIC).putInt(FORMAT_VERSION).putInt(stripes.length).putLong(count);
+        long written = 0;
+        for (int si = 0; si < stripes.length; si++) {
+          Table t = stripes[si].table;
+          for (int i = 0; i < t.tags.length; i++) {
+            if (t.tags[i] != 0) {
+              if (buf.remaining() < PAIR_BYTES) {
+                writeOut(ch, buf, crc);
+              }
+              buf.putLong(hashFor(si, t.tags[i])).putLong(t.values[i]);
+              written++;
+            }
+          }
+        }
+        if (written != count) {
+          throw new IllegalStateException("stripe sizes disagree with tables: " + written + " != " + count);
+        }
+      } finally {
+        while (--locked >= 0) {
+          stripes[locked].lock.unlockRead(stamps[locked]);
+        }
+      }
+      writeOut(ch, buf, crc);
+      buf.putInt((int) crc.getValue());
+      writeOut(ch, buf, null);
+    });
+  }
+
+  /**
+   * Reads a file written by {@link #saveTo}. Never throws for bad content: a missing file gives an
+   * empty index; a file that is short, has the wrong magic or version, holds a zero key or value, or
+   * fails its CRC32C (or cannot be read) is logged as a warning and also gives an empty index. The
+   * file itself is left in place (the next {@link #saveTo} replaces it).
+   *
+   * @param expectedEntries sizing of the returned index (raised to the file's count if larger)
+   */
+  public static HeapIndex loadFrom(Path file, long expectedEntries) {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      long length = ch.size();
+      long pairBytes = length - HEADER_BYTES - TRAILER_BYTES;
+      if (pairBytes < 0 || pairBytes % PAIR_BYTES != 0) {
+        return corrupt(file, "length " + length + " is not header + n pairs + trailer", expectedEntries);
+      }
+      long count = pairBytes / PAIR_BYTES;
+      ByteBuffer buf = ByteBuffer.allocate(IO_BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+      CRC32C crc = new CRC32C();
+      buf.limit(HEADER_BYTES);
+      readFully(ch, buf);
+      byte[] magic = new byte[MAGIC.length];
+      buf.get(magic);
+      int version = buf.getInt();
+      int stripes = buf.getInt();
+      long storedCount = buf.getLong();
+      if (!Arrays.equals(magic, MAGIC)) {
+        return corrupt(file, "bad magic", expectedEntries);
+      }
+      if (version != FORMAT_VERSION) {
+        return corrupt(file, "format version " + version + ", expected " + FORMAT_VERSION, expectedEntries);
+      }
+      if (storedCount != count) {
+        return corrupt(file, "count " + storedCount + " but " + count + " pairs", expectedEntries);
+      }
+      if (stripes < 1 || stripes > (1 << 16) || Integer.bitCount(stripes) != 1) {
+        return corrupt(file, "stripe count " + stripes, expectedEntries);
+      }
+      crc.update(buf.flip());
+      HeapIndex index = new HeapIndex(Math.max(expectedEntries, count), stripes);
+      long remaining = count;
+      while (remaining > 0) {
+        int pairs = (int) Math.min(remaining, IO_BUFFER_BYTES / PAIR_BYTES);
+        buf.clear().limit(pairs * PAIR_BYTES);
+        readFully(ch, buf);
+        crc.update(buf.duplicate());
+        for (int i = 0; i < pairs; i++) {
+          long hash = buf.getLong();
+          long entry = buf.getLong();
+          if (hash == 0 || entry == IndexEntry.NONE) {
+            return corrupt(file, "zero key or value", expectedEntries);
+          }
+          index.putUnpublished(hash, entry);
+        }
+        remaining -= pairs;
+      }
+      buf.clear().limit(TRAILER_BYTES);
+      readFully(ch, buf);
+      int stored = buf.getInt();
+      if (stored != (int) crc.getValue()) {
+        return corrupt(file, "CRC32C mismatch", expectedEntries);
+      }
+      return index;
+    } catch (NoSuchFileException e) {
+      LOG.debug("No heap index snapshot at {}; starting empty", file);
+      return new HeapIndex(expectedEntries);
+    } catch (IOException e) {
+      LOG.warn("Cannot read heap index snapshot {}; starting empty", file, e);
+      return new HeapIndex(expectedEntries);
+    }
+  }
+
+  private static HeapIndex corrupt(Path file, String why, long expectedEntries) {
+    LOG.warn("Heap index snapshot {} is corrupt ({}); starting empty", file, why);
+    return new HeapIndex(expectedEntries);
+  }
+
+  private static void readFully(FileChannel ch, ByteBuffer buf) throws IOException {
+    while (buf.hasRemaining()) {
+      if (ch.read(buf) < 0) {
+        throw new EOFException();
+      }
+    }
+    buf.flip();
+  }
+
+  private static void writeOut(FileChannel ch, ByteBuffer buf, CRC32C crc) throws IOException {
+    buf.flip();
+    if (crc != null) {
+      crc.update(buf.duplicate());
+    }
+    while (buf.hasRemaining()) {
+      ch.write(buf);
+    }
+    buf.clear();
+  }
+
+  /** Insert while the index is still confined to the loading thread (no locks needed). */
+  private void putUnpublished(long hash, long entry) {
+    long mixed = mix(hash);
+    putLocked(stripeFor(mixed), tagOf(mixed), entry);
+  }
+
+  // ---------------------------------------------------------------- table internals
+
+  /** A stripe's slots: tag 0 = empty. Replaced as a whole on growth. */
+  static final class Table {
+    final int[] tags;
+    final long[] values;
+
+    Table(int capacity) {
+      tags = new int[capacity];
+      values = new long[capacity];
+    }
+  }
+
+  /** One stripe. {@code table}, {@code size} and {@code threshold} are written only under the write lock. */
+  static final class Stripe {
+    final StampedLock lock = new StampedLock();
+    /** Read optimistically by get. */
+    volatile Table table;
+    int size;
+    int threshold;
+
+    Stripe(int capacity) {
+      resetLocked(capacity);
+    }
+
+    void resetLocked(int capacity) {
+      table = new Table(capacity);
+      size = 0;
+      threshold = thresholdFor(capacity);
+    }
+  }
+
+  private Stripe stripeFor(long mixed) {
+    return stripes[(int) mixed & stripeMask];
+  }
+
+  /** The stored part of a mixed hash: its high 32 bits, never 0. */
+  static int tagOf(long mixed) {
+    int tag = (int) (mixed >>> 32);
+    return tag == 0 ? 1 : tag;
+  }
+
+  /** The hash {@link #forEach} reports for a key stored under {@code hash} (tests). */
+  long identity(long hash) {
+    long mixed = mix(hash);
+    return hashFor((int) mixed & stripeMask, tagOf(mixed));
+  }
+
+  /** A key hash whose mix has stripe {@code stripe} and tag {@code tag}: the slot's identity. */
+  private static long hashFor(int stripe, int tag) {
+    return unmix(((long) tag << 32) | (stripe & 0xFFFF_FFFFL));
+  }
+
+  private static long putLocked(Stripe s, int tag, long entry) {
+    Table t = s.table;
+    int slot = slotOf(t, tag);
+    if (slot >= 0) {
+      long previous = t.values[slot];
+      t.values[slot] = entry;
+      return previous;
+    }
+    if (s.size >= s.threshold) {
+      growLocked(s);
+      t = s.table;
+    }
+    insert(t, tag, entry);
+    s.size++;
+    return IndexEntry.NONE;
+  }
+
+  /** Robin Hood insertion of a tag known to be absent; the table has a free slot. */
+  private static void insert(Table t, int tag, long entry) {
+    int capacity = t.tags.length;
+    int i = home(tag, capacity);
+    int distance = 0;
+    while (true) {
+      int there = t.tags[i];
+      if (there == 0) {
+        t.tags[i] = tag;
+        t.values[i] = entry;
+        return;
+      }
+      int theirs = distance(there, i, capacity);
+      if (theirs < distance) { // take the slot of an entry nearer its home; carry it on
+        long value = t.values[i];
+        t.tags[i] = tag;
+        t.values[i] = entry;
+        tag = there;
+        entry = value;
+        distance = theirs;
+      }
+      if (++i == capacity) {
+        i = 0;
+      }
+      distance++;
+    }
+  }
+
+  /** Rehashes {@code s} into a table {@value #GROWTH_FACTOR}x larger (or fails at the maximum). */
+  private static void growLocked(Stripe s) {
+    Table old = s.table;
+    int capacity = old.tags.length;
+    if (capacity >= MAX_CAPACITY) {
+      if (s.size >= capacity - 1) {
+        throw new IndexFullException("heap index stripe full at " + capacity + " slots");
+      }
+      s.threshold = capacity - 1;
+      return;
+    }
+    int grown = (int) Math.min(MAX_CAPACITY, Math.max(capacity + 1L, (long) (capacity * GROWTH_FACTOR)));
+    Table t = new Table(grown);
+    for (int i = 0; i < capacity; i++) {
+      if (old.tags[i] != 0) {
+        insert(t, old.tags[i], old.values[i]);
+      }
+    }
+    s.table = t;
+    s.threshold = thresholdFor(grown);
+  }
+
+  /** Backward-shift deletion of {@code slot}: later entries away from home move back one slot each. */
+  private static void removeAtLocked(Stripe s, int slot) {
+    Table t = s.table;
+    int capacity = t.tags.length;
+    int hole = slot;
+    int j = slot + 1 == capacity ? 0 : slot + 1;
+    while (t.tags[j] != 0 && distance(t.tags[j], j, capacity) > 0) {
+      t.tags[hole] = t.tags[j];
+      t.values[hole] = t.values[j];
+      hole = j;
+      if (++j == capacity) {
+        j = 0;
+      }
+    }
+    t.tags[hole] = 0;
+    t.values[hole] = IndexEntry.NONE;
+    s.size--;
+  }
+
+  /**
+   * Lock-free probe for {@link #get}: may run against a table being changed, so it reads the table
+   * once (the caller passes it), and never probes more than its length.
+   */
+  private static long find(Table t, int tag) {
+    int slot = slotOf(t, tag);
+    return slot < 0 ? IndexEntry.NONE : t.values[slot];
+  }
+
+  /**
+   * Slot of {@code tag}, or -1: stops at an empty slot or at an entry nearer its home than the probe
+   * is to the tag's home (Robin Hood order: the tag cannot be further on). At most capacity probes.
+   */
+  private static int slotOf(Table t, int tag) {
+    int[] tags = t.tags;
+    int capacity = tags.length;
+    int i = home(tag, capacity);
+    for (int distance = 0; distance < capacity; distance++) {
+      int there = tags[i];
+      if (there == tag) {
+        return i;
+      }
+      if (there == 0 || distance(there, i, capacity) < distance) {
+        return -1;
+      }
+      if (++i == capacity) {
+        i = 0;
+      }
+    }
+    return -1;
+  }
+
+  /** How far slot {@code i} is from the home of the tag stored in it. */
+  private static int distance(int tag, int i, int capacity) {
+    int d = i - home(tag, capacity);
+    return d < 0 ? d + capacity : d;
+  }
+
+  private static int home(int tag, int capacity) {
+    return (int) (((tag & 0xFFFF_FFFFL) * capacity) >>> 32);
+  }
+
+  private static int thresholdFor(int capacity) {
+    return Math.min(capacity - 1, (int) (capacity * LOAD_FACTOR));
+  }
+
+  private static final long C1 = 0xff51afd7ed558ccdL;
+  private static final long C2 = 0xc4ceb9fe1a85ec53L;
+  private static final long C1_INVERSE = inverse(C1);
+  private static final long C2_INVERSE = inverse(C2);
+
+  /** MurmurHash3's 64-bit finalizer: every input bit affects every output bit. */
+  static long mix(long h) {
+    h ^= h >>> 33;
+    h *= C1;
+    h ^= h >>> 33;
+    h *= C2;
+    h ^= h >>> 33;
+    return h;
+  }
+
+  /** The inverse of {@link #mix}: {@code mix(unmix(m)) == m}. */
+  static long unmix(long m) {
+    m ^= m >>> 33; // x ^= x >>> 33 is its own inverse (33 >= 32)
+    m *= C2_INVERSE;
+    m ^= m >>> 33;
+    m *= C1_INVERSE;
+    m ^= m >>> 33;
+    return m;
+  }
+
+  /** The multiplicative inverse of an odd {@code c} modulo 2^64 (Newton's iteration). */
+  private static long inverse(long c) {
+    long x = c;
+    for (int i = 0; i < 5; i++) {
+      x *= 2 - c * x;
+    }
+    return x;
+  }
+
+  private static long arrayBytes(long length, int elementBytes) {
+    return 16 + length * elementBytes;
+  }
+
+  static void checkHash(long hash) {
+    if (hash == 0) {
+      throw new IllegalArgumentException("key hash 0 is reserved (callers remap it)");
+    }
+  }
+
+  static void checkEntry(long entry) {
+    if (entry == IndexEntry.NONE) {
+      throw new IllegalArgumentException("IndexEntry.NONE (0) is never stored");
+    }
+  }
+}

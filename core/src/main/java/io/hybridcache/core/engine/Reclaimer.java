@@ -1,0 +1,285 @@
+package io.hybridcache.core.engine;
+
+import io.hybridcache.core.api.LifetimeClass;
+import io.hybridcache.core.api.VictimPolicy;
+import io.hybridcache.core.device.Device;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.function.LongSupplier;
+
+/**
+ * Empties whole segments so their slots can be reused: segment GC and eviction in one mechanism
+ * (CaSSanDra paper, section IV: the segment with the most garbage yields the most space; CacheLib navy
+ * reinsertion; LFS segment summaries).
+ *
+ * <p>Not thread-safe: confined to the flash writer thread (it appends through the {@link SegmentWriter}).
+ * Concurrency with callers goes through the index only: every live entry is moved or dropped with a
+ * compare-and-set on its index slot, so a caller's concurrent update or removal always wins and the
+ * reinserted copy becomes garbage.
+ *
+ * <p>Reclaim: learn the victim's entries from its {@link SegmentSummary} (a few KiB read from its
+ * tail), or, when it has none (sealed before a crash, resumed after a restart) or most entries must be
+ * moved anyway, by reading the whole segment sequentially in {@value #CHUNK_BYTES}-byte chunks. For
+ * each entry the index still points at: drop it if expired; reinsert it into the SURVIVOR class if it
+ * was read since written, or if live bytes are under {@code reinsertAllBelowLiveRatio} of the budget;
+ * otherwise evict it. Only reinserted entries are read and verified (CRC) from the summary path.
+ * Reinsertion of one victim is capped at {@value #REINSERT_CAP} of a segment so a segment full of hot
+ * entries cannot stall reclaim. Then the slot is freed (and discarded on the device when
+ * {@code trimReclaimed} is set).
+ */
+final class Reclaimer {
+  static final int CHUNK_BYTES = 4 * 1024 * 1024;
+  static final double REINSERT_CAP = 0.75;
+  /** Above this share of entries to move, one sequential read beats one read per entry. */
+  static final double SCAN_WHEN_MOVING = 0.25;
+
+  private final Device device;
+  private final SegmentTable table;
+  private final Index index;
+  private final SegmentWriter writer;
+  private final Counters counters;
+  private final VictimPolicy policy;
+  private final double reinsertAllBelowLiveRatio;
+  private final long flashBytes;
+  private final LongSupplier sequence;
+  private final LongSupplier clock;
+  private final boolean trim;
+  private final FlashReader entryReader; // its own counters: reclaim reads are not lookups
+  private ByteBuffer chunk;
+
+  /** Per-victim decisions shared by both paths. */
+  private final class Pass {
+    final Segment victim;
+    final boolean reinsertAll;
+    final long now;
+    long reinsertBudget;
+
+    Pass(Segment victim) {
+      this.victim = victim;
+      long live = 0;
+      for (Segment s : table.segments()) {
+        live += s.liveBytes();
+      }
+      this.reinsertAll = live < reinsertAllBelowLiveRatio * flashBytes;
+      this.reinsertBudget = (long) (REINSERT_CAP * victim.writtenBytes());
+      this.now = clock.getAsLong();
+    }
+
+    boolean wantsToKeep(long packed) {
+      return reinsertBudget > 0 && (reinsertAll || IndexEntry.accessed(packed));
+    }
+
+    boolean pointsHere(long packed, long offset) {
+      return packed != IndexEntry.NONE && IndexEntry.segmentTag(packed) == table.tagOf(victim.id())
+          && IndexEntry.offset(packed) == offset;
+    }
+  }
+
+  /** Supplies the verified entry on demand (null if it fails verification). */
+  @FunctionalInterface
+  private interface EntrySource {
+    EntryFormat.Entry read(long packed) throws IOException;
+  }
+
+  public Reclaimer(Device device, SegmentTable table, Index index, SegmentWriter writer, Counters counters,
+      VictimPolicy policy, double reinsertAllBelowLiveRatio, long flashBytes, boolean trim,
+      LongSupplier sequence, LongSupplier clockMillis) {
+    this.device = device;
+    this.table = table;
+    this.index = index;
+    this.writer = writer;
+    this.counters = counters;
+    this.policy = policy;
+    this.reinsertAllBelowLiveRatio = reinsertAllBelowLiveRatio;
+    this.flashBytes = flashBytes;
+    this.trim = trim;
+    this.sequence = sequence;
+    this.clock = clockMillis;
+    this.entryReader = new FlashReader(device, table, new Counters());
+  }
+
+  /** The best sealed victim, or null if no segment is sealed. */
+  public Segment chooseVictim() {
+    long now = sequence.getAsLong();
+    Segment best = null;
+    double bestScore = Double.NEGATIVE_INFINITY;
+    for (Segment s : table.segments()) {
+      if (s.state() != Segment.State.SEALED) {
+        continue;
+      }
+      double score = policy.score(s, now);
+      if (score > bestScore || (score == bestScore && best != null && s.id() < best.id())) {
+        best = s;
+        bestScore = score;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Reclaims {@code victim}: afterwards its slot is free and no index entry points into it.
+   *
+   * @throws IOException from the device; the victim stays sealed and intact
+   */
+  public void reclaim(Segment victim) throws IOException {
+    writer.awaitFlushes(); // the victim's last buffer and summary may still be in flight
+    victim.setReclaiming();
+    try {
+      Pass pass = new Pass(victim);
+      if (!fromSummary(pass)) {
+        scan(pass);
+      }
+    } catch (IOException | RuntimeException e) {
+      victim.setSealedAgain();
+      throw e;
+    }
+    table.release(victim);
+    counters.reclaimedSegments.increment();
+    if (trim) {
+      writer.recordTrim(victim.slot());
+      try {
+        device.discard(victim.slot());
+      } catch (IOException e) {
+        // the slot is free either way; a failed trim only costs the device some write amplification
+      }
+    }
+  }
+
+  /** The summary path; false if the victim has no valid summary or scanning is cheaper. */
+  private boolean fromSummary(Pass pass) throws IOException {
+    Segment victim = pass.victim;
+    long segmentBytes = device.slotBytes();
+    ByteBuffer last = Device.allocateAligned(Device.ALIGNMENT);
+    device.read(victim.slot(), segmentBytes - Device.ALIGNMENT, last);
+    int count = SegmentSummary.count(last.flip(), victim.id());
+    if (count < 0 || SegmentSummary.regionBytes(count) > segmentBytes - SegmentHeader.FIRST_ENTRY_OFFSET) {
+      return false;
+    }
+    int regionBytes = SegmentSummary.regionBytes(count);
+    ByteBuffer region = last;
+    if (regionBytes > Device.ALIGNMENT) {
+      region = Device.allocateAligned(regionBytes);
+      device.read(victim.slot(), segmentBytes - regionBytes, region);
+      region.flip();
+    }
+    long[] hashes = new long[count];
+    long[] offsets = new long[count];
+    if (!SegmentSummary.decode(region, victim.id(), count, hashes, offsets)) {
+      return false;
+    }
+    int toMove = 0;
+    for (int i = 0; i < count; i++) {
+      long cur = index.get(hashes[i]);
+      if (pass.pointsHere(cur, offsets[i]) && pass.wantsToKeep(cur)) {
+        toMove++;
+      }
+    }
+    if (toMove > SCAN_WHEN_MOVING * count) {
+      return false;
+    }
+    for (int i = 0; i < count; i++) {
+      long hash = hashes[i];
+      handle(pass, hash, offsets[i], packed -> {
+        EntryFormat.Entry e = entryReader.read(packed);
+        return e != null && KeyHash.of(e.key()) == hash ? e : null;
+      });
+    }
+    return true;
+  }
+
+  /** The scan path: every entry of the victim, read sequentially. */
+  private void scan(Pass pass) throws IOException {
+    Segment victim = pass.victim;
+    long pos = SegmentHeader.FIRST_ENTRY_OFFSET;
+    long end = Math.min(device.slotBytes(), Device.roundUp(victim.flushedOffset())); // may end mid-page
+    ByteBuffer buf = chunk();
+    while (pos < end) {
+      long chunkStart = Device.roundDown(pos);
+      int chunkLen = (int) Math.min(CHUNK_BYTES, end - chunkStart);
+      buf.clear().limit(chunkLen);
+      device.read(victim.slot(), chunkStart, buf);
+      int p = (int) (pos - chunkStart);
+      while (p + EntryFormat.HEADER_BYTES <= chunkLen) {
+        int need = entryExtent(buf, p, victim.id());
+        if (need == 0) {
+          p += IndexEntry.OFFSET_ALIGNMENT; // padding, or bytes that are not an entry of this segment
+          continue;
+        }
+        if (p + need > chunkLen) {
+          if (chunkLen == CHUNK_BYTES && p > 0) {
+            break; // straddles the chunk: read the next chunk from here
+          }
+          p += IndexEntry.OFFSET_ALIGNMENT; // claims to run past the segment's data: not an entry
+          continue;
+        }
+        int at = p;
+        int keyLength = Short.toUnsignedInt(buf.duplicate().order(ByteOrder.LITTLE_ENDIAN).getShort(p + 10));
+        long hash = KeyHash.of(buf, p + EntryFormat.HEADER_BYTES, keyLength);
+        handle(pass, hash, chunkStart + p, packed -> EntryFormat.read(buf.duplicate().position(at), victim.id()));
+        p += (need + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT;
+      }
+      pos = chunkStart + p;
+      if (chunkLen < CHUNK_BYTES && p + EntryFormat.HEADER_BYTES > chunkLen) {
+        break;
+      }
+    }
+  }
+
+  /**
+   * Bytes the entry at {@code p} claims to span, or 0 if its header is not plausibly an entry of
+   * this segment. Only the header is checked here: the CRC is verified when an entry is reinserted;
+   * an entry that is only unlinked needs none (a damaged key hashes elsewhere, and unlinking is safe).
+   */
+  private static int entryExtent(ByteBuffer buf, int p, long segmentId) {
+    ByteBuffer b = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    if (b.getInt(p) != EntryFormat.MAGIC || b.get(p + 8) != EntryFormat.FORMAT_VERSION
+        || (b.getInt(p + 16) & 0xFFFF_FFFFL) != segmentId) {
+      return 0;
+    }
+    int keyLength = Short.toUnsignedInt(b.getShort(p + 10));
+    long len = EntryFormat.HEADER_BYTES + (long) keyLength + b.getInt(p + 12);
+    return keyLength == 0 || len <= EntryFormat.HEADER_BYTES || len > IndexEntry.MAX_ENTRY_BYTES ? 0 : (int) len;
+  }
+
+  /** Moves or drops the entry of {@code hash} at {@code offset} of the victim, if it is still live. */
+  private void handle(Pass pass, long hash, long offset, EntrySource source) throws IOException {
+    long cur = index.get(hash);
+    long moved = IndexEntry.NONE;
+    EntryFormat.Entry e = null;
+    while (pass.pointsHere(cur, offset)) {
+      boolean keep = pass.wantsToKeep(cur);
+      if (keep && e == null) {
+        e = source.read(cur); // verified before it is copied
+        keep = e != null && !e.expired(pass.now);
+      }
+      if (keep && moved == IndexEntry.NONE) {
+        moved = writer.append(LifetimeClass.SURVIVOR, hash, e.key(), e.value(), e.expiryMillis(), e.sequence());
+      }
+      if (keep && moved != IndexEntry.NONE) {
+        if (index.replace(hash, cur, moved)) {
+          counters.reinserted.increment();
+          pass.reinsertBudget -= IndexEntry.sizeBytes(moved);
+          return;
+        }
+      } else if (index.remove(hash, cur)) {
+        counters.reclaimEvicted.increment();
+        break;
+      }
+      cur = index.get(hash); // lost a race: an access bit was set, or the key was updated
+    }
+    if (moved != IndexEntry.NONE) {
+      Segment s = table.byTag(IndexEntry.segmentTag(moved));
+      if (s != null) {
+        s.addGarbage(IndexEntry.sizeBytes(moved)); // the update won; the copy is garbage
+      }
+    }
+  }
+
+  private ByteBuffer chunk() {
+    if (chunk == null) {
+      chunk = Device.allocateAligned(CHUNK_BYTES);
+    }
+    return chunk;
+  }
+}

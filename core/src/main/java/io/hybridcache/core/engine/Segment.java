@@ -1,0 +1,111 @@
+package io.hybridcache.core.engine;
+
+import io.hybridcache.core.api.LifetimeClass;
+import io.hybridcache.core.api.VictimPolicy;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One segment: a segment id living in a device slot, with its fill and garbage accounting.
+ *
+ * <p>Thread-safe. Concurrency: {@code state}, {@code writtenBytes}, {@code flushedOffset} and
+ * {@code buffer} are written only by the flash writer thread and read by any thread (volatile);
+ * {@code garbageBytes} is added to by any thread that unlinks an entry (atomic). Sizes are counted in
+ * the index's sector-rounded entry sizes ({@link io.hybridcache.core.engine.IndexEntry#sizeBytes}) on
+ * both sides, so the garbage ratio is exact in those units.
+ */
+final class Segment implements VictimPolicy.SegmentInfo {
+  /** Life of a segment: ACTIVE (takes appends) -> SEALED (full, serves reads) -> RECLAIMING -> gone. */
+  public enum State { ACTIVE, SEALED, RECLAIMING }
+
+  private final long id;
+  private final int slot;
+  private final LifetimeClass lifetimeClass;
+  private final AtomicLong garbageBytes = new AtomicLong();
+  private final java.util.concurrent.atomic.AtomicBoolean damaged = new java.util.concurrent.atomic.AtomicBoolean();
+  private volatile State state;
+  private volatile long writtenBytes;
+  private volatile long flushedOffset;
+  private volatile long sealedSequence;
+  private volatile WriteBuffer buffer;
+  private volatile WriteBuffer flushing;
+
+  public Segment(long id, int slot, LifetimeClass lifetimeClass, State state) {
+    this.id = id;
+    this.slot = slot;
+    this.lifetimeClass = lifetimeClass;
+    this.state = state;
+  }
+
+  @Override
+  public long id() { return id; }
+  public int slot() { return slot; }
+  public LifetimeClass lifetimeClass() { return lifetimeClass; }
+  public State state() { return state; }
+  @Override
+  public long writtenBytes() { return writtenBytes; }
+  @Override
+  public long garbageBytes() { return garbageBytes.get(); }
+  @Override
+  public long sealedSequence() { return sealedSequence; }
+  /** Bytes of the segment known to be on the device: entries below it are read from the device. */
+  public long flushedOffset() { return flushedOffset; }
+  /** The write buffer holding this segment's unflushed tail, or null once sealed. */
+  public WriteBuffer buffer() { return buffer; }
+  /** The buffer whose device write is in flight (or done but not yet reused), or null. */
+  public WriteBuffer flushing() { return flushing; }
+
+  /** True once a read of this segment failed: its entries read as misses until the writer drops it. */
+  public boolean damaged() {
+    return damaged.get();
+  }
+
+  /** Marks the segment unreadable (any thread); true for the one caller that marked it first. */
+  public boolean markDamaged() {
+    return damaged.compareAndSet(false, true);
+  }
+
+  public long liveBytes() {
+    return Math.max(0, writtenBytes - garbageBytes.get());
+  }
+
+  public void addGarbage(long bytes) {
+    garbageBytes.addAndGet(bytes);
+  }
+
+  // ---- writer thread only ----
+
+  /** Reclaim takes the segment: it no longer counts as a victim candidate. */
+  public void setReclaiming() { state = State.RECLAIMING; }
+
+  /** Reclaim failed: the segment stays a sealed, readable victim candidate. */
+  public void setSealedAgain() { state = State.SEALED; }
+
+  void setState(State s) { state = s; }
+  void addWritten(long bytes) { writtenBytes += bytes; }
+  void setFlushedOffset(long offset) { flushedOffset = offset; }
+  void setBuffer(WriteBuffer b) { buffer = b; }
+  void setFlushing(WriteBuffer b) { flushing = b; }
+  void seal(long sequence) {
+    sealedSequence = sequence;
+    state = State.SEALED;
+  }
+
+  /** Accounting of a segment found by crash recovery: sealed, full, garbage = what the index lost. */
+  public void restoreRecovered(long written, long garbage, long flushed) {
+    restore(written, garbage, flushed, 0);
+  }
+
+  /** Restores accounting read from the segment table file or rebuilt at recovery. */
+  void restore(long written, long garbage, long flushed, long sealedSeq) {
+    writtenBytes = written;
+    garbageBytes.set(garbage);
+    flushedOffset = flushed;
+    sealedSequence = sealedSeq;
+  }
+
+  @Override
+  public String toString() {
+    return "Segment{" + id + "@slot" + slot + " " + lifetimeClass + " " + state + " written=" + writtenBytes
+        + " garbage=" + garbageBytes.get() + "}";
+  }
+}

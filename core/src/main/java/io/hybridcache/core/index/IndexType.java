@@ -1,9 +1,0 @@
-package io.hybridcache.core.index;
-
-/** Which {@link Index} implementation backs the flash tier. */
-public enum IndexType {
-  /** Chronicle Map persisted in the cache directory: warm restart without a scan (the default). */
-  CHRONICLE,
-  /** Primitive arrays on the heap: fastest, saved to a file on clean close only. */
-  HEAP
-}
