@@ -39,6 +39,7 @@ import picocli.CommandLine.Spec;
         io.hybridcache.bench.cassandra.CassandraCommand.class,
         io.hybridcache.bench.compare.CompareCommand.class,
         io.hybridcache.bench.faults.FaultsCommand.class,
+        io.hybridcache.bench.restart.RestartCommand.class,
         CommandLine.HelpCommand.class},
     footerHeading = "%nExit codes:%n",
     footer = {"  0  success", "  1  the benchmark failed (see the messages above)", "  2  bad command line",

@@ -272,7 +272,7 @@ public final class CacheConfig {
     private int segmentBytes = (int) (64 * MIB);
     private int writeBufferBytes = (int) MIB;
     private boolean directIo = true;
-    private IndexType indexType = IndexType.CHRONICLE;
+    private IndexType indexType = IndexType.HEAP;
     private Durability durability = Durability.PROCESS;
     private long expectedEntries;
     private VictimPolicy victimPolicy = VictimPolicy.greedy();

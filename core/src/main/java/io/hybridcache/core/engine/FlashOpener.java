@@ -8,6 +8,7 @@ import io.hybridcache.core.device.Device;
 import io.hybridcache.core.device.FileModes;
 import io.hybridcache.core.format.SegmentHeader;
 import io.hybridcache.core.index.ChronicleIndex;
+import io.hybridcache.core.index.ChronicleSupport;
 import io.hybridcache.core.index.HeapIndex;
 import io.hybridcache.core.index.Index;
 import io.hybridcache.core.index.IndexEntry;
@@ -274,6 +275,7 @@ final class FlashOpener {
       }
       return idx;
     }
+    ChronicleSupport.check(); // a missing jar or flag named, not a Chronicle stack trace
     return ChronicleIndex.open(chronicleFile(config), config.expectedEntries(), !clean);
   }
 
