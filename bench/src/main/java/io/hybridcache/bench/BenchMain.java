@@ -5,10 +5,10 @@ import io.hybridcache.bench.jmh.JmhCommand;
 import io.hybridcache.bench.limits.LimitsCommand;
 import io.hybridcache.bench.ycsb.YcsbCommand;
 import java.io.PrintWriter;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * Command line of the benchmarks: {@code java -jar bench/target/hybridcache-bench.jar <command>}.
@@ -39,6 +39,7 @@ import picocli.CommandLine.Spec;
         io.hybridcache.bench.cassandra.CassandraCommand.class,
         io.hybridcache.bench.compare.CompareCommand.class,
         io.hybridcache.bench.faults.FaultsCommand.class,
+        io.hybridcache.bench.restart.RestartCommand.class,
         CommandLine.HelpCommand.class},
     footerHeading = "%nExit codes:%n",
     footer = {"  0  success", "  1  the benchmark failed (see the messages above)", "  2  bad command line",

@@ -23,19 +23,9 @@ import java.util.function.Consumer;
  */
 public final class ChildJvm {
   /** The --add-opens/--add-exports flags of FACTS.md (the parent pom's hybridcache.jvm.opens). */
-  public static final List<String> JVM_FLAGS = List.of(
-      "--add-opens=java.base/java.lang=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-      "--add-opens=java.base/java.io=ALL-UNNAMED",
-      "--add-opens=java.base/java.nio=ALL-UNNAMED",
-      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-      "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
-      "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
-      "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
-      "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
-      "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
-      "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
-      "-Dchronicle.analytics.disable=true");
+  public static final List<String> JVM_FLAGS = java.util.stream.Stream.concat(
+      io.hybridcache.core.api.IndexType.CHRONICLE_JVM_FLAGS.stream(),
+      java.util.stream.Stream.of("-Dchronicle.analytics.disable=true")).toList();
 
   private static final int STDERR_TAIL_LINES = 40;
 

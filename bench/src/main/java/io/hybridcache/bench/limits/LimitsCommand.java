@@ -103,8 +103,8 @@ public final class LimitsCommand implements Callable<Integer> {
   long segment = 16 * CacheConfig.MIB;
 
   @Option(names = "--index", paramLabel = "heap|chronicle", converter = YcsbCommand.IndexConverter.class,
-      description = "flash index of the cache tests (default: chronicle)")
-  IndexType index = IndexType.CHRONICLE;
+      description = "flash index of the cache tests (default: heap, the compact index, as the library)")
+  IndexType index = IndexType.HEAP;
 
   @Option(names = "--pairs", paramLabel = "N", description = "fio-then-cache pairs; ratios are the median over the pairs,"
       + " with their spread (this shared disk drifts between runs) (default: ${DEFAULT-VALUE})")

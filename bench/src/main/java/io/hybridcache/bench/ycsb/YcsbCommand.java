@@ -84,8 +84,8 @@ public final class YcsbCommand implements Callable<Integer> {
   Long writeBuffer;
 
   @Option(names = "--index", paramLabel = "heap|chronicle", converter = IndexConverter.class,
-      description = "flash index (default: chronicle)")
-  IndexType index = IndexType.CHRONICLE;
+      description = "flash index (default: heap, the compact index, as the library)")
+  IndexType index = IndexType.HEAP;
 
   @Option(names = "--direct-io", negatable = true, defaultValue = "true", fallbackValue = "true",
       description = "use O_DIRECT for the flash tier (default: ${DEFAULT-VALUE})")

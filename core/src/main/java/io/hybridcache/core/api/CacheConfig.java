@@ -47,6 +47,7 @@ public final class CacheConfig {
   private final int writeBufferBytes;
   private final boolean directIo;
   private final IndexType indexType;
+  private final Durability durability;
   private final long expectedEntries;
   private final VictimPolicy victimPolicy;
   private final int reclaimFreeSegments;
@@ -93,6 +94,7 @@ public final class CacheConfig {
     this.writeBufferBytes = b.writeBufferBytes;
     this.directIo = b.directIo;
     this.indexType = b.indexType;
+    this.durability = b.durability;
     this.expectedEntries = b.expectedEntries > 0 ? b.expectedEntries : Math.max(16_384, b.flashBytes / 512);
     this.victimPolicy = b.victimPolicy;
     this.reclaimFreeSegments = b.reclaimFreeSegments;
@@ -132,6 +134,7 @@ public final class CacheConfig {
     b.writeBufferBytes = writeBufferBytes;
     b.directIo = directIo;
     b.indexType = indexType;
+    b.durability = durability;
     b.expectedEntries = expectedEntries;
     b.victimPolicy = victimPolicy;
     b.reclaimFreeSegments = reclaimFreeSegments;
@@ -172,6 +175,13 @@ public final class CacheConfig {
   public int writeBufferBytes() { return writeBufferBytes; }
   public boolean directIo() { return directIo; }
   public IndexType indexType() { return indexType; }
+  /**
+   * What an unclean stop keeps ({@link Durability#PROCESS} by default): with the compact index, periodic
+   * checkpoints and an invalidation journal make a restart after a process kill warm. With Chronicle only
+   * {@code PROCESS} is accepted (its map file is its own checkpoint); after an OS crash either index starts
+   * cold unless the compact index runs with {@link Durability#POWER}.
+   */
+  public Durability durability() { return durability; }
   /** Index capacity hint (Chronicle Map is sized by it). */
   public long expectedEntries() { return expectedEntries; }
   public VictimPolicy victimPolicy() { return victimPolicy; }
@@ -247,7 +257,8 @@ public final class CacheConfig {
   public String toString() {
     return "CacheConfig{directory=" + directory + ", name=" + name + ", dramBytes=" + dramBytes
         + ", flashBytes=" + flashBytes + ", segmentBytes=" + segmentBytes + ", writeBufferBytes="
-        + writeBufferBytes + ", directIo=" + directIo + ", index=" + indexType + ", expectedEntries="
+        + writeBufferBytes + ", directIo=" + directIo + ", index=" + indexType + ", durability=" + durability
+        + ", expectedEntries="
         + expectedEntries + ", victimPolicy=" + victimPolicy.name() + ", reclaimFreeSegments="
         + reclaimFreeSegments + ", reinsertAllBelowLiveRatio=" + reinsertAllBelowLiveRatio
         + ", cascadeQueueEntries=" + cascadeQueueEntries + ", cascadeWait=" + cascadeWait
@@ -268,7 +279,8 @@ public final class CacheConfig {
     private int segmentBytes = (int) (64 * MIB);
     private int writeBufferBytes = (int) MIB;
     private boolean directIo = true;
-    private IndexType indexType = IndexType.CHRONICLE;
+    private IndexType indexType = IndexType.HEAP;
+    private Durability durability = Durability.PROCESS;
     private long expectedEntries;
     private VictimPolicy victimPolicy = VictimPolicy.greedy();
     private int reclaimFreeSegments = 2;
@@ -301,6 +313,8 @@ public final class CacheConfig {
     public Builder writeBufferBytes(int v) { writeBufferBytes = v; return this; }
     public Builder directIo(boolean v) { directIo = v; return this; }
     public Builder indexType(IndexType v) { indexType = v; return this; }
+    /** {@link Durability#PROCESS} (default), {@code NONE} or {@code POWER}; Chronicle takes only {@code PROCESS}. */
+    public Builder durability(Durability v) { durability = v; return this; }
     public Builder expectedEntries(long v) { expectedEntries = v; return this; }
     public Builder victimPolicy(VictimPolicy v) { victimPolicy = v; return this; }
     public Builder reclaimFreeSegments(int v) { reclaimFreeSegments = v; return this; }
@@ -348,6 +362,9 @@ public final class CacheConfig {
       require(flashBytes / Math.max(1, segmentBytes) >= MIN_SEGMENTS + reclaimFreeSegments, "flashBytes",
           "must hold at least " + MIN_SEGMENTS + " + reclaimFreeSegments segments of segmentBytes", flashBytes);
       require(indexType != null, "indexType", "must be set", indexType);
+      require(durability != null, "durability", "must be set", durability);
+      require(indexType != IndexType.CHRONICLE || durability == Durability.PROCESS, "durability",
+          "must be PROCESS with indexType CHRONICLE (NONE and POWER apply to the compact HEAP index)", durability);
       require(expectedEntries >= 0, "expectedEntries", "must be >= 0 (0 = derive from flashBytes)", expectedEntries);
       require(victimPolicy != null, "victimPolicy", "must be set", victimPolicy);
       require(reclaimFreeSegments >= 1, "reclaimFreeSegments", "must be >= 1", reclaimFreeSegments);

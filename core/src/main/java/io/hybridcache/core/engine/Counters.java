@@ -44,4 +44,8 @@ final class Counters {
   public final LongAdder flashIndexDrops = new LongAdder();
   /** Lookups that missed because the calling thread was interrupted during its device read. */
   public final LongAdder interruptedReads = new LongAdder();
+  /** Index checkpoints made durable (compact index). */
+  public final LongAdder checkpoints = new LongAdder();
+  /** Index checkpoints that failed (each is retried; recovery uses the previous one). */
+  public final LongAdder checkpointFailures = new LongAdder();
 }

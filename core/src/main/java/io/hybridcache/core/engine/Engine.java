@@ -189,10 +189,12 @@ final class Engine implements HybridCache {
         removeLocked(k);
         return;
       }
-      DramEntry entry = new DramEntry(value.clone(), true, sequence.incrementAndGet(), expiryMillis, lifetimeClass);
+      byte[] copy = value.clone();
       dram.map().compute(k, (kk, old) -> {
-        flash.invalidate(kk.hash64());
-        return entry;
+        // drawn here: a key's sequences grow in the order its puts and removes take effect (WarmRecovery)
+        long seq = sequence.incrementAndGet();
+        flash.invalidate(kk.hash64(), seq);
+        return new DramEntry(copy, true, seq, expiryMillis, lifetimeClass);
       });
     } finally {
       calls.exit();
@@ -220,7 +222,7 @@ final class Engine implements HybridCache {
   private boolean removeLocked(ByteKey key) {
     boolean[] held = {false};
     dram.map().compute(key, (kk, old) -> {
-      held[0] = flash.invalidate(kk.hash64()) | (old != null);
+      held[0] = flash.invalidate(kk.hash64(), sequence.incrementAndGet()) | (old != null);
       return null;
     });
     return held[0];

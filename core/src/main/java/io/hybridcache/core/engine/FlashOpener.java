@@ -1,6 +1,7 @@
 package io.hybridcache.core.engine;
 
 import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.Durability;
 import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.api.LayoutChange;
 import io.hybridcache.core.device.AtomicFile;
@@ -51,9 +52,16 @@ import org.slf4j.LoggerFactory;
  * rebuilds each segment's live bytes from the index and drops index entries of segments that no longer
  * exist; every other stale or torn entry fails its CRC, segment or key check when read and is a miss.
  *
+ * <p>Compact index: a clean open loads the checkpoint written at close; an unclean one in the same boot
+ * (a process kill) rebuilds it from the last checkpoint, the invalidation journal and the entries written
+ * since ({@link WarmRecovery}), unless the durability is NONE (cold). Either way open then writes a fresh
+ * checkpoint and journal and hands them to a {@link Checkpointer}. An unclean stop in another boot
+ * ({@link BootId}: OS crash or power loss) starts cold for both index types, unless the compact index
+ * runs with durability POWER.
+ *
  * <p>Directory layout: {@code layout.properties} (segment size, slot count, format), {@code segments/}
- * (slot files), {@code index.cm} or {@code index.heap}, {@code segments.meta}, {@value #CLEAN_MARKER},
- * {@code LOCK}; the full list of names is in {@link OwnedFiles}.
+ * (slot files), {@code index.cm} or {@code index.ckpt} and {@code index.journal}, {@code segments.meta},
+ * {@code boot.id}, {@value #CLEAN_MARKER}, {@code LOCK}; the full list of names is in {@link OwnedFiles}.
  */
 final class FlashOpener {
   private static final Logger LOG = LoggerFactory.getLogger(FlashOpener.class);
@@ -75,8 +83,17 @@ final class FlashOpener {
     return c.directory().resolve(OwnedFiles.CHRONICLE_INDEX);
   }
 
+  /** The snapshot of the compact index an older version saved at a clean close (read once, then deleted). */
   static Path heapIndexFile(CacheConfig c) {
     return c.directory().resolve(OwnedFiles.HEAP_INDEX);
+  }
+
+  static Path checkpointFile(CacheConfig c) {
+    return c.directory().resolve(OwnedFiles.CHECKPOINT);
+  }
+
+  static Path journalFile(CacheConfig c) {
+    return c.directory().resolve(InvalidationJournal.FILE);
   }
 
   static FlashTier open(CacheConfig config, DeviceFactory devices, Counters counters, AtomicLong sequence,
@@ -143,8 +160,22 @@ final class FlashOpener {
       LOG.warn("{}: segment table unreadable; recovering from slot headers", config.name());
       clean = false;
     }
-    Index index = openIndex(config, clean);
+    boolean sameBoot = BootId.sameBoot(dir);
+    // After an OS crash (an unclean stop in another boot) memory-mapped writes that were never synced are
+    // gone: neither index may be trusted, unless the compact index forced its journal (POWER).
+    boolean trusted = clean || sameBoot || config.durability() == Durability.POWER;
+    WarmRecovery.Result recovered = null;
+    if (!clean && trusted && config.indexType() == IndexType.HEAP && config.durability() != Durability.NONE) {
+      recovered = WarmRecovery.recover(config.name(), device, table, checkpointFile(config), journalFile(config),
+          config.expectedEntries());
+    }
+    Index index = recovered != null ? recovered.index() : openIndex(config, clean);
     opened.add(index);
+    if (!trusted && index.size() > 0) {
+      LOG.warn("{}: unclean stop in another boot (OS crash or power loss): unsynced index writes may be lost;"
+          + " starting cold", config.name());
+      index.clear();
+    }
     if (clean && index.size() == 0 && table.segments().stream().anyMatch(s -> s.liveBytes() > 0)) {
       LOG.warn("{}: the index came back empty (damaged and reset); rebuilding the segment table", config.name());
       clean = false;
@@ -160,6 +191,9 @@ final class FlashOpener {
     }
     // Every entry on flash is below the lease: a crash never restarts the sequence under one of them.
     sequence.set(Math.max(sequence.get(), Math.max(savedSequence, lease.limit())));
+    if (recovered != null) {
+      sequence.set(Math.max(sequence.get(), recovered.maxSequence())); // above every journaled record too
+    }
     WriteTrace trace = config.writeTrace() == null ? null
         : new WriteTrace(config.writeTrace(), FileModes.supported(config.writeTrace()) ? config.filePermissionSet() : null);
     if (trace != null) {
@@ -174,24 +208,60 @@ final class FlashOpener {
         writer.resume(s);
       }
     }
+    Checkpointer checkpointer = null;
+    if (index instanceof HeapIndex heap && config.durability() != Durability.NONE) {
+      checkpointer = startCheckpoints(config, heap, writer, table, sequence, counters,
+          recovered != null ? recovered.maxEpoch() : 0, opened);
+    }
+    BootId.record(dir); // last: until the state of another boot is made safe, the next open distrusts it too
     LOG.info("{}: opened {} ({}, {} segments, {} index entries, direct I/O {})", config.name(), dir,
-        clean ? "warm" : "recovered", table.segments().size(), index.size(), device.directIo());
-    return new FlashTier(config, device, index, table, writer, placement, trace, counters, sequence, lease);
+        clean ? "warm" : recovered != null ? "recovered from checkpoint" : "recovered", table.segments().size(),
+        index.size(), device.directIo());
+    FlashTier tier = new FlashTier(config, device, index, table, writer, placement, trace, counters, sequence, lease);
+    if (checkpointer != null) {
+      tier.checkpoints(checkpointer);
+    }
+    return tier;
+  }
+
+  /**
+   * The base of a crash-consistent compact index: a checkpoint of the index as opened (nothing to replay
+   * before it), then a fresh journal in the same epoch. A kill between the two leaves the new checkpoint
+   * and the old journal, whose records can only remove entries (a miss, never a wrong value).
+   */
+  private static Checkpointer startCheckpoints(CacheConfig config, HeapIndex heap, SegmentWriter writer,
+      SegmentTable table, AtomicLong sequence, Counters counters, long seenEpoch, List<Closeable> opened)
+      throws IOException {
+    long epoch = seenEpoch + 1;
+    long[][] active = writer.appendPositions();
+    IndexCheckpoint.write(checkpointFile(config), heap, epoch, true,
+        new IndexCheckpoint.Start(table.nextSegmentIdPeek(), sequence.get(), active[0], active[1]));
+    InvalidationJournal journal = InvalidationJournal.create(journalFile(config), epoch,
+        InvalidationJournal.capacityFor(config.expectedEntries()), config.durability() == Durability.POWER);
+    opened.add(journal);
+    long interval = Math.max(2L * config.segmentBytes(), config.flashBytes() / 8);
+    return new Checkpointer(config.name(), checkpointFile(config), heap, journal, writer, table, sequence,
+        () -> counters.flushBytesWritten.sum() + counters.reclaimBytesWritten.sum(), interval, counters);
   }
 
   private static Index openIndex(CacheConfig config, boolean clean) {
     if (config.indexType() == IndexType.HEAP) {
-      Path f = heapIndexFile(config);
-      Index idx = clean && Files.exists(f)
-          ? HeapIndex.loadFrom(f, config.expectedEntries())
+      Path legacy = heapIndexFile(config);
+      IndexCheckpoint.Loaded c = clean ? IndexCheckpoint.read(checkpointFile(config), config.expectedEntries()) : null;
+      Index idx = c != null ? c.index()
+          : clean && Files.exists(legacy) ? HeapIndex.loadFrom(legacy, config.expectedEntries())
           : new HeapIndex(config.expectedEntries());
       try {
-        Files.deleteIfExists(f);
+        Files.deleteIfExists(legacy);
+        if (config.durability() == Durability.NONE) {
+          Files.deleteIfExists(checkpointFile(config)); // NONE: a crash later must not find it
+        }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
       return idx;
     }
+    ChronicleSupport.check(); // a missing jar or flag named, not a Chronicle stack trace
     return ChronicleIndex.open(chronicleFile(config), config.expectedEntries(), !clean);
   }
 

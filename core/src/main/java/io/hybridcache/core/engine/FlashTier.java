@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -107,6 +108,8 @@ final class FlashTier {
   private volatile boolean stalled; // a wait timed out: none waits again until the writer takes a batch
   private boolean reclaiming; // writer thread
   private volatile java.io.Closeable directoryLock = () -> { }; // set by FlashOpener; released last in close
+  private volatile Checkpointer checkpointer; // compact index with durability PROCESS or POWER, else null
+  private volatile InvalidationJournal journal; // the checkpointer's journal, or null
 
   private sealed interface Command permits Write, Barrier, Stop {}
 
@@ -147,6 +150,17 @@ final class FlashTier {
 
   void start() {
     thread.start();
+  }
+
+  /**
+   * Makes the compact index crash-consistent (before {@link #start}): invalidations go to the
+   * checkpointer's journal, and the writer starts its checkpoints. Reclaim journals each victim before it
+   * unlinks any entry.
+   */
+  void checkpoints(Checkpointer c) {
+    checkpointer = c;
+    journal = c.journal();
+    reclaimer.onVictim(c.journal()::segmentDropped);
   }
 
   /** Holds the cache directory's {@link DirectoryLock} until the very end of {@link #close}. */
@@ -226,22 +240,29 @@ final class FlashTier {
 
   /**
    * Unlinks any flash version of the key and cancels a queued write of it. Call inside the DRAM tier's
-   * compute for the key. Returns true if the index held an entry.
+   * compute for the key, with the sequence of the put or remove doing it (drawn inside that compute).
+   * Returns true if the index held an entry. With a journal, an invalidation that could leave an older
+   * version on flash (the key was indexed, or a write of it was queued) is journaled after the index
+   * entry is gone and before this returns ({@link InvalidationJournal}'s ordering argument needs both).
    */
-  boolean invalidate(long hash) {
-    inflight.remove(hash);
+  boolean invalidate(long hash, long seq) {
+    boolean queued = inflight.remove(hash) != null;
     // After the inflight mark is gone no install can start, and one that finished is visible here;
     // reclaim only ever replaces an existing entry. So a read that finds nothing needs no removal,
     // which keeps puts of keys not on flash off the index's write locks.
-    if (index.get(hash) == IndexEntry.NONE) {
-      return false;
+    boolean held = false;
+    if (index.get(hash) != IndexEntry.NONE) {
+      long old = index.remove(hash);
+      if (old != IndexEntry.NONE) {
+        addGarbage(old);
+        held = true;
+      }
     }
-    long old = index.remove(hash);
-    if (old != IndexEntry.NONE) {
-      addGarbage(old);
-      return true;
+    InvalidationJournal j = journal;
+    if (j != null && (queued || held)) {
+      j.invalidated(hash, seq);
     }
-    return false;
+    return held;
   }
 
   /**
@@ -332,7 +353,28 @@ final class FlashTier {
   private void forgetAll() {
     inflight.clear();
     index.clear();
+    InvalidationJournal j = journal;
+    if (j != null) {
+      j.cleared(sequence.incrementAndGet());
+    }
     dropRequested = true;
+  }
+
+  /** Journals the active segments as dropped, before they are abandoned (their entries must not come back). */
+  private void journalActiveDropped() {
+    InvalidationJournal j = journal;
+    if (j != null) {
+      for (long id : writer.appendPositions()[0]) {
+        j.segmentDropped(id);
+      }
+    }
+  }
+
+  private void journalDropped(Segment s) {
+    InvalidationJournal j = journal;
+    if (j != null) {
+      j.segmentDropped(s.id());
+    }
   }
 
   /**
@@ -380,8 +422,14 @@ final class FlashTier {
       try {
         device.sync();
         index.flush();
-        if (index instanceof HeapIndex heap) {
-          heap.saveTo(FlashOpener.heapIndexFile(config));
+        if (checkpointer != null) {
+          if (!checkpointer.checkpointNow(System.nanoTime() + config.closeTimeout().toNanos())) {
+            throw new IOException("the index checkpoint failed");
+          }
+        } else if (index instanceof HeapIndex heap) { // durability NONE: a snapshot for a clean open only
+          long[][] active = writer.appendPositions();
+          IndexCheckpoint.write(FlashOpener.checkpointFile(config), heap, 0, false,
+              new IndexCheckpoint.Start(table.nextSegmentIdPeek(), sequence.get(), active[0], active[1]));
         }
         table.save(FlashOpener.metaFile(config), sequence.get());
       } catch (IOException | RuntimeException e) {
@@ -389,6 +437,10 @@ final class FlashTier {
         LOG.warn("{}: could not persist the flash tier at close ({}); the next open recovers", config.name(),
             e.toString());
       }
+    }
+    if (checkpointer != null) {
+      checkpointer.stop(writerStopped ? System.nanoTime() + config.closeTimeout().toNanos() : 0);
+      closeQuietly(journal);
     }
     if (writerStopped) {
       closeQuietly(index); // never under a live writer: a closed Chronicle map unmaps its memory
@@ -482,6 +534,7 @@ final class FlashTier {
       return !stopping; // nobody but close has business interrupting the writer
     }
     maintain();
+    startCheckpointIfDue();
     if (first == null) {
       if (!gate.degraded() && writer.hasUnflushed()) {
         io(writer::flushAll);
@@ -499,6 +552,19 @@ final class FlashTier {
       }
     }
     return true;
+  }
+
+  /** Between two commands: starts an index checkpoint if one is due; a failure is counted, never thrown. */
+  private void startCheckpointIfDue() {
+    Checkpointer c = checkpointer;
+    if (c != null && !gate.degraded()) {
+      try {
+        c.maybeStart();
+      } catch (Throwable t) {
+        counters.checkpointFailures.increment();
+        LOG.warn("{}: could not start an index checkpoint: {}", config.name(), t.toString());
+      }
+    }
   }
 
   /** Fault work on the writer's every turn: drops damaged segments and requested drops, recovers. */
@@ -601,6 +667,10 @@ final class FlashTier {
           }
           counters.bytesAdmitted.add(entryBytes);
         } catch (IndexFullException e) {
+          InvalidationJournal j = journal;
+          if (j != null) {
+            j.invalidated(hash, seq + 1); // unindexed on flash: a later put of the key may not journal
+          }
           addGarbage(packed);
           counters.indexFullRejected.increment();
           indexFull = true;
@@ -644,6 +714,7 @@ final class FlashTier {
   /** A device write failed: the active segments are abandoned (their entries miss from now on). */
   private void writeFailed(IOException e) {
     gate.error(e, "flash write");
+    journalActiveDropped();
     writer.abandonAll();
   }
 
@@ -658,6 +729,7 @@ final class FlashTier {
     if (byTag.isEmpty()) {
       return;
     }
+    byTag.values().forEach(this::journalDropped);
     long dropped = removeEntriesOf(byTag::containsKey);
     for (Segment s : byTag.values()) {
       if (!writer.abandon(s)) {
@@ -686,6 +758,7 @@ final class FlashTier {
    * takes writes again.
    */
   private void recoverLocked() {
+    journalActiveDropped();
     writer.abandonAll();
     ByteBuffer page = Device.allocateAligned(Device.ALIGNMENT);
     for (Segment s : table.segments().toArray(new Segment[0])) {
@@ -700,6 +773,7 @@ final class FlashTier {
         readable = false;
       }
       if (!readable) {
+        journalDropped(s);
         table.release(s);
         counters.segmentsDropped.increment();
       }
@@ -711,6 +785,7 @@ final class FlashTier {
   }
 
   private void clearLocked() {
+    journalActiveDropped();
     writer.abandonAll();
     index.clear();
     for (Segment s : table.segments().toArray(new Segment[0])) {

@@ -23,9 +23,11 @@ import org.slf4j.LoggerFactory;
  * power-of-two number of stripes, each an open-addressing table guarded by its own {@link StampedLock};
  * {@link #get} takes no lock at all in the common case, so readers never block each other.
  *
- * <p>The index is not persistent by itself: {@link #saveTo} writes a snapshot (meant for a clean
- * close) and {@link #loadFrom} reads it back, returning an empty index if the file is missing,
- * short or fails its checksum. {@link #close} does not save.
+ * <p>The index is not persistent by itself: {@link #saveTo} writes a snapshot and {@link #loadFrom}
+ * reads it back, returning an empty index if the file is missing, short or fails its checksum.
+ * {@link #close} does not save. The cache persists it through {@link IndexCheckpoint} instead: fuzzy
+ * checkpoints taken with {@link #forEach} while writers run, made crash-consistent by an invalidation
+ * journal and a replay of the entries written after them.
  *
  * <h2>Keys: stripe and tag</h2>
  *
@@ -149,6 +151,11 @@ final class HeapIndex implements Index {
     for (int i = 0; i < stripes; i++) {
       this.stripes[i] = new Stripe(initialCapacity);
     }
+  }
+
+  /** The number of stripes (identities, hence {@link #forEach}'s hashes, depend on it). */
+  public int stripeCount() {
+    return stripes.length;
   }
 
   // ---------------------------------------------------------------- Index
@@ -383,10 +390,15 @@ final class HeapIndex implements Index {
           stripes[locked].lock.unlockRead(stamps[locked]);
         }
       }
-      writeOut(ch, buf, crc);
-      buf.putInt((int) crc.getValue());
-      writeOut(ch, buf, null);
+      writeCrcTrailer(ch, buf, crc);
     });
+  }
+
+  /** Writes what {@code buf} holds, then the CRC32C of everything written (shared with {@link IndexCheckpoint}). */
+  static void writeCrcTrailer(FileChannel ch, ByteBuffer buf, CRC32C crc) throws IOException {
+    writeOut(ch, buf, crc);
+    buf.putInt((int) crc.getValue());
+    writeOut(ch, buf, null);
   }
 
   /**
@@ -427,22 +439,9 @@ final class HeapIndex implements Index {
         return corrupt(file, "stripe count " + stripes, expectedEntries);
       }
       crc.update(buf.flip());
-      HeapIndex index = new HeapIndex(Math.max(expectedEntries, count), stripes);
-      long remaining = count;
-      while (remaining > 0) {
-        int pairs = (int) Math.min(remaining, IO_BUFFER_BYTES / PAIR_BYTES);
-        buf.clear().limit(pairs * PAIR_BYTES);
-        readFully(ch, buf);
-        crc.update(buf.duplicate());
-        for (int i = 0; i < pairs; i++) {
-          long hash = buf.getLong();
-          long entry = buf.getLong();
-          if (hash == 0 || entry == IndexEntry.NONE) {
-            return corrupt(file, "zero key or value", expectedEntries);
-          }
-          index.putUnpublished(hash, entry);
-        }
-        remaining -= pairs;
+      HeapIndex index = readPairs(ch, buf, crc, count, new HeapIndex(Math.max(expectedEntries, count), stripes));
+      if (index == null) {
+        return corrupt(file, "zero key or value", expectedEntries);
       }
       buf.clear().limit(TRAILER_BYTES);
       readFully(ch, buf);
@@ -460,12 +459,37 @@ final class HeapIndex implements Index {
     }
   }
 
+  /**
+   * Reads {@code count} pairs (key hash, entry) into {@code index}, adding them to {@code crc}; null if a
+   * pair holds a zero (shared with {@link IndexCheckpoint}).
+   */
+  static HeapIndex readPairs(FileChannel ch, ByteBuffer buf, CRC32C crc, long count, HeapIndex index)
+      throws IOException {
+    long remaining = count;
+    while (remaining > 0) {
+      int pairs = (int) Math.min(remaining, IO_BUFFER_BYTES / PAIR_BYTES);
+      buf.clear().limit(pairs * PAIR_BYTES);
+      readFully(ch, buf);
+      crc.update(buf.duplicate());
+      for (int i = 0; i < pairs; i++) {
+        long hash = buf.getLong();
+        long entry = buf.getLong();
+        if (hash == 0 || entry == IndexEntry.NONE) {
+          return null;
+        }
+        index.putUnpublished(hash, entry);
+      }
+      remaining -= pairs;
+    }
+    return index;
+  }
+
   private static HeapIndex corrupt(Path file, String why, long expectedEntries) {
     LOG.warn("Heap index snapshot {} is corrupt ({}); starting empty", file, why);
     return new HeapIndex(expectedEntries);
   }
 
-  private static void readFully(FileChannel ch, ByteBuffer buf) throws IOException {
+  static void readFully(FileChannel ch, ByteBuffer buf) throws IOException {
     while (buf.hasRemaining()) {
       if (ch.read(buf) < 0) {
         throw new EOFException();
@@ -474,7 +498,7 @@ final class HeapIndex implements Index {
     buf.flip();
   }
 
-  private static void writeOut(FileChannel ch, ByteBuffer buf, CRC32C crc) throws IOException {
+  static void writeOut(FileChannel ch, ByteBuffer buf, CRC32C crc) throws IOException {
     buf.flip();
     if (crc != null) {
       crc.update(buf.duplicate());

@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@value #LAYOUT} ({@link FlashOpener}), {@code LOCK} ({@link DirectoryLock}, never deleted),
  *       {@value #CLEAN} ({@code FlashTier.close}), {@value #META} ({@code SegmentTable.save}),
- *       {@value #HEAP_INDEX} ({@code HeapIndex.saveTo}), {@value #CHRONICLE_INDEX} and its
+ *       {@value #HEAP_INDEX} ({@code HeapIndex.saveTo} of an older version), {@value #CHECKPOINT}
+ *       ({@code IndexCheckpoint}), {@code index.journal} ({@link InvalidationJournal}), {@code boot.id}
+ *       ({@link BootId}), {@value #CHRONICLE_INDEX} and its
  *       {@link ChronicleIndex#SEAL_SUFFIX seal} ({@link ChronicleIndex}); the temp file
  *       {@link AtomicFile} writes beside each file it replaces (layout, meta, heap index, seal);
  *   <li>{@value #SEGMENTS}{@code /} with the names {@link FileDevice#isOwnFile} accepts (slot files and
@@ -51,6 +53,7 @@ final class OwnedFiles {
   static final String META = "segments.meta";
   static final String CHRONICLE_INDEX = "index.cm";
   static final String HEAP_INDEX = "index.heap";
+  static final String CHECKPOINT = "index.ckpt";
   static final String CLEAN = "CLEAN";
 
   /** Own files of the top level that a layout change deletes (all but the lock); layout last. */
@@ -58,7 +61,9 @@ final class OwnedFiles {
       CLEAN, META, META + AtomicFile.TEMP_SUFFIX, HEAP_INDEX, HEAP_INDEX + AtomicFile.TEMP_SUFFIX,
       CHRONICLE_INDEX, CHRONICLE_INDEX + ChronicleIndex.SEAL_SUFFIX,
       CHRONICLE_INDEX + ChronicleIndex.SEAL_SUFFIX + AtomicFile.TEMP_SUFFIX,
-      SequenceLease.FILE, SequenceLease.FILE + AtomicFile.TEMP_SUFFIX, LAYOUT + AtomicFile.TEMP_SUFFIX, LAYOUT);
+      SequenceLease.FILE, SequenceLease.FILE + AtomicFile.TEMP_SUFFIX, CHECKPOINT, CHECKPOINT + AtomicFile.TEMP_SUFFIX,
+      InvalidationJournal.FILE, BootId.FILE, BootId.FILE + AtomicFile.TEMP_SUFFIX,
+      LAYOUT + AtomicFile.TEMP_SUFFIX, LAYOUT);
 
   private final Path directory;
   /** Own regular files of the top level: REPLACED and the lock. */

@@ -47,6 +47,7 @@ final class Reclaimer {
   private final boolean trim;
   private final FlashReader entryReader; // its own counters: reclaim reads are not lookups
   private ByteBuffer chunk;
+  private java.util.function.LongConsumer onVictim = id -> { };
 
   /** Per-victim decisions shared by both paths. */
   private final class Pass {
@@ -99,6 +100,14 @@ final class Reclaimer {
     this.entryReader = new FlashReader(device, table, new Counters());
   }
 
+  /**
+   * Called with the victim's id before reclaim unlinks any of its entries (a crash-consistent index
+   * journals it, so that no entry reclaim evicts can come back after a restart).
+   */
+  public void onVictim(java.util.function.LongConsumer listener) {
+    this.onVictim = listener;
+  }
+
   /** The best sealed victim, or null if no segment is sealed. */
   public Segment chooseVictim() {
     long now = sequence.getAsLong();
@@ -124,6 +133,7 @@ final class Reclaimer {
    */
   public void reclaim(Segment victim) throws IOException {
     writer.awaitFlushes(); // the victim's last buffer and summary may still be in flight
+    onVictim.accept(victim.id());
     victim.setReclaiming();
     try {
       Pass pass = new Pass(victim);

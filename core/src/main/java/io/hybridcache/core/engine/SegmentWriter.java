@@ -271,6 +271,23 @@ final class SegmentWriter {
     return false;
   }
 
+  /**
+   * The active segments and, for each, the offset at or past which its next entry will be appended:
+   * {@code [ids, offsets]} (an index checkpoint records where the log stood when it began).
+   */
+  public long[][] appendPositions() {
+    int n = 0;
+    long[] ids = new long[logs.size()];
+    long[] offsets = new long[logs.size()];
+    for (ClassLog log : logs.values()) {
+      if (log.segment != null) {
+        ids[n] = log.segment.id();
+        offsets[n++] = log.buffer().base() + log.buffer().used();
+      }
+    }
+    return new long[][] {java.util.Arrays.copyOf(ids, n), java.util.Arrays.copyOf(offsets, n)};
+  }
+
   /** Continues appending to {@code s}, an active segment restored from the segment table. */
   public void resume(Segment s) {
     ClassLog log = logs.computeIfAbsent(s.lifetimeClass().id(), id -> new ClassLog(s.lifetimeClass(), bufferBytes));

@@ -39,6 +39,7 @@ public final class CrashChild {
     IndexType index = IndexType.valueOf(args[1]);
     int round = Integer.parseInt(args[2]);
     long seed = Long.parseLong(args[3]);
+    long closeAfterMillis = args.length > 4 ? Long.parseLong(args[4]) : -1;
     Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
       e.printStackTrace();
       Runtime.getRuntime().halt(3);
@@ -56,9 +57,33 @@ public final class CrashChild {
       Random rnd = new Random(seed * 31 + t);
       new Thread(() -> write(cache, thread, rnd, versions), "crash-writer-" + t).start();
     }
+    if (closeAfterMillis >= 0) { // a kill during close: close while the writers run, then wait for the kill
+      try {
+        Thread.sleep(closeAfterMillis);
+        emit("Z");
+        closing = true;
+        cache.close();
+        emit("E");
+        Thread.sleep(Long.MAX_VALUE);
+      } catch (InterruptedException e) {
+        Runtime.getRuntime().halt(5);
+      }
+    }
   }
 
+  private static volatile boolean closing;
+
   private static void write(Engine cache, int thread, Random rnd, AtomicLong versions) {
+    try {
+      writeLoop(cache, thread, rnd, versions);
+    } catch (IllegalStateException e) {
+      if (!closing) {
+        throw e;
+      }
+    }
+  }
+
+  private static void writeLoop(Engine cache, int thread, Random rnd, AtomicLong versions) {
     while (true) {
       int k = thread + WRITERS * rnd.nextInt(KEYS / WRITERS);
       int dice = rnd.nextInt(1000);

@@ -82,7 +82,7 @@ class PermissionsTest {
   @EnumSource(IndexType.class)
   void byDefaultOnlyTheOwnerGetsIn(IndexType index) throws IOException {
     fill(TestCaches.small(dir(), index).build());
-    String indexFile = index == IndexType.HEAP ? "index.heap" : "index.cm";
+    String indexFile = index == IndexType.HEAP ? "index.ckpt" : "index.cm";
     assertModes("rwx------", "rw-------", Set.of("LOCK", "layout.properties", "segments.meta", "CLEAN", indexFile,
         Path.of("segments", "slot-00000.seg").toString()));
   }
@@ -105,7 +105,7 @@ class PermissionsTest {
       assertEquals("rw-------", mode(dir().resolve("segments").resolve("slot-00000.seg")));
       assertEquals("rw-------", mode(dir().resolve("LOCK")));
     }
-    assertModes("rwx------", "rw-------", Set.of("CLEAN", "index.heap"));
+    assertModes("rwx------", "rw-------", Set.of("CLEAN", "index.ckpt", "index.journal"));
   }
 
   @Test

@@ -1,0 +1,228 @@
+package io.hybridcache.core.engine;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.Durability;
+import io.hybridcache.core.api.IndexType;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Warm restart of the compact index after a crash, in one JVM: a "kill" is a copy of the cache directory
+ * taken while the cache is open (what a kill -9 leaves: every write the process made, memory-mapped ones
+ * included, is in the page cache, which a copy reads), opened as a new cache. A power loss is the same
+ * copy opened with a faked boot id (the kernel lost what was not synced). {@link CrashTest} does it with
+ * real kills of a child JVM.
+ */
+class WarmRestartTest {
+  private static final int KEYS = 300;
+  @TempDir Path dir;
+  private final Supplier<String> realBootId = BootId.source;
+
+  @AfterEach
+  void restoreBootId() {
+    BootId.source = realBootId;
+  }
+
+  private CacheConfig config(Path d, IndexType index, Durability durability) {
+    return TestCaches.small(d, index).durability(durability).dramBytes(8 * CacheConfig.MIB)
+        .flashBytes(64L * TestCaches.SEGMENT).build();
+  }
+
+  private static byte[] v(int k, long version) {
+    return TestCaches.value(k, version, 500);
+  }
+
+  /** What a kill -9 leaves: the directory as the page cache holds it now (the lock file is the process's). */
+  private Path killCopy(Path from, String name) throws IOException {
+    Path to = dir.resolve(name);
+    try (Stream<Path> all = Files.walk(from)) {
+      for (Path p : all.toList()) {
+        Path q = to.resolve(from.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(q);
+        } else if (!p.getFileName().toString().equals("LOCK")) {
+          Files.copy(p, q);
+        }
+      }
+    }
+    return to;
+  }
+
+  /**
+   * v1 reaches flash (and the checkpoint taken at the clean reopen), then put v2 (DRAM only) or remove,
+   * then a kill: v1 never comes back; the keys left alone are served warm.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void v1OnFlashThenV2InDramOrRemoveThenKillNeverServesV1(boolean v1InCheckpoint) throws Exception {
+    Path d = dir.resolve("cache");
+    CacheConfig c = config(d, IndexType.HEAP, Durability.PROCESS);
+    Engine cache = TestCaches.open(c);
+    for (int k = 0; k < KEYS; k++) {
+      cache.put(TestCaches.key(k), v(k, 1));
+    }
+    cache.writeBackAndDropDram();
+    if (v1InCheckpoint) {
+      cache.close();
+      cache = TestCaches.open(c); // the open writes a checkpoint holding every v1
+    }
+    try {
+      for (int k = 0; k < KEYS; k++) {
+        if (k % 3 == 0) {
+          cache.put(TestCaches.key(k), v(k, 2)); // stays in DRAM (8 MiB)
+        } else if (k % 3 == 1) {
+          cache.remove(TestCaches.key(k));
+        }
+      }
+      assertEquals(0, cache.stats().queueRejected());
+      Path killed = killCopy(d, "killed");
+      try (Engine after = TestCaches.open(config(killed, IndexType.HEAP, Durability.PROCESS))) {
+        int warm = 0;
+        for (int k = 0; k < KEYS; k++) {
+          byte[] got = after.get(TestCaches.key(k));
+          if (k % 3 == 2) {
+            warm += got != null ? 1 : 0;
+            if (got != null) {
+              assertArrayEquals(v(k, 1), got);
+            }
+          } else {
+            assertNull(got, "key " + k + ": v1 came back after " + (k % 3 == 0 ? "put v2" : "remove"));
+          }
+        }
+        assertEquals(KEYS / 3, warm, "every untouched flash entry is served after the kill");
+      }
+    } finally {
+      cache.close();
+    }
+  }
+
+  /** Entries written after the last checkpoint come back from the segments (replay), newest version first. */
+  @Test
+  void entriesWrittenAfterTheCheckpointAreReplayed() throws Exception {
+    Path d = dir.resolve("cache");
+    try (Engine cache = TestCaches.open(config(d, IndexType.HEAP, Durability.PROCESS))) {
+      for (int round = 1; round <= 3; round++) {
+        for (int k = 0; k < KEYS; k++) {
+          cache.put(TestCaches.key(k), v(k, round));
+        }
+        cache.writeBackAndDropDram();
+      }
+      Path killed = killCopy(d, "killed");
+      try (Engine after = TestCaches.open(config(killed, IndexType.HEAP, Durability.PROCESS))) {
+        for (int k = 0; k < KEYS; k++) {
+          assertArrayEquals(v(k, 3), after.get(TestCaches.key(k)), "key " + k);
+        }
+      }
+    }
+  }
+
+  /** Several kills in a row, each recovering the previous one's copy with no clean close. */
+  @Test
+  void killsInARowKeepTheLastVersions() throws Exception {
+    Path d = dir.resolve("k0");
+    for (int round = 1; round <= 4; round++) {
+      try (Engine cache = TestCaches.open(config(d, IndexType.HEAP, Durability.PROCESS))) {
+        for (int k = 0; k < KEYS; k++) {
+          byte[] got = cache.get(TestCaches.key(k));
+          if (round > 1 && k % 2 == 0) {
+            assertArrayEquals(v(k, round - 1), got, "round " + round + " key " + k);
+          } else if (round > 1) {
+            assertNull(got, "round " + round + " key " + k + ": removed before the kill");
+          }
+          cache.put(TestCaches.key(k), v(k, round));
+        }
+        cache.writeBackAndDropDram();
+        for (int k = 1; k < KEYS; k += 2) {
+          cache.remove(TestCaches.key(k));
+        }
+        Path next = killCopy(d, "k" + round);
+        d = next;
+      }
+    }
+  }
+
+  /** A power loss (another boot) starts cold for both index types: never an old value. */
+  @ParameterizedTest
+  @EnumSource(IndexType.class)
+  void anUncleanStopInAnotherBootStartsCold(IndexType index) throws Exception {
+    Path d = dir.resolve("cache");
+    try (Engine cache = TestCaches.open(config(d, index, Durability.PROCESS))) {
+      for (int k = 0; k < KEYS; k++) {
+        cache.put(TestCaches.key(k), v(k, 1));
+      }
+      cache.writeBackAndDropDram();
+      Path killed = killCopy(d, "killed");
+      Path rebooted = killCopy(d, "rebooted");
+      try (Engine after = TestCaches.open(config(killed, index, Durability.PROCESS))) {
+        assertTrue(after.stats().flashEntries() > 0, "same boot: warm");
+      }
+      BootId.source = () -> "another-boot";
+      try (Engine after = TestCaches.open(config(rebooted, index, Durability.PROCESS))) {
+        assertEquals(0, after.stats().flashEntries(), "another boot: cold");
+        for (int k = 0; k < KEYS; k++) {
+          assertNull(after.get(TestCaches.key(k)));
+        }
+      }
+    }
+  }
+
+  /** With POWER the journal is forced: a restart in another boot stays warm, and v1 still never returns. */
+  @Test
+  void powerDurabilityStaysWarmAcrossABootAndNeverServesV1() throws Exception {
+    Path d = dir.resolve("cache");
+    try (Engine cache = TestCaches.open(config(d, IndexType.HEAP, Durability.POWER))) {
+      for (int k = 0; k < KEYS; k++) {
+        cache.put(TestCaches.key(k), v(k, 1));
+      }
+      cache.writeBackAndDropDram();
+      for (int k = 0; k < KEYS; k += 2) {
+        cache.put(TestCaches.key(k), v(k, 2));
+      }
+      Path rebooted = killCopy(d, "rebooted");
+      BootId.source = () -> "another-boot";
+      try (Engine after = TestCaches.open(config(rebooted, IndexType.HEAP, Durability.POWER))) {
+        for (int k = 0; k < KEYS; k++) {
+          byte[] got = after.get(TestCaches.key(k));
+          if (k % 2 == 0) {
+            assertNull(got, "key " + k + ": v1 came back after put v2");
+          } else {
+            assertArrayEquals(v(k, 1), got, "key " + k);
+          }
+        }
+      }
+    }
+  }
+
+  /** With NONE a crash starts cold (no checkpoint, no journal); a clean close stays warm. */
+  @Test
+  void durabilityNoneIsWarmOnlyAfterACleanClose() throws Exception {
+    Path d = dir.resolve("cache");
+    CacheConfig c = config(d, IndexType.HEAP, Durability.NONE);
+    try (Engine cache = TestCaches.open(c)) {
+      for (int k = 0; k < KEYS; k++) {
+        cache.put(TestCaches.key(k), v(k, 1));
+      }
+      cache.writeBackAndDropDram();
+      try (Engine after = TestCaches.open(config(killCopy(d, "killed"), IndexType.HEAP, Durability.NONE))) {
+        assertEquals(0, after.stats().flashEntries());
+      }
+    }
+    try (Engine cache = TestCaches.open(c)) {
+      assertArrayEquals(v(7, 1), cache.get(TestCaches.key(7)));
+    }
+  }
+}
