@@ -6,6 +6,8 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * Immutable, validated configuration of a {@link HybridCache}. Built with {@link #builder(Path)};
@@ -70,6 +72,8 @@ public final class CacheConfig {
   private final int dsmAlpha;
   private final LayoutChange onLayoutChange;
   private final String filePermissions;
+  private final RemovalListener removalListener;
+  private final Executor removalExecutor;
 
   /** Streams a mapper may use at most. */
   public static final int MAX_STREAMS = 64;
@@ -90,8 +94,8 @@ public final class CacheConfig {
     this.name = b.name;
     this.dramBytes = b.dramBytes;
     this.flashBytes = b.flashBytes;
-    this.segmentBytes = b.segmentBytes;
-    this.writeBufferBytes = b.writeBufferBytes;
+    this.segmentBytes = (int) b.segmentBytes; // validated <= 128 MiB
+    this.writeBufferBytes = (int) b.writeBufferBytes;
     this.directIo = b.directIo;
     this.indexType = b.indexType;
     this.durability = b.durability;
@@ -113,11 +117,13 @@ public final class CacheConfig {
     this.streams = b.streams;
     this.placementEpochSetting = b.placementEpochBytes;
     this.placementEpochBytes = b.placementEpochBytes > 0 ? b.placementEpochBytes
-        : Math.max((long) b.segmentBytes, b.flashBytes / 4);
+        : Math.max(b.segmentBytes, b.flashBytes / 4);
     this.dsmGroups = b.dsmGroups;
     this.dsmAlpha = b.dsmAlpha;
     this.onLayoutChange = b.onLayoutChange;
     this.filePermissions = b.filePermissions;
+    this.removalListener = b.removalListener;
+    this.removalExecutor = b.removalExecutor;
   }
 
   public static Builder builder(Path directory) {
@@ -156,6 +162,8 @@ public final class CacheConfig {
     b.dsmAlpha = dsmAlpha;
     b.onLayoutChange = onLayoutChange;
     b.filePermissions = filePermissions;
+    b.removalListener = removalListener;
+    b.removalExecutor = removalExecutor;
     return b;
   }
 
@@ -245,6 +253,10 @@ public final class CacheConfig {
    * ({@code rwx------}). Ignored on file systems without POSIX permissions.
    */
   public String filePermissions() { return filePermissions; }
+  /** Told of removals and DRAM evictions, or null for none. */
+  public RemovalListener removalListener() { return removalListener; }
+  /** Where {@link #removalListener()} runs. */
+  public Executor removalExecutor() { return removalExecutor; }
   /** {@link #filePermissions()} as a set. */
   public Set<PosixFilePermission> filePermissionSet() { return PosixFilePermissions.fromString(filePermissions); }
 
@@ -276,8 +288,8 @@ public final class CacheConfig {
     private String name = "hybridcache";
     private long dramBytes = 64 * MIB;
     private long flashBytes = GIB;
-    private int segmentBytes = (int) (64 * MIB);
-    private int writeBufferBytes = (int) MIB;
+    private long segmentBytes = 64 * MIB;
+    private long writeBufferBytes = MIB;
     private boolean directIo = true;
     private IndexType indexType = IndexType.HEAP;
     private Durability durability = Durability.PROCESS;
@@ -302,6 +314,8 @@ public final class CacheConfig {
     private int dsmAlpha = 4;
     private LayoutChange onLayoutChange = LayoutChange.REPLACE;
     private String filePermissions = "rw-------";
+    private RemovalListener removalListener;
+    private Executor removalExecutor = ForkJoinPool.commonPool();
 
     private Builder() {}
 
@@ -309,8 +323,8 @@ public final class CacheConfig {
     public Builder name(String v) { name = v; return this; }
     public Builder dramBytes(long v) { dramBytes = v; return this; }
     public Builder flashBytes(long v) { flashBytes = v; return this; }
-    public Builder segmentBytes(int v) { segmentBytes = v; return this; }
-    public Builder writeBufferBytes(int v) { writeBufferBytes = v; return this; }
+    public Builder segmentBytes(long v) { segmentBytes = v; return this; }
+    public Builder writeBufferBytes(long v) { writeBufferBytes = v; return this; }
     public Builder directIo(boolean v) { directIo = v; return this; }
     public Builder indexType(IndexType v) { indexType = v; return this; }
     /** {@link Durability#PROCESS} (default), {@code NONE} or {@code POWER}; Chronicle takes only {@code PROCESS}. */
@@ -345,6 +359,10 @@ public final class CacheConfig {
      * characters of {@code r}, {@code w}, {@code -}; the owner must have {@code rw}, nobody {@code x}.
      */
     public Builder filePermissions(String v) { filePermissions = v; return this; }
+    /** Told of removals and DRAM evictions (default none: no cost). */
+    public Builder removalListener(RemovalListener v) { removalListener = v; return this; }
+    /** Where the removal listener runs (default {@link ForkJoinPool#commonPool()}). */
+    public Builder removalExecutor(Executor v) { removalExecutor = v; return this; }
 
     /** Validates every field; the exception message names the first bad field and its value. */
     public CacheConfig build() {
@@ -394,6 +412,7 @@ public final class CacheConfig {
       require(onLayoutChange != null, "onLayoutChange", "must be set", onLayoutChange);
       require(validFilePermissions(filePermissions), "filePermissions",
           "must be nine characters like rw------- (r, w or -; the owner rw, no x)", filePermissions);
+      require(removalExecutor != null, "removalExecutor", "must be set", removalExecutor);
       return new CacheConfig(this);
     }
 

@@ -25,6 +25,37 @@ public interface HybridCache extends Closeable {
   /** The value for {@code key}, or null on a miss. A flash hit is promoted to DRAM. */
   byte[] get(byte[] key);
 
+  /**
+   * The values of {@code keys}, in their order: element i is {@code get(keys.get(i))}, null on a miss.
+   * Implementations may answer DRAM hits first and order the flash reads (the engine reads them in flash
+   * address order). Counts one get per key.
+   */
+  default List<byte[]> getAll(List<byte[]> keys) {
+    List<byte[]> values = new java.util.ArrayList<>(keys.size());
+    for (byte[] k : keys) {
+      values.add(get(k));
+    }
+    return values;
+  }
+
+  /**
+   * The value for {@code key}; on a miss, {@code loader}'s value for it, stored (unless null) and
+   * returned. One load per key at a time: callers that miss the same key while it loads wait for that
+   * load and get its value, or the exception it threw. A put or remove of the key during the load wins:
+   * the loaded value is then returned to the waiting callers but not stored. The loader must not ask for
+   * its own key ({@link IllegalStateException}).
+   */
+  default byte[] get(byte[] key, java.util.function.Function<byte[], byte[]> loader) {
+    byte[] v = get(key);
+    if (v == null) {
+      v = loader.apply(key.clone());
+      if (v != null) {
+        put(key, v);
+      }
+    }
+    return v;
+  }
+
   /** Stores {@code value} for {@code key} in DRAM; it reaches flash when DRAM evicts it. */
   void put(byte[] key, byte[] value);
 

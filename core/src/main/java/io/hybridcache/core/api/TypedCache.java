@@ -1,7 +1,13 @@
 package io.hybridcache.core.api;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 
 /** A typed view over a {@link HybridCache}. Thread-safe if the codecs are. */
 public final class TypedCache<K, V> {
@@ -17,6 +23,34 @@ public final class TypedCache<K, V> {
 
   public V get(K key) {
     byte[] v = cache.get(keys.encode(key));
+    return v == null ? null : values.decode(v);
+  }
+
+  /** The values of the {@code keys} the cache holds (misses are left out); see {@link HybridCache#getAll}. */
+  public Map<K, V> getAll(Collection<? extends K> keys) {
+    List<K> ks = new ArrayList<>(keys);
+    List<byte[]> encoded = new ArrayList<>(ks.size());
+    for (K k : ks) {
+      encoded.add(this.keys.encode(k));
+    }
+    List<byte[]> found = cache.getAll(encoded);
+    Map<K, V> result = new LinkedHashMap<>();
+    for (int i = 0; i < ks.size(); i++) {
+      byte[] v = found.get(i);
+      if (v != null) {
+        result.put(ks.get(i), values.decode(v));
+      }
+    }
+    return result;
+  }
+
+  /** The value for {@code key}, loading it on a miss; see {@link HybridCache#get(byte[], java.util.function.Function)}. */
+  public V get(K key, Function<? super K, ? extends V> loader) {
+    Objects.requireNonNull(loader, "loader");
+    byte[] v = cache.get(keys.encode(key), k -> {
+      V loaded = loader.apply(key);
+      return loaded == null ? null : values.encode(loaded);
+    });
     return v == null ? null : values.decode(v);
   }
 

@@ -41,7 +41,7 @@ public final class CatalogConfig {
 
   private CatalogConfig(Builder b) {
     this.directory = b.directory;
-    this.segmentBytes = b.segmentBytes;
+    this.segmentBytes = (int) b.segmentBytes; // validated <= 64 MiB
     this.segmentCount = b.segmentCount;
     this.directIo = b.directIo;
     this.maxSchemasPerNamespace = b.maxSchemasPerNamespace;
@@ -74,7 +74,7 @@ public final class CatalogConfig {
   /** Not thread-safe. */
   public static final class Builder {
     private Path directory;
-    private int segmentBytes = MIB;
+    private long segmentBytes = MIB;
     private int segmentCount = 16;
     private boolean directIo = true;
     private int maxSchemasPerNamespace = 4096;
@@ -83,7 +83,7 @@ public final class CatalogConfig {
     private Builder() {}
 
     public Builder directory(Path v) { directory = v; return this; }
-    public Builder segmentBytes(int v) { segmentBytes = v; return this; }
+    public Builder segmentBytes(long v) { segmentBytes = v; return this; }
     public Builder segmentCount(int v) { segmentCount = v; return this; }
     public Builder directIo(boolean v) { directIo = v; return this; }
     public Builder maxSchemasPerNamespace(int v) { maxSchemasPerNamespace = v; return this; }

@@ -6,7 +6,6 @@ import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import java.util.List;
 import java.util.concurrent.ConcurrentMap;
-import java.util.function.BiConsumer;
 
 /**
  * The DRAM tier: Caffeine (W-TinyLFU) bounded by bytes, each entry weighing key + value +
@@ -15,13 +14,19 @@ import java.util.function.BiConsumer;
  * <p>Thread-safe (Caffeine). Concurrency: eviction runs on the calling thread (a same-thread executor),
  * and the eviction listener runs inside the atomic removal of the entry, so it is ordered with any
  * {@code compute} on the same key: the engine relies on this to keep a key's DRAM and flash versions
- * in order. The listener receives only dirty entries evicted for size; clean ones are dropped (they are
- * still on flash) and expired ones are dead.
+ * in order. The listener receives every entry evicted for size (dirty ones go to flash, clean ones are
+ * still there) or expiry.
  */
 final class DramTier {
   private final Cache<ByteKey, DramEntry> cache;
 
-  public DramTier(long maxBytes, BiConsumer<ByteKey, DramEntry> dirtyEvictions) {
+  /** Told of an entry DRAM evicted, inside the atomic removal of its key. */
+  @FunctionalInterface
+  interface Evictions {
+    void evicted(ByteKey key, DramEntry entry, boolean expired);
+  }
+
+  public DramTier(long maxBytes, Evictions evictions) {
     this.cache = Caffeine.newBuilder()
         .maximumWeight(maxBytes)
         .weigher((ByteKey k, DramEntry v) -> weigh(k.bytes().length, v.value().length))
@@ -43,8 +48,8 @@ final class DramTier {
         })
         .executor(Runnable::run)
         .evictionListener((ByteKey k, DramEntry v, RemovalCause cause) -> {
-          if (cause == RemovalCause.SIZE && v != null && v.dirty()) {
-            dirtyEvictions.accept(k, v);
+          if (v != null && (cause == RemovalCause.SIZE || cause == RemovalCause.EXPIRED)) {
+            evictions.evicted(k, v, cause == RemovalCause.EXPIRED);
           }
         })
         .build();

@@ -5,15 +5,19 @@ import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
 import io.hybridcache.core.api.LifetimeClass;
 import io.hybridcache.core.api.PlacementStats;
+import io.hybridcache.core.api.RemovalCause;
 import io.hybridcache.core.device.FileDevice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,6 +54,8 @@ final class Engine implements HybridCache {
   private final StatsMXBean mbean;
   private final CallGate calls;
   private final KeysIterator.Promotions promotions = new KeysIterator.Promotions();
+  private final Removals removals;
+  private final SingleFlight loads = new SingleFlight();
   private volatile CacheStats finalStats; // taken at close, returned by stats() afterwards
 
   private Engine(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits) throws IOException {
@@ -57,7 +63,12 @@ final class Engine implements HybridCache {
     this.calls = new CallGate(config.name());
     this.flash = FlashOpener.open(config, devices, counters, sequence, classes, tagBits);
     try {
-      this.dram = new DramTier(config.dramBytes(), this::onDirtyEviction);
+      this.removals = new Removals(config.name(), config.removalListener(), config.removalExecutor());
+      this.dram = new DramTier(config.dramBytes(), this::onDramEviction);
+      if (removals.active()) {
+        flash.onReclaimEvicted(e -> removals.notifyUnless(e.key(), e.value(), RemovalCause.EVICTED,
+            k -> dram.map().containsKey(new ByteKey(k)))); // containsKey runs no DRAM maintenance
+      }
       flash.start();
       this.mbean = config.jmx() ? StatsMXBean.register(config.name(), this::stats) : null;
     } catch (Throwable t) { // never leave the directory locked or files open behind a failed open
@@ -96,28 +107,103 @@ final class Engine implements HybridCache {
     checkKey(key);
     calls.enter();
     try {
+      return read(key, new ByteKey(key), true);
+    } finally {
+      calls.exit();
+    }
+  }
+
+  /**
+   * DRAM, then flash (promoting the hit); {@code count} false for the second look of a load (not a get).
+   * Returns a copy the caller owns.
+   */
+  private byte[] read(byte[] key, ByteKey k, boolean count) {
+    if (count) {
       counters.gets.increment();
-      ByteKey k = new ByteKey(key);
-      DramEntry d = dram.get(k);
-      if (d != null && !d.expired(System.currentTimeMillis())) {
+    }
+    DramEntry d = dram.get(k);
+    if (d != null && !d.expired(System.currentTimeMillis())) {
+      if (count) {
         counters.dramHits.increment();
-        return d.value().clone();
       }
-      FlashTier.Hit hit = flash.lookup(k.hash64(), key);
-      if (hit == null) {
+      return d.value().clone();
+    }
+    return readFlash(key, k, count);
+  }
+
+  private byte[] readFlash(byte[] key, ByteKey k, boolean count) {
+    FlashTier.Hit hit = flash.lookup(k.hash64(), key);
+    if (hit == null) {
+      if (count) {
         counters.misses.increment();
-        return null;
       }
+      return null;
+    }
+    if (count) {
       counters.flashHits.increment();
-      EntryFormat.Entry e = hit.entry();
-      DramEntry promoted = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis());
-      ByteKey promotedKey = k.withBytes(e.key());
-      if (dram.map().compute(promotedKey, (kk, cur) ->
-          cur != null ? cur : flash.stillAt(kk.hash64(), hit.packed()) ? promoted : null) != promoted) {
-        return e.value(); // not promoted: nobody else holds this array
+    }
+    EntryFormat.Entry e = hit.entry();
+    DramEntry promoted = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis());
+    ByteKey promotedKey = k.withBytes(e.key());
+    if (dram.map().compute(promotedKey, (kk, cur) ->
+        cur != null ? cur : flash.stillAt(kk.hash64(), hit.packed()) ? promoted : null) != promoted) {
+      return e.value(); // not promoted: nobody else holds this array
+    }
+    promotions.promoted(promotedKey); // a keys() scan in progress must return it (KeysIterator)
+    return e.value().clone(); // DRAM keeps the read array; the caller gets its own
+  }
+
+  /**
+   * {@inheritDoc} DRAM hits are answered first; the flash lookups of the rest follow in flash address
+   * order (segment, then offset), one after another on the calling thread.
+   */
+  @Override
+  public List<byte[]> getAll(List<byte[]> keys) {
+    Objects.requireNonNull(keys, "keys");
+    keys.forEach(Engine::checkKey);
+    calls.enter();
+    try {
+      byte[][] values = new byte[keys.size()][];
+      List<long[]> flashCandidates = new ArrayList<>(); // {address, position}
+      long now = System.currentTimeMillis();
+      ByteKey[] ks = new ByteKey[keys.size()];
+      for (int i = 0; i < values.length; i++) {
+        counters.gets.increment();
+        ks[i] = new ByteKey(keys.get(i));
+        DramEntry d = dram.get(ks[i]);
+        if (d != null && !d.expired(now)) {
+          counters.dramHits.increment();
+          values[i] = d.value().clone();
+        } else {
+          flashCandidates.add(new long[] {flash.address(ks[i].hash64()), i});
+        }
       }
-      promotions.promoted(promotedKey); // a keys() scan in progress must return it (KeysIterator)
-      return e.value().clone(); // DRAM keeps the read array; the caller gets its own
+      flashCandidates.sort((a, b) -> Long.compareUnsigned(a[0], b[0])); // segment tag, then offset
+      for (long[] c : flashCandidates) {
+        int i = (int) c[1];
+        values[i] = readFlash(keys.get(i), ks[i], true);
+      }
+      return Arrays.asList(values);
+    } finally {
+      calls.exit();
+    }
+  }
+
+  /** {@inheritDoc} The loader runs on the first caller's thread, outside the cache's locks. */
+  @Override
+  public byte[] get(byte[] key, Function<byte[], byte[]> loader) {
+    checkKey(key);
+    Objects.requireNonNull(loader, "loader");
+    calls.enter();
+    try {
+      ByteKey k = new ByteKey(key.clone());
+      byte[] v = read(key, k, true);
+      if (v != null) {
+        return v;
+      }
+      byte[] loaded = loads.get(k, () -> read(key, k, false), loader,
+          (kk, value) -> put(kk, value, 0L, LifetimeClass.FRESH, false));
+      return loaded == null ? null : loaded.clone();
     } finally {
       calls.exit();
     }
@@ -182,23 +268,30 @@ final class Engine implements HybridCache {
     Objects.requireNonNull(value, "value");
     calls.enter();
     try {
-      counters.puts.increment();
-      ByteKey k = new ByteKey(key.clone());
-      if (!cacheable(key.length, value.length)) {
-        counters.tooLargeRejected.increment();
-        removeLocked(k);
-        return;
-      }
-      byte[] copy = value.clone();
-      dram.map().compute(k, (kk, old) -> {
-        // drawn here: a key's sequences grow in the order its puts and removes take effect (WarmRecovery)
-        long seq = sequence.incrementAndGet();
-        flash.invalidate(kk.hash64(), seq);
-        return new DramEntry(copy, true, seq, expiryMillis, lifetimeClass);
-      });
+      put(new ByteKey(key.clone()), value, expiryMillis, lifetimeClass, true);
     } finally {
       calls.exit();
     }
+  }
+
+  /** A put of a key the caller cannot change; {@code supersede} false for a load's own install. */
+  private void put(ByteKey k, byte[] value, long expiryMillis, LifetimeClass lifetimeClass, boolean supersede) {
+    counters.puts.increment();
+    if (supersede) {
+      loads.supersede(k); // a load in progress for k must not install after this put
+    }
+    if (!cacheable(k.bytes().length, value.length)) {
+      counters.tooLargeRejected.increment();
+      removeLocked(k);
+      return;
+    }
+    byte[] copy = value.clone();
+    dram.map().compute(k, (kk, old) -> {
+      // drawn here: a key's sequences grow in the order its puts and removes take effect (WarmRecovery)
+      long seq = sequence.incrementAndGet();
+      flash.invalidate(kk.hash64(), seq);
+      return new DramEntry(copy, true, seq, expiryMillis, lifetimeClass);
+    });
   }
 
   /** Whether some tier can hold an entry of these lengths. */
@@ -220,11 +313,17 @@ final class Engine implements HybridCache {
   }
 
   private boolean removeLocked(ByteKey key) {
+    loads.supersede(key); // a load in progress for key must not install after this remove
     boolean[] held = {false};
+    DramEntry[] was = {null};
     dram.map().compute(key, (kk, old) -> {
       held[0] = flash.invalidate(kk.hash64(), sequence.incrementAndGet()) | (old != null);
+      was[0] = old;
       return null;
     });
+    if (held[0]) {
+      removals.notify(key.bytes(), was[0] == null ? null : was[0].value(), RemovalCause.EXPLICIT);
+    }
     return held[0];
   }
 
@@ -331,16 +430,40 @@ final class Engine implements HybridCache {
    * Dirty DRAM eviction: admission, then the writer's queue (waiting up to {@code cascadeWait} for room).
    * Runs inside Caffeine's eviction, on the thread whose DRAM write caused it.
    */
-  private void onDirtyEviction(ByteKey key, DramEntry e) {
+  /** Inside the atomic removal of {@code key} from DRAM (Caffeine's eviction listener). */
+  private void onDramEviction(ByteKey key, DramEntry e, boolean expired) {
+    if (expired) {
+      removals.notify(key.bytes(), e.value(), RemovalCause.EXPIRED);
+    } else if (!e.dirty()) { // a promoted copy: gone unless flash still holds the entry
+      if (removals.active()) {
+        boolean onFlash = flash.address(key.hash64()) != IndexEntry.NONE;
+        removals.notify(key.bytes(), e.value(), onFlash ? RemovalCause.EVICTED_FROM_DRAM : RemovalCause.EVICTED);
+      }
+    } else {
+      boolean onFlash = onDirtyEviction(key, e);
+      removals.notify(key.bytes(), e.value(), onFlash ? RemovalCause.EVICTED_FROM_DRAM : RemovalCause.EVICTED);
+    }
+  }
+
+  /** Offers a dirty eviction to flash; false if flash did not take it (counted by reason). */
+  private boolean onDirtyEviction(ByteKey key, DramEntry e) {
     int bytes = EntryFormat.entryBytes(key.bytes().length, e.value().length);
     if (bytes > config.maxFlashEntryBytes()) {
       counters.tooLargeRejected.increment();
-    } else if (!flash.acceptsWrites()) {
-      counters.degradedRejected.increment();
-    } else if (config.admission().accept(key.hash64(), bytes)
-        && !flash.offer(key, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass())) {
-      counters.queueRejected.increment();
+      return false;
     }
+    if (!flash.acceptsWrites()) {
+      counters.degradedRejected.increment();
+      return false;
+    }
+    if (!config.admission().accept(key.hash64(), bytes)) {
+      return false;
+    }
+    if (!flash.offer(key, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass())) {
+      counters.queueRejected.increment();
+      return false;
+    }
+    return true;
   }
 
   @Override
@@ -445,6 +568,10 @@ final class Engine implements HybridCache {
   /** True once close has started (tests). */
   boolean closing() {
     return calls.closed();
+  }
+
+  DramTier dramTier() {
+    return dram;
   }
 
   FlashTier flashTier() {

@@ -121,6 +121,19 @@ final class FlashTier {
   private record Stop() implements Command {}
 
 
+  /**
+   * Where {@code hash}'s entry is (its packed index value: segment tag, then offset, in the high bits;
+   * compare unsigned to order reads by address), or 0 if flash holds none.
+   */
+  long address(long hash) {
+    return gate.degraded() ? IndexEntry.NONE : index.get(hash);
+  }
+
+  /** Told of each live entry flash reclaim drops (on the writer thread); null for none. */
+  void onReclaimEvicted(java.util.function.Consumer<EntryFormat.Entry> listener) {
+    reclaimer.onEvicted(listener);
+  }
+
   /** A verified flash hit and the index value it was found under. */
   record Hit(EntryFormat.Entry entry, long packed) {}
 

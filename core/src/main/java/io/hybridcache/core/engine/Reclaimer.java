@@ -48,6 +48,7 @@ final class Reclaimer {
   private final FlashReader entryReader; // its own counters: reclaim reads are not lookups
   private ByteBuffer chunk;
   private java.util.function.LongConsumer onVictim = id -> { };
+  private java.util.function.Consumer<EntryFormat.Entry> onEvicted; // null: nobody listens, no extra reads
 
   /** Per-victim decisions shared by both paths. */
   private final class Pass {
@@ -106,6 +107,14 @@ final class Reclaimer {
    */
   public void onVictim(java.util.function.LongConsumer listener) {
     this.onVictim = listener;
+  }
+
+  /**
+   * Told of each live entry reclaim drops instead of moving (writer thread). While set, reclaim reads
+   * the key of every entry it drops (from the scan's buffer, or one device read on the summary path).
+   */
+  void onEvicted(java.util.function.Consumer<EntryFormat.Entry> listener) {
+    this.onEvicted = listener;
   }
 
   /** The best sealed victim, or null if no segment is sealed. */
@@ -274,6 +283,12 @@ final class Reclaimer {
         }
       } else if (index.remove(hash, cur)) {
         counters.reclaimEvicted.increment();
+        if (onEvicted != null) {
+          EntryFormat.Entry gone = e != null ? e : source.read(cur);
+          if (gone != null) {
+            onEvicted.accept(gone);
+          }
+        }
         break;
       }
       cur = index.get(hash); // lost a race: an access bit was set, or the key was updated

@@ -35,6 +35,11 @@ final class TestCaches {
     return ("key-" + i).getBytes(StandardCharsets.UTF_8);
   }
 
+  /** The i of {@link #key}(i). */
+  static int keyIndex(byte[] key) {
+    return Integer.parseInt(new String(key, StandardCharsets.UTF_8).substring("key-".length()));
+  }
+
   /**
    * A value that names its key and version and is filled with a pattern derived from both, so a read
    * can tell a value written for this key from anything else.
