@@ -21,7 +21,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * {@link HybridCache#get} of a present key served by one tier, {@code tier}, single-threaded, average
+ * {@link HybridCache#get} (and {@link HybridCache#read}) of a present key served by one tier, {@code tier}, single-threaded, average
  * time per call: a DRAM hit, or a flash hit that reads the device with O_DIRECT.
  *
  * <p>Workload: a cache on files in a scratch directory under {@code target/jmh-data} (see
@@ -131,6 +131,20 @@ public class CacheGetBenchmark {
   @Benchmark
   public byte[] get(Cursor c) {
     byte[] v = cache.get(keys[c.next(keys.length)]);
+    if (v == null) {
+      throw new IllegalStateException("a loaded key missed both tiers");
+    }
+    return v;
+  }
+
+  /**
+   * The same lookup through {@link HybridCache#read}, decoding one long from the cache's own bytes: no
+   * copy of the value on a DRAM hit or on a promoted flash hit. {@code get} minus {@code read} is what a
+   * copy costs a caller that decodes at once (a row cache).
+   */
+  @Benchmark
+  public long read(Cursor c) {
+    Long v = cache.read(keys[c.next(keys.length)], b -> b.getLong(0));
     if (v == null) {
       throw new IllegalStateException("a loaded key missed both tiers");
     }

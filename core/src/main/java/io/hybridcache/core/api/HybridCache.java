@@ -26,6 +26,17 @@ public interface HybridCache extends Closeable {
   byte[] get(byte[] key);
 
   /**
+   * {@code decoder}'s result for the value of {@code key}, or null on a miss: as {@code get} (the same
+   * tiers, counters and promotion) without copying the value. The buffer is a read-only view of the
+   * cache's own bytes, valid only during the call: decode from it, do not keep it. For callers that turn
+   * the bytes into an object at once (a row cache deserializing a partition): a DRAM hit then costs no copy.
+   */
+  default <T> T read(byte[] key, java.util.function.Function<java.nio.ByteBuffer, T> decoder) {
+    byte[] v = get(key);
+    return v == null ? null : decoder.apply(java.nio.ByteBuffer.wrap(v).asReadOnlyBuffer());
+  }
+
+  /**
    * The values of {@code keys}, in their order: element i is {@code get(keys.get(i))}, null on a miss.
    * Implementations may answer DRAM hits first and order the flash reads (the engine reads them in flash
    * address order). Counts one get per key.

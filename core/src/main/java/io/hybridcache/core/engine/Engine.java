@@ -9,6 +9,7 @@ import io.hybridcache.core.api.RemovalCause;
 import io.hybridcache.core.device.FileDevice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -118,6 +119,28 @@ final class Engine implements HybridCache {
    * Returns a copy the caller owns.
    */
   private byte[] read(byte[] key, ByteKey k, boolean count) {
+    return lookup(key, k, count, true);
+  }
+
+  /** {@inheritDoc} A DRAM hit, and a flash hit, cost no copy of the value. */
+  @Override
+  public <T> T read(byte[] key, Function<ByteBuffer, T> decoder) {
+    checkKey(key);
+    Objects.requireNonNull(decoder, "decoder");
+    calls.enter();
+    try {
+      byte[] v = lookup(key, new ByteKey(key), true, false);
+      return v == null ? null : decoder.apply(ByteBuffer.wrap(v).asReadOnlyBuffer());
+    } finally {
+      calls.exit();
+    }
+  }
+
+  /**
+   * The value of {@code key}: with {@code copy} an array the caller owns, else possibly the cache's own
+   * (DRAM's, or the one just read from flash and promoted), which must never be handed out.
+   */
+  private byte[] lookup(byte[] key, ByteKey k, boolean count, boolean copy) {
     if (count) {
       counters.gets.increment();
     }
@@ -126,12 +149,16 @@ final class Engine implements HybridCache {
       if (count) {
         counters.dramHits.increment();
       }
-      return d.value().clone();
+      return copy ? d.value().clone() : d.value();
     }
-    return readFlash(key, k, count);
+    return lookupFlash(key, k, count, copy);
   }
 
   private byte[] readFlash(byte[] key, ByteKey k, boolean count) {
+    return lookupFlash(key, k, count, true);
+  }
+
+  private byte[] lookupFlash(byte[] key, ByteKey k, boolean count, boolean copy) {
     FlashTier.Hit hit = flash.lookup(k.hash64(), key);
     if (hit == null) {
       if (count) {
@@ -150,7 +177,7 @@ final class Engine implements HybridCache {
       return e.value(); // not promoted: nobody else holds this array
     }
     promotions.promoted(promotedKey); // a keys() scan in progress must return it (KeysIterator)
-    return e.value().clone(); // DRAM keeps the read array; the caller gets its own
+    return copy ? e.value().clone() : e.value(); // DRAM keeps the read array
   }
 
   /**

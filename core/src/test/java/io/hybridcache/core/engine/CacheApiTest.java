@@ -93,6 +93,37 @@ class CacheApiTest {
   }
 
   @Test
+  void readDecodesFromAReadOnlyViewOfEitherTier() {
+    try (Engine c = open()) {
+      c.put(key(1), value(1, 1, 900));
+      for (int i = 100; i < 300; i++) {
+        c.put(key(i), value(i, 1, 900));
+      }
+      c.writeBackAndDropDram(); // all on flash
+      c.put(key(1), value(1, 2, 900)); // and key 1 in DRAM
+      CacheStats before = c.stats();
+      for (int k : new int[] {1, 150}) {
+        byte[] got = c.read(key(k), buf -> {
+          assertTrue(buf.isReadOnly(), "a view the decoder cannot change");
+          byte[] copy = new byte[buf.remaining()];
+          buf.get(copy);
+          return copy;
+        });
+        assertArrayEquals(value(k, k == 1 ? 2 : 1, 900), got);
+      }
+      assertNull(c.read(key(5000), buf -> {
+        throw new AssertionError("no decode on a miss");
+      }));
+      CacheStats after = c.stats();
+      assertEquals(3, after.gets() - before.gets());
+      assertEquals(1, after.dramHits() - before.dramHits());
+      assertEquals(1, after.flashHits() - before.flashHits());
+      assertArrayEquals(value(150, 1, 900), c.get(key(150)), "the flash hit was promoted as a get would");
+      assertEquals(after.dramHits() + 1, c.stats().dramHits());
+    }
+  }
+
+  @Test
   void aMissLoadsOnceAndStoresTheValue() {
     try (Engine c = open()) {
       AtomicInteger calls = new AtomicInteger();
