@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.ref.Reference;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -74,7 +75,8 @@ class HybridCacheMetricsTest {
   void metersMatchStatsOnARealCacheWithHitsInBothTiersMissesAndRefusedEvictions() {
     CacheConfig config = SmallCaches.small(dir).dramBytes(CacheConfig.MIB).admission(new RandomReject(0.5)).build();
     MeterRegistry registry = new SimpleMeterRegistry();
-    try (HybridCache cache = HybridCache.open(config)) {
+    HybridCache cache = HybridCache.open(config); // the meters hold it weakly: referenced to the end
+    try (cache) {
       new HybridCacheMetrics(cache, "rows", Tags.of("region", "eu"), Duration.ZERO).bindTo(registry);
       for (int i = 0; i < 3000; i++) {
         cache.put(bytes("k" + i), new byte[1000]); // 3 MB through a 1 MiB DRAM tier
@@ -94,6 +96,7 @@ class HybridCacheMetricsTest {
       assertEquals(s.puts() + 1, value(registry, "cache.puts", "cache", "rows"), "max age 0: a fresh snapshot");
     }
     assertEquals(3001, value(registry, "cache.puts", "cache", "rows", "region", "eu"), "after close: final figures");
+    Reference.reachabilityFence(cache);
   }
 
   private static void assertMetersShow(MeterRegistry registry, CacheStats s) {
