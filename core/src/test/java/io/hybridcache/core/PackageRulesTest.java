@@ -34,7 +34,8 @@ class PackageRulesTest {
         "device", Set.of(),
         "api", Set.of("device"),
         "engine", Set.of("api", "device"),
-        "catalog", Set.of("api", "device", "engine"));
+        "catalog", Set.of("api", "device", "engine"),
+        "metrics", Set.of("api"));
     Map<String, Set<String>> found = new TreeMap<>();
     try (Stream<Path> files = Files.walk(SOURCES)) {
       for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
@@ -61,11 +62,30 @@ class PackageRulesTest {
     }
   }
 
+  /** Micrometer is optional: only the metrics package may name it, and the module requires it statically. */
+  @Test
+  void onlyTheMetricsPackageUsesMicrometer() throws IOException {
+    Set<String> users = new TreeSet<>();
+    try (Stream<Path> files = Files.walk(SOURCES)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+        if (Files.readAllLines(f).stream().anyMatch(l -> l.strip().startsWith("import io.micrometer."))) {
+          users.add(SOURCES.relativize(f.getParent()).toString());
+        }
+      }
+    }
+    assertEquals(Set.of("metrics"), users);
+    ModuleDescriptor d = ModuleFinder.of(Path.of("target/classes")).find("io.hybridcache.core").orElseThrow()
+        .descriptor();
+    assertEquals(Set.of(ModuleDescriptor.Requires.Modifier.STATIC), d.requires().stream()
+        .filter(r -> r.name().equals("micrometer.core")).findFirst().orElseThrow().modifiers());
+  }
+
   @Test
   void theModuleExportsTheApiAndProvidesTheEngine() {
     ModuleReference ref = ModuleFinder.of(Path.of("target/classes")).find("io.hybridcache.core").orElseThrow();
     ModuleDescriptor d = ref.descriptor();
-    assertEquals(Set.of("io.hybridcache.core.api", "io.hybridcache.core.catalog", "io.hybridcache.core.device"),
+    assertEquals(Set.of("io.hybridcache.core.api", "io.hybridcache.core.catalog", "io.hybridcache.core.device",
+            "io.hybridcache.core.metrics"),
         d.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
     assertEquals(Set.of("io.hybridcache.core.engine.EngineProvider"),
         d.provides().stream().flatMap(p -> p.providers().stream()).collect(Collectors.toSet()));

@@ -1,27 +1,41 @@
 package io.hybridcache.core.api;
 
 /**
- * JMX view of a cache, registered as {@code io.hybridcache:type=HybridCache,name=NAME}. Every attribute
- * is read from a fresh stats snapshot.
+ * JMX view of a cache: one attribute per {@link CacheStats} field, named after it ({@code FlashHits} for
+ * {@link CacheStats#flashHits()}, {@code Degraded} for {@link CacheStats#degraded()}), and one per
+ * derived figure ({@code HitRatio}, {@code PagesPerFlashHit}...). Registered when {@link
+ * CacheConfig#jmx()} is set as {@code io.hybridcache:type=HybridCache,name="NAME"}: NAME is {@link
+ * CacheConfig#name()} quoted by {@link javax.management.ObjectName#quote(String)}, with {@code -1},
+ * {@code -2}... appended if an open cache already holds the name. Every attribute is read from a fresh
+ * stats snapshot.
  */
 public interface HybridCacheMXBean {
   long getGets();
   long getDramHits();
   long getFlashHits();
   long getMisses();
-  double getHitRatioDram();
-  double getHitRatioFlash();
-  double getDeviceReadsPerFlashHit();
-  long getDramBytes();
+  long getFlashLookups();
+  long getDeviceReads();
+  long getBufferHits();
+  long getCorruptReads();
+  long getPuts();
+  long getRemoves();
+  long getDramEntries();
+  long getDramWeightedBytes();
   long getFlashEntries();
   long getFlashLiveBytes();
-  double getDramBytesPerFlashEntry();
+  long getIndexMemoryBytes();
   long getBytesAdmitted();
   long getFlushBytesWritten();
   long getReclaimBytesWritten();
-  double getAppWriteAmplification();
-  long getQueueRejected();
+  long getReinserted();
+  long getReclaimEvicted();
+  long getReclaimedSegments();
   long getAdmissionRejected();
+  long getQueueRejected();
+  long getCascadeWaits();
+  long getTooLargeRejected();
+  long getDegradedRejected();
   int getFreeSegments();
   int getActiveSegments();
   int getSealedSegments();
@@ -36,5 +50,12 @@ public interface HybridCacheMXBean {
   /** The newest fault with its cause, or "" if none since open. */
   String getLastFault();
   long getDevicePagesRead();
+
+  double getHitRatioDram();
+  double getHitRatioFlash();
+  double getHitRatio();
+  double getDeviceReadsPerFlashHit();
   double getPagesPerFlashHit();
+  double getAppWriteAmplification();
+  double getDramBytesPerFlashEntry();
 }

@@ -59,19 +59,28 @@ final class StatsMXBean implements HybridCacheMXBean {
   @Override public long getDramHits() { return stats.get().dramHits(); }
   @Override public long getFlashHits() { return stats.get().flashHits(); }
   @Override public long getMisses() { return stats.get().misses(); }
-  @Override public double getHitRatioDram() { return stats.get().hitRatioDram(); }
-  @Override public double getHitRatioFlash() { return stats.get().hitRatioFlash(); }
-  @Override public double getDeviceReadsPerFlashHit() { return stats.get().deviceReadsPerFlashHit(); }
-  @Override public long getDramBytes() { return stats.get().dramWeightedBytes(); }
+  @Override public long getFlashLookups() { return stats.get().flashLookups(); }
+  @Override public long getDeviceReads() { return stats.get().deviceReads(); }
+  @Override public long getBufferHits() { return stats.get().bufferHits(); }
+  @Override public long getCorruptReads() { return stats.get().corruptReads(); }
+  @Override public long getPuts() { return stats.get().puts(); }
+  @Override public long getRemoves() { return stats.get().removes(); }
+  @Override public long getDramEntries() { return stats.get().dramEntries(); }
+  @Override public long getDramWeightedBytes() { return stats.get().dramWeightedBytes(); }
   @Override public long getFlashEntries() { return stats.get().flashEntries(); }
   @Override public long getFlashLiveBytes() { return stats.get().flashLiveBytes(); }
-  @Override public double getDramBytesPerFlashEntry() { return stats.get().dramBytesPerFlashEntry(); }
+  @Override public long getIndexMemoryBytes() { return stats.get().indexMemoryBytes(); }
   @Override public long getBytesAdmitted() { return stats.get().bytesAdmitted(); }
   @Override public long getFlushBytesWritten() { return stats.get().flushBytesWritten(); }
   @Override public long getReclaimBytesWritten() { return stats.get().reclaimBytesWritten(); }
-  @Override public double getAppWriteAmplification() { return stats.get().appWriteAmplification(); }
-  @Override public long getQueueRejected() { return stats.get().queueRejected(); }
+  @Override public long getReinserted() { return stats.get().reinserted(); }
+  @Override public long getReclaimEvicted() { return stats.get().reclaimEvicted(); }
+  @Override public long getReclaimedSegments() { return stats.get().reclaimedSegments(); }
   @Override public long getAdmissionRejected() { return stats.get().admissionRejected(); }
+  @Override public long getQueueRejected() { return stats.get().queueRejected(); }
+  @Override public long getCascadeWaits() { return stats.get().cascadeWaits(); }
+  @Override public long getTooLargeRejected() { return stats.get().tooLargeRejected(); }
+  @Override public long getDegradedRejected() { return stats.get().degradedRejected(); }
   @Override public int getFreeSegments() { return stats.get().freeSegments(); }
   @Override public int getActiveSegments() { return stats.get().activeSegments(); }
   @Override public int getSealedSegments() { return stats.get().sealedSegments(); }
@@ -85,5 +94,12 @@ final class StatsMXBean implements HybridCacheMXBean {
   @Override public long getInterruptedReads() { return stats.get().interruptedReads(); }
   @Override public String getLastFault() { return stats.get().lastFault(); }
   @Override public long getDevicePagesRead() { return stats.get().devicePagesRead(); }
+
+  @Override public double getHitRatioDram() { return stats.get().hitRatioDram(); }
+  @Override public double getHitRatioFlash() { return stats.get().hitRatioFlash(); }
+  @Override public double getHitRatio() { return stats.get().hitRatio(); }
+  @Override public double getDeviceReadsPerFlashHit() { return stats.get().deviceReadsPerFlashHit(); }
   @Override public double getPagesPerFlashHit() { return stats.get().pagesPerFlashHit(); }
+  @Override public double getAppWriteAmplification() { return stats.get().appWriteAmplification(); }
+  @Override public double getDramBytesPerFlashEntry() { return stats.get().dramBytesPerFlashEntry(); }
 }

@@ -149,6 +149,9 @@ class CascadeWaitTest {
       flagAfterPut.set(Thread.currentThread().isInterrupted());
       return !flagAfterPut.get() && i + 1 < KEYS;
     });
+    // the writer parked on the held device first: the queue can no longer drain, so the wait found
+    // below cannot end in room and the interrupt cannot land after the put's eviction found room
+    assertTrue(device.get().awaitHeldWrite(30, SECONDS), "the writer parked on the held device");
     awaitWaitingEviction(producer);
     producer.interrupt();
     assertTrue(run.done.await(30, SECONDS), "the interrupted put returns while the device is still held");
