@@ -116,7 +116,10 @@ public class CacheGetBenchmark {
     if (gets == 0) {
       return;
     }
-    if (hits < MIN_TIER_SHARE * gets || (tier == Tier.FLASH && deviceReads != hits)) {
+    // FLASH: within one round of the permutation each key DRAM holds (about 900) is hit at most once, so
+    // a short iteration (few gets, as under the test suite's load) may see more DRAM hits than 5%.
+    boolean dramExplainsTheRest = tier == Tier.FLASH && gets < entries && gets - hits <= now.dramEntries();
+    if ((hits < MIN_TIER_SHARE * gets && !dramExplainsTheRest) || (tier == Tier.FLASH && deviceReads != hits)) {
       throw new IllegalStateException(String.format("%s: %d of %d gets were %s hits and %d read the device;"
           + " expected at least %.0f%% %s hits%s", when, hits, gets, tier, deviceReads, 100 * MIN_TIER_SHARE, tier,
           tier == Tier.FLASH ? ", each with one device read" : ""));
