@@ -46,6 +46,8 @@ package io.hybridcache.core.api;
  *     because the flash tier could not be scanned (degraded, or a read error mid-scan)
  * @param interruptedReads lookups that missed because the calling thread was interrupted mid-read
  * @param lastFault the newest fault, "time: cause (where)", or "" if none since open
+ * @param checkpoints compact-index checkpoints made durable since open (warm restart after a kill)
+ * @param checkpointFailures checkpoints that failed (each is retried; recovery uses the previous one)
  * @param devicePagesRead 4 KiB pages read by those device reads (an entry of at most 4 KiB is placed
  *     within one page, so a flash hit on it reads one)
  */
@@ -88,7 +90,9 @@ public record CacheStats(
     long flashIndexDrops,
     long interruptedReads,
     String lastFault,
-    long devicePagesRead) {
+    long devicePagesRead,
+    long checkpoints,
+    long checkpointFailures) {
 
   public double hitRatioDram() {
     return gets == 0 ? 0 : (double) dramHits / gets;

@@ -50,6 +50,8 @@ public interface HybridCacheMXBean {
   /** The newest fault with its cause, or "" if none since open. */
   String getLastFault();
   long getDevicePagesRead();
+  long getCheckpoints();
+  long getCheckpointFailures();
 
   double getHitRatioDram();
   double getHitRatioFlash();

@@ -521,7 +521,8 @@ final class Engine implements HybridCache {
         config.admission().rejected(), c.queueRejected.sum(), c.cascadeWaits.sum(), c.tooLargeRejected.sum(),
         c.degradedRejected.sum(), free, active, sealed, c.ioErrors.sum(), flash.degraded(),
         c.writerFaults.sum(), c.segmentsDropped.sum(), c.entriesDropped.sum(), c.indexFullRejected.sum(),
-        c.flashIndexDrops.sum(), c.interruptedReads.sum(), flash.lastFault(), c.devicePagesRead.sum());
+        c.flashIndexDrops.sum(), c.interruptedReads.sum(), flash.lastFault(), c.devicePagesRead.sum(),
+        c.checkpoints.sum(), c.checkpointFailures.sum());
   }
 
   @Override

@@ -94,6 +94,8 @@ final class StatsMXBean implements HybridCacheMXBean {
   @Override public long getInterruptedReads() { return stats.get().interruptedReads(); }
   @Override public String getLastFault() { return stats.get().lastFault(); }
   @Override public long getDevicePagesRead() { return stats.get().devicePagesRead(); }
+  @Override public long getCheckpoints() { return stats.get().checkpoints(); }
+  @Override public long getCheckpointFailures() { return stats.get().checkpointFailures(); }
 
   @Override public double getHitRatioDram() { return stats.get().hitRatioDram(); }
   @Override public double getHitRatioFlash() { return stats.get().hitRatioFlash(); }

@@ -26,6 +26,10 @@ final class FlashMeters {
     m.counter(r, "hybridcache.flash.reads", "Device reads made by lookups", null, s -> s.deviceReads());
     m.counter(r, "hybridcache.flash.pages.read", "4 KiB pages read by those device reads", null,
         s -> s.devicePagesRead());
+    m.counter(r, "hybridcache.index.checkpoints", "Compact-index checkpoints made durable", null,
+        s -> s.checkpoints());
+    m.counter(r, "hybridcache.index.checkpoint.failures", "Compact-index checkpoints that failed (retried)", null,
+        s -> s.checkpointFailures());
     m.counter(r, "hybridcache.flash.buffer.hits", "Flash hits served from an unflushed write buffer", null,
         s -> s.bufferHits());
     m.counter(r, "hybridcache.flash.corrupt.reads", "Flash reads rejected by the magic, CRC, segment or key check",
