@@ -71,8 +71,10 @@ hc_check "partitions beyond the 4 MiB DRAM tier went to flash (JMX FlashEntries 
 hc_cqlsh "$ADDRESS" -e "TRUNCATE ycsb.usertable;"
 OUT=$(hc_cqlsh "$ADDRESS" -e "SELECT count(*) FROM ycsb.usertable WHERE y_id = 'user1';")
 hc_check "TRUNCATE: nothing served from the cache" grep -qE '^ +0$' <<< "$OUT"
-hc_check "TRUNCATE: the table's partitions left both tiers (only it.kv's 100 remain)" \
-  test "$(hc_row_cache_figure "$NODE" entries)" -le 101
+# TRUNCATE is lazy (a table floor, no flash scan): the old entries stay counted until read or reclaimed,
+# but none is served
+OUT=$(hc_cqlsh "$ADDRESS" -e "SELECT y_id FROM ycsb.usertable WHERE y_id IN ('user1', 'user2', 'user3', 'user10', 'user100');")
+hc_check "TRUNCATE: no partition of the table served afterwards" grep -q '(0 rows)' <<< "$OUT"
 hc_nodetool "$NODE" setcachecapacity 16 2 0
 hc_check "nodetool setcachecapacity resized our DRAM tier" test "$(hc_row_cache_figure "$NODE" capacity)" = "2 MiB"
 hc_nodetool "$NODE" invalidaterowcache

@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import javax.management.JMException;
 import javax.management.ObjectName;
 import org.apache.cassandra.cache.ICache;
@@ -63,7 +64,14 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
 
   private final HybridCache cache;
   private final RowCacheCodec codec;
-  private final ConcurrentHashMap<RowCacheKey, RowCacheSentinel> sentinels = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<RowCacheKey, Pending> sentinels = new ConcurrentHashMap<>();
+  private final InvalidationRecords records;
+  private final InvalidationHooks hooks; // null: every keyIterator() is a full scan
+  private final ToLongFunction<RowCacheKey> tokenOf;
+  private final long startEpoch;
+  private final LongAdder lazyInvalidations = new LongAdder();
+  private final LongAdder scanInvalidations = new LongAdder();
+  private final LongAdder staleMisses = new LongAdder();
   private final LongAdder undecodable = new LongAdder();
   private final CloseGate gate = new CloseGate();
   private final WarmStartMarker marker; // null: never allows a warm start
@@ -81,13 +89,21 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
    *     for a cache whose next start is cold anyway
    * @param startedWarm whether this cache kept the previous run's flash tier (reported on JMX)
    */
-  HybridRowCache(HybridCache cache, RowCacheCodec codec, long capacity, WarmStartMarker marker, boolean startedWarm) {
+  HybridRowCache(HybridCache cache, RowCacheCodec codec, long capacity, WarmStartMarker marker, boolean startedWarm,
+      InvalidationRecords records, InvalidationHooks hooks, ToLongFunction<RowCacheKey> tokenOf) {
     this.cache = cache;
+    this.records = records;
+    this.hooks = hooks;
+    this.tokenOf = tokenOf;
+    this.startEpoch = records.now();
     this.codec = codec;
     this.capacity = capacity;
     this.marker = marker;
     this.startedWarm = startedWarm;
   }
+
+  /** A read in flight: Cassandra's sentinel and the epoch the read started at. */
+  private record Pending(RowCacheSentinel sentinel, long epoch) {}
 
   /** The hybrid cache underneath (its stats and JMX bean carry the per-tier figures). */
   public HybridCache hybridCache() {
@@ -97,6 +113,26 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
   /** Values found but not servable (other messaging version, dropped table) and dropped as misses. */
   public long undecodable() {
     return undecodable.sum();
+  }
+
+  /** Range and table invalidations applied as records, without reading flash ({@link InvalidationHooks}). */
+  public long lazyInvalidations() {
+    return lazyInvalidations.sum();
+  }
+
+  /** Invalidations that walked every key of both tiers (cleanup, or a caller the hooks did not recognise). */
+  public long scanInvalidations() {
+    return scanInvalidations.sum();
+  }
+
+  /** Entries found older than an invalidation record covering them, and dropped as misses. */
+  public long staleMisses() {
+    return staleMisses.sum();
+  }
+
+  /** The lazy invalidation records (tests). */
+  InvalidationRecords records() {
+    return records;
   }
 
   /** Invalidations that arrived after close began and were not applied (each forbids a warm start). */
@@ -170,41 +206,86 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
   }
 
   private IRowCacheEntry getInside(RowCacheKey key) {
-    RowCacheSentinel s = sentinels.get(key);
+    Pending s = sentinels.get(key);
     if (s != null) {
-      return s;
+      return s.sentinel();
     }
     byte[] k = codec.key(key);
     byte[] v = cache.get(k);
     if (v == null) {
       return null;
     }
+    if (staleByRecord(key, v)) {
+      dropUnlessPending(key, k);
+      return null;
+    }
     CachedPartition p = codec.value(key, v);
     if (p == null) {
       undecodable.increment();
-      sentinels.compute(key, (kk, cur) -> {
-        if (cur == null) {
-          cache.remove(k); // so the next read may cache the partition again
-        }
-        return cur;
-      });
+      dropUnlessPending(key, k);
     }
     return p;
+  }
+
+  /**
+   * Whether the hybrid cache holds {@code k} in a version no record makes stale: an index look-up, plus a
+   * read of the value only for a table with invalidation records (a stale value found is removed).
+   * Called inside {@code sentinels.compute} for {@code key}, or without a lock (containsKey).
+   */
+  private boolean holdsServable(RowCacheKey key, byte[] k) {
+    if (!cache.containsKey(k)) {
+      return false;
+    }
+    if (!records.has(key.tableId)) {
+      return true;
+    }
+    byte[] v = cache.get(k);
+    if (v == null) {
+      return false;
+    }
+    if (staleByRecord(key, v)) {
+      cache.remove(k);
+      return false;
+    }
+    return true;
+  }
+
+  /** Whether an invalidation record covers value {@code v} of {@code key} (counted in {@link #staleMisses()}). */
+  private boolean staleByRecord(RowCacheKey key, byte[] v) {
+    long epoch = RowCacheCodec.epoch(v);
+    if (epoch != Long.MIN_VALUE && records.stale(key.tableId, epoch, () -> tokenOf.applyAsLong(key))) {
+      staleMisses.increment();
+      return true;
+    }
+    return false;
+  }
+
+  /** Removes a stored value found unservable, so the next read may cache the partition again. */
+  private void dropUnlessPending(RowCacheKey key, byte[] k) {
+    sentinels.compute(key, (kk, cur) -> {
+      if (cur == null) {
+        cache.remove(k);
+      }
+      return cur;
+    });
   }
 
   /** Loading saved keys. After close: nothing (the value of the key stays what it was, invalidated or not). */
   @Override
   public void put(RowCacheKey key, IRowCacheEntry value) {
     byte[] k = codec.key(key);
-    byte[] v = encode(value);
-    gated(() -> sentinels.compute(key, (kk, cur) -> {
-      if (value instanceof RowCacheSentinel s) {
-        cache.remove(k);
-        return s;
-      }
-      cache.put(k, v);
-      return null;
-    }), null, null);
+    byte[] v = encode(value, startEpoch); // read at an unknown time since this start: older than every record
+    gated(() -> {
+      watch(key);
+      return sentinels.compute(key, (kk, cur) -> {
+        if (value instanceof RowCacheSentinel s) {
+          cache.remove(k);
+          return new Pending(s, records.now());
+        }
+        cache.put(k, v);
+        return null;
+      });
+    }, null, null);
   }
 
   @Override
@@ -214,15 +295,16 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
 
   private boolean putIfAbsentInside(RowCacheKey key, IRowCacheEntry value) {
     byte[] k = codec.key(key);
-    byte[] v = encode(value);
+    byte[] v = encode(value, startEpoch);
     boolean[] done = {false};
+    watch(key);
     sentinels.compute(key, (kk, cur) -> {
-      if (cur != null || cache.containsKey(k)) {
+      if (cur != null || holdsServable(key, k)) {
         return cur;
       }
       done[0] = true;
       if (value instanceof RowCacheSentinel s) {
-        return s;
+        return new Pending(s, records.now()); // the read starts now: its partition is stamped with this
       }
       cache.put(k, v);
       return null;
@@ -237,23 +319,26 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
 
   private boolean replaceInside(RowCacheKey key, IRowCacheEntry old, IRowCacheEntry value) {
     byte[] k = codec.key(key);
-    byte[] v = encode(value);
-    byte[] expected = encode(old);
+    byte[] v = encode(value, startEpoch);
+    byte[] expected = encode(old, startEpoch);
     boolean[] done = {false};
+    watch(key);
     sentinels.compute(key, (kk, cur) -> {
       if (old instanceof RowCacheSentinel) {
-        if (!old.equals(cur)) {
+        if (cur == null || !old.equals(cur.sentinel())) {
           return cur; // a write (remove), clear or another reader's sentinel came first
         }
-      } else if (cur != null || !java.util.Arrays.equals(cache.get(k), expected)) {
+      } else if (cur != null || !RowCacheCodec.sameContent(cache.get(k), expected)) {
         return cur;
       }
       done[0] = true;
       if (value instanceof RowCacheSentinel s) {
         cache.remove(k);
-        return s;
+        return new Pending(s, records.now());
       }
-      cache.put(k, v);
+      // a partition read under our sentinel carries the epoch the read started at: if an invalidation was
+      // recorded since, the partition may predate it and reads as stale
+      cache.put(k, v == null ? null : cur != null ? RowCacheCodec.stamp(v, cur.epoch()) : v);
       return null;
     });
     return done[0];
@@ -284,14 +369,19 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
 
   @Override
   public boolean containsKey(RowCacheKey key) {
-    return gated(() -> sentinels.containsKey(key) || cache.containsKey(codec.key(key)), false, null);
+    return gated(() -> sentinels.containsKey(key) || holdsServable(key, codec.key(key)), false, null);
   }
 
   /**
-   * Keys with a sentinel, then every key of both tiers ({@link HybridCache#keys()}: a sequential pass
-   * over flash). {@code remove()} removes the last key returned from both tiers. Cassandra walks it to
-   * invalidate (TRUNCATE, DROP): after close it is empty, and one that close cuts short ends early,
-   * each counted as a refused invalidation.
+   * The keys Cassandra walks to invalidate. When {@link InvalidationHooks} recognises the call as the
+   * invalidation a stream, TRUNCATE or DROP of this thread just announced, that invalidation is recorded
+   * ({@link InvalidationRecords}: older entries in its bounds read as misses) and only the keys with a
+   * sentinel are returned: no flash read, nothing a device error can cut short (counted in
+   * {@link #lazyInvalidations()}). Otherwise (cleanup, cache saving, an unrecognised caller): keys with a
+   * sentinel, then every key of both tiers ({@link HybridCache#keys()}: a sequential pass over flash),
+   * counted in {@link #scanInvalidations()}. {@code remove()} removes the last key returned from both
+   * tiers. After close it is empty, and one that close cuts short ends early, each counted as a refused
+   * invalidation.
    */
   @Override
   public Iterator<RowCacheKey> keyIterator() {
@@ -300,7 +390,16 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
 
   private Iterator<RowCacheKey> keyIteratorInside() {
     Iterator<RowCacheKey> pending = new ArrayList<>(sentinels.keySet()).iterator();
-    Iterator<byte[]> stored = cache.keys();
+    InvalidationHooks.Arm arm = hooks == null ? null : hooks.claim();
+    Iterator<byte[]> stored;
+    if (arm != null) {
+      hooks.apply(arm); // recorded again now: entries read before this moment are older than the record
+      lazyInvalidations.increment();
+      stored = Collections.emptyIterator();
+    } else {
+      scanInvalidations.increment();
+      stored = cache.keys();
+    }
     return new Iterator<>() {
       private RowCacheKey next; // fetched inside the gate by hasNext, so next() never touches the cache
       private RowCacheKey last;
@@ -421,9 +520,16 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
     }
   }
 
-  private byte[] encode(IRowCacheEntry value) {
+  /** Subscribes to the key's table before its first entry is stored (see {@link InvalidationHooks#watch}). */
+  private void watch(RowCacheKey key) {
+    if (hooks != null) {
+      hooks.watch(key.tableId);
+    }
+  }
+
+  private byte[] encode(IRowCacheEntry value, long epoch) {
     if (value instanceof CachedPartition p) {
-      return codec.value(p);
+      return RowCacheCodec.stamp(codec.value(p), epoch);
     }
     if (value instanceof RowCacheSentinel) {
       return null;
@@ -450,12 +556,14 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
         long n = refused.get();
         if (marker == null) {
           LOG.info("{}: closed", name());
-        } else if (!drained || n > 0) {
+        } else if (!drained || n > 0 || records.tables() > 0) {
           LOG.warn("{}: closed, but {}: the next start will be cold", name(),
-              drained ? n + " invalidation(s) were refused" : "calls into the row cache did not finish in time");
+              !drained ? "calls into the row cache did not finish in time" : n > 0 ? n + " invalidation(s) were refused"
+                  : records.tables() + " table(s) have lazy invalidation records (TRUNCATE, DROP, streams), which"
+                  + " live in memory only");
         } else {
           IOException e = marker.write("clean close after Cassandra's drain at " + Instant.now()
-              + ", 0 invalidations refused\n");
+              + ", 0 invalidations refused\n" + WarmStartMarker.EPOCH + records.now() + "\n");
           markerWritten = e == null;
           if (e != null) {
             LOG.warn("{}: closed, but could not write {} ({}): the next start will be cold", name(), marker.file(),

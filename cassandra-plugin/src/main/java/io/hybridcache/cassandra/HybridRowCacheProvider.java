@@ -3,11 +3,14 @@ package io.hybridcache.cassandra;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.HybridCache;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import org.apache.cassandra.cache.CacheProvider;
 import org.apache.cassandra.cache.ICache;
 import org.apache.cassandra.cache.IRowCacheEntry;
 import org.apache.cassandra.cache.RowCacheKey;
 import org.apache.cassandra.config.DatabaseDescriptor;
+import org.apache.cassandra.dht.Murmur3Partitioner;
+import org.apache.cassandra.dht.Token;
 import org.apache.cassandra.net.MessagingService;
 import org.apache.cassandra.schema.Schema;
 import org.apache.cassandra.service.StorageService;
@@ -83,8 +86,17 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
    * emptied. With {@code warm}, the cache writes the marker again at a clean {@link HybridRowCache#close}.
    */
   static HybridRowCache open(CacheConfig config, RowCacheCodec codec, boolean warm) {
+    return open(config, codec, warm, true);
+  }
+
+  /**
+   * As {@link #open(CacheConfig, RowCacheCodec, boolean)}; {@code hooks} false leaves every invalidation on
+   * the full scan (no {@link InvalidationHooks}: tests compare the two).
+   */
+  static HybridRowCache open(CacheConfig config, RowCacheCodec codec, boolean warm, boolean hooks) {
     WarmStartMarker marker = new WarmStartMarker(config.directory());
-    boolean allowed = warm && marker.exists();
+    java.util.OptionalLong epoch = marker.epoch();
+    boolean allowed = warm && epoch.isPresent();
     IOException undeletable = marker.delete();
     if (undeletable != null) {
       LOG.error("hybridcache row cache: cannot delete {} ({}): starting cold, and this run will not allow a warm"
@@ -98,10 +110,18 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
     if (!allowed) {
       cache.clear();
     }
+    InvalidationRecords records = new InvalidationRecords(allowed ? epoch.getAsLong() + 1 : 1);
     HybridRowCache rowCache = new HybridRowCache(cache, codec, config.dramBytes(),
-        warm && undeletable == null ? marker : null, allowed);
+        warm && undeletable == null ? marker : null, allowed, records,
+        hooks ? new InvalidationHooks(records) : null, HybridRowCacheProvider::token);
     rowCache.registerMBean();
     return rowCache;
+  }
+
+  /** The Murmur3 token of a row cache key (only asked when a range record could cover the entry: Murmur3 only). */
+  private static long token(RowCacheKey key) {
+    Token t = DatabaseDescriptor.getPartitioner().getToken(ByteBuffer.wrap(key.key));
+    return t instanceof Murmur3Partitioner.LongToken l ? l.token : Long.MIN_VALUE;
   }
 
   /** Closes {@code rowCache} in a post-shutdown hook of Cassandra's drain (see the class comment). */

@@ -20,14 +20,17 @@ import org.apache.cassandra.schema.TableId;
  * unsigned; 0 = no index) and its UTF-8 bytes, then the partition key bytes.
  *
  * <p>Value format: format byte ({@value #FORMAT}), messaging version (4 bytes, the version
- * {@code CachedPartition.cacheSerializer} wrote with), table id (16 bytes), then the serializer's bytes.
+ * {@code CachedPartition.cacheSerializer} wrote with), table id (16 bytes), write epoch (8 bytes at
+ * {@link #EPOCH_OFFSET}: the {@link InvalidationRecords} clock when the partition was read, set by
+ * {@link #stamp}), then the serializer's bytes. Format 1 (no epoch) decodes to null.
  * A value of another format, another messaging version (an upgrade, a storage compatibility mode
  * change), another table, or of a table that no longer exists decodes to null: a cache miss, never an
  * error to the client. Bump {@link #FORMAT} on any change of this layout.
  */
 final class RowCacheCodec {
-  static final byte FORMAT = 1;
-  private static final int VALUE_HEADER = 1 + 4 + 16;
+  static final byte FORMAT = 2;
+  static final int EPOCH_OFFSET = 1 + 4 + 16;
+  private static final int VALUE_HEADER = EPOCH_OFFSET + 8;
 
   private final IntSupplier messagingVersion;
   private final Predicate<TableId> tableExists;
@@ -70,11 +73,33 @@ final class RowCacheCodec {
       out.writeInt(messagingVersion.getAsInt());
       out.writeLong(id.getMostSignificantBits());
       out.writeLong(id.getLeastSignificantBits());
+      out.writeLong(0); // the epoch: stamp()ed when the value is stored
       CachedPartition.cacheSerializer.serialize(p, out);
       return out.toByteArray();
     } catch (IOException e) {
       throw new IllegalStateException("cannot serialize a cached partition", e); // in-memory buffer: not expected
     }
+  }
+
+  /** Sets the write epoch of an encoded value (of this format) in place; returns it. */
+  static byte[] stamp(byte[] value, long epoch) {
+    ByteBuffer.wrap(value).putLong(EPOCH_OFFSET, epoch);
+    return value;
+  }
+
+  /** The write epoch of a value of this format, or {@link Long#MIN_VALUE} for any other bytes. */
+  static long epoch(byte[] value) {
+    return value.length >= VALUE_HEADER && value[0] == FORMAT ? ByteBuffer.wrap(value).getLong(EPOCH_OFFSET)
+        : Long.MIN_VALUE;
+  }
+
+  /** Whether two encoded values hold the same partition (equal bytes apart from their epochs). */
+  static boolean sameContent(byte[] a, byte[] b) {
+    if (a == null || b == null || a.length != b.length || a.length < VALUE_HEADER) {
+      return false;
+    }
+    return java.util.Arrays.equals(a, 0, EPOCH_OFFSET, b, 0, EPOCH_OFFSET)
+        && java.util.Arrays.equals(a, VALUE_HEADER, a.length, b, VALUE_HEADER, b.length);
   }
 
   /** The partition, or null when the bytes are of another format, version or table (a cache miss). */

@@ -22,6 +22,7 @@ import java.nio.file.StandardOpenOption;
  */
 final class WarmStartMarker {
   static final String FILE_NAME = "cassandra-warm-start";
+  static final String EPOCH = "epoch=";
 
   private final Path file;
 
@@ -35,6 +36,24 @@ final class WarmStartMarker {
 
   boolean exists() {
     return Files.exists(file);
+  }
+
+  /**
+   * The invalidation clock the closed run ended at (line {@value #EPOCH}N), so a warm start stamps and
+   * records above every value stored before; empty if there is no marker or it has no such line (then
+   * the start must be cold).
+   */
+  java.util.OptionalLong epoch() {
+    try {
+      for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+        if (line.startsWith(EPOCH)) {
+          return java.util.OptionalLong.of(Long.parseLong(line.substring(EPOCH.length()).trim()));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // no marker, unreadable or malformed: no warm start
+    }
+    return java.util.OptionalLong.empty();
   }
 
   /** Writes the marker durably (temporary file, sync, rename, directory sync); null or the failure. */

@@ -19,6 +19,8 @@ import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.lang.reflect.Method;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,6 +32,11 @@ import org.apache.cassandra.cql3.QueryProcessor;
 import org.apache.cassandra.cql3.UntypedResultSet;
 import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.Keyspace;
+import org.apache.cassandra.db.lifecycle.Tracker;
+import org.apache.cassandra.dht.Bounds;
+import org.apache.cassandra.dht.Murmur3Partitioner;
+import org.apache.cassandra.io.sstable.format.SSTableReader;
+import org.apache.cassandra.cache.IRowCacheEntry;
 import org.apache.cassandra.db.partitions.CachedPartition;
 import org.apache.cassandra.schema.Schema;
 import org.apache.cassandra.schema.TableId;
@@ -119,6 +126,10 @@ class EmbeddedRowCacheTest {
   private static RowCacheKey key(String table, int k) {
     ColumnFamilyStore cfs = cfs(table);
     return new RowCacheKey(cfs.metadata(), cfs.decorateKey(ByteBufferUtil.bytes(k)));
+  }
+
+  private static RowCacheKey key(TableId id, int k) {
+    return new RowCacheKey(id, null, ByteBufferUtil.getArray(ByteBufferUtil.bytes(k)));
   }
 
   private static long keysOf(TableId id) {
@@ -221,20 +232,85 @@ class EmbeddedRowCacheTest {
   }
 
   @Test
-  void truncateInvalidatesBothTiers() {
+  void truncateInvalidatesBothTiersWithoutReadingFlash() {
     fillPastDram("trunc", 2000);
     long flashHitsBefore = rowCache.hybridCache().stats().flashHits();
     for (int k = 0; k < 200; k++) {
       assertEquals((long) k, read("trunc", k)); // served from flash (one device read each)
     }
     assertTrue(rowCache.hybridCache().stats().flashHits() > flashHitsBefore, "flash hits served reads");
-    TableId id = cfs("trunc").metadata().id;
+    CacheStats before = rowCache.hybridCache().stats();
+    long scans = rowCache.scanInvalidations();
+    long lazy = rowCache.lazyInvalidations();
     QueryProcessor.executeInternal("TRUNCATE " + KS + ".trunc");
-    assertEquals(0, keysOf(id));
-    for (int k = 0; k < 2000; k += 97) {
+    CacheStats after = rowCache.hybridCache().stats();
+    assertEquals(lazy + 1, rowCache.lazyInvalidations(), "TRUNCATE recorded a table floor");
+    assertEquals(scans, rowCache.scanInvalidations(), "and did not walk the tiers' keys");
+    assertEquals(before.deviceReads(), after.deviceReads(), "no device read during TRUNCATE");
+    assertEquals(before.devicePagesRead(), after.devicePagesRead());
+    for (int k = 0; k < 2000; k += 7) {
+      assertNull(rowCache.get(key("trunc", k)), "partition " + k + " is a miss");
       assertFalse(rowCache.containsKey(key("trunc", k)));
       assertNull(read("trunc", k));
     }
+    write("trunc", 3, 33, 10); // a write after the TRUNCATE is cached and hit
+    assertEquals(33L, read("trunc", 3));
+    assertTrue(rowCache.get(key("trunc", 3)) instanceof CachedPartition);
+  }
+
+  /**
+   * An incoming stream as CassandraStreamReceiver.finished does it (Cassandra 5.0.9): the stream's
+   * sstables are added (the Tracker announces them without a memtable), then
+   * {@code invalidateRowCache} with each sstable's [first, last] token. Here the stream's sstable is a
+   * flushed one holding two partitions that bound a narrow token range.
+   */
+  @Test
+  void aStreamedRangeIsInvalidatedWithoutReadingFlash() throws Exception {
+    fillPastDram("streamed", 1500);
+    ColumnFamilyStore cfs = cfs("streamed");
+    cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.UNIT_TESTS);
+    List<Integer> byToken = new ArrayList<>();
+    for (int k = 0; k < 1500; k++) {
+      byToken.add(k);
+    }
+    byToken.sort(Comparator.comparingLong(k -> token("streamed", k)));
+    int lo = byToken.get(500);
+    int hi = byToken.get(700);
+    write("streamed", lo, -1, 10);
+    write("streamed", hi, -2, 10);
+    Set<SSTableReader> old = Set.copyOf(cfs.getLiveSSTables());
+    cfs.forceBlockingFlush(ColumnFamilyStore.FlushReason.UNIT_TESTS);
+    SSTableReader streamed = cfs.getLiveSSTables().stream().filter(r -> !old.contains(r)).findFirst().orElseThrow();
+    rowCache.hybridCache().flush();
+
+    CacheStats before = rowCache.hybridCache().stats();
+    long scans = rowCache.scanInvalidations();
+    long lazy = rowCache.lazyInvalidations();
+    Method notifyAdded = Tracker.class.getDeclaredMethod("notifyAdded", Iterable.class, boolean.class);
+    notifyAdded.setAccessible(true);
+    notifyAdded.invoke(cfs.getTracker(), List.of(streamed), false); // what cfs.addSSTables announces
+    cfs.invalidateRowCache(List.of(new Bounds<>(streamed.getFirst().getToken(), streamed.getLast().getToken())));
+    CacheStats after = rowCache.hybridCache().stats();
+    assertEquals(lazy + 1, rowCache.lazyInvalidations(), "the range was recorded");
+    assertEquals(scans, rowCache.scanInvalidations(), "the tiers' keys were not walked");
+    assertEquals(before.deviceReads(), after.deviceReads(), "no device read during the invalidation");
+
+    for (int i = 0; i < 1500; i++) {
+      int k = byToken.get(i);
+      IRowCacheEntry e = rowCache.get(key("streamed", k));
+      if (i > 500 && i < 700) {
+        assertNull(e, "partition " + k + " inside the streamed range is a miss");
+      } else if (i != 500 && i != 700) {
+        assertTrue(e instanceof CachedPartition, "partition " + k + " outside the range still hits");
+      }
+    }
+    int inside = byToken.get(600);
+    assertEquals((long) inside, read("streamed", inside));
+    assertTrue(rowCache.get(key("streamed", inside)) instanceof CachedPartition, "read after the record: cached");
+  }
+
+  private static long token(String table, int k) {
+    return ((Murmur3Partitioner.LongToken) cfs(table).decorateKey(ByteBufferUtil.bytes(k)).getToken()).token;
   }
 
   @Test
@@ -244,14 +320,21 @@ class EmbeddedRowCacheTest {
     RowCacheKey k5 = key("dropped", 5);
     byte[] stored = rowCache.hybridCache().get(KEYS.key(k5));
     assertNotNull(stored);
+    cfs("dropped").forceBlockingFlush(ColumnFamilyStore.FlushReason.UNIT_TESTS); // DROP announces its sstables
+    CacheStats before = rowCache.hybridCache().stats();
+    long scans = rowCache.scanInvalidations();
     QueryProcessor.executeInternal("DROP TABLE " + KS + ".dropped");
     assertNull(Schema.instance.getTableMetadata(id));
-    assertEquals(0, keysOf(id), "DROP removed every key of the table from both tiers");
+    assertEquals(scans, rowCache.scanInvalidations(), "DROP did not walk the tiers' keys");
+    assertEquals(before.deviceReads(), rowCache.hybridCache().stats().deviceReads(), "nor read the device");
+    for (int k = 0; k < 1500; k += 7) {
+      assertNull(rowCache.get(key(id, k)), "partition " + k + " of the dropped table is a miss");
+    }
     // bytes of a dropped table that were still stored (say, put back by a race) read as a miss
     rowCache.hybridCache().put(KEYS.key(k5), stored);
-    long before = rowCache.undecodable();
+    long misses = rowCache.undecodable() + rowCache.staleMisses();
     assertNull(rowCache.get(k5));
-    assertEquals(before + 1, rowCache.undecodable());
+    assertEquals(misses + 1, rowCache.undecodable() + rowCache.staleMisses());
     assertFalse(rowCache.containsKey(k5), "and are dropped");
   }
 
