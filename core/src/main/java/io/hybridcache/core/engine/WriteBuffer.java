@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
  * never change while the generation is stable.
  */
 final class WriteBuffer {
+  private static final byte[] ZEROS = new byte[4096];
   private final ByteBuffer buf;
   private volatile long generation;
   private volatile int published;
@@ -81,14 +82,8 @@ final class WriteBuffer {
   }
 
   private void zero(int from, int to) {
-    for (int i = from; i < to; i += 8) {
-      if (to - i >= 8) {
-        buf.putLong(i, 0L);
-      } else {
-        for (int j = i; j < to; j++) {
-          buf.put(j, (byte) 0);
-        }
-      }
+    for (int i = from; i < to; i += ZEROS.length) { // bulk copies: the put path's padding is up to a page
+      buf.put(i, ZEROS, 0, Math.min(ZEROS.length, to - i));
     }
   }
 
