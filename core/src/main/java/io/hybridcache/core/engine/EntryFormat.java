@@ -111,6 +111,31 @@ final class EntryFormat {
   }
 
   /**
+   * As {@link #read} without copying anything: true if the {@code extent} bytes at {@code p} of
+   * {@code b} (little-endian, absolute indexes) are a whole, intact entry of {@code segmentId}. For
+   * scans that need only an entry's header fields and key hash (recovery's replay).
+   */
+  static boolean intact(ByteBuffer b, int p, int extent, long segmentId) {
+    if (p + HEADER_BYTES > b.limit() || b.getInt(p) != MAGIC || b.get(p + 8) != FORMAT_VERSION) {
+      return false;
+    }
+    int keyLength = Short.toUnsignedInt(b.getShort(p + 10));
+    int valueLength = b.getInt(p + 12);
+    if (keyLength == 0 || valueLength < 0 || (long) HEADER_BYTES + keyLength + valueLength != extent
+        || (long) p + extent > b.limit() || (b.getInt(p + 16) & 0xFFFF_FFFFL) != (segmentId & 0xFFFF_FFFFL)) {
+      return false;
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(b.duplicate().position(p + CRC_START).limit(p + extent));
+    return (int) crc.getValue() == b.getInt(p + 4);
+  }
+
+  /** The sequence field of the entry at {@code p} (little-endian {@code b}; check {@link #intact} first). */
+  static long sequenceAt(ByteBuffer b, int p) {
+    return b.getLong(p + 24);
+  }
+
+  /**
    * For an entry at {@code off} that {@link #read} rejected: its key bytes as found if its header names
    * {@code segmentId} (a record torn by a crash, or damaged), an empty array if it names the segment but
    * its key length does not fit the buffer, or null if it names another segment (leftovers of an older

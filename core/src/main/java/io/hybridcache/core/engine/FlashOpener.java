@@ -165,6 +165,7 @@ final class FlashOpener {
     // gone: neither index may be trusted, unless the compact index forced its journal (POWER).
     boolean trusted = clean || sameBoot || config.durability() == Durability.POWER;
     WarmRecovery.Result recovered = null;
+    long t0 = System.nanoTime();
     if (!clean && trusted && config.indexType() == IndexType.HEAP && config.durability() != Durability.NONE) {
       recovered = WarmRecovery.recover(config.name(), device, table, checkpointFile(config), journalFile(config),
           config.expectedEntries());
@@ -180,9 +181,11 @@ final class FlashOpener {
       LOG.warn("{}: the index came back empty (damaged and reset); rebuilding the segment table", config.name());
       clean = false;
     }
+    long t1 = System.nanoTime();
     if (!clean) {
       recover(config, device, table, index, classes);
     }
+    long t2 = System.nanoTime();
     SequenceLease lease = SequenceLease.open(dir);
     if (!clean && lease.limit() == 0 && index.size() > 0) {
       LOG.warn("{}: no sequence lease after an unclean stop; dropping the index (starting cold)", config.name());
@@ -209,14 +212,17 @@ final class FlashOpener {
       }
     }
     Checkpointer checkpointer = null;
+    long t3 = System.nanoTime();
     if (index instanceof HeapIndex heap && config.durability() != Durability.NONE) {
       checkpointer = startCheckpoints(config, heap, writer, table, sequence, counters,
           recovered != null ? recovered.maxEpoch() : 0, opened);
     }
+    long t4 = System.nanoTime();
     BootId.record(dir); // last: until the state of another boot is made safe, the next open distrusts it too
-    LOG.info("{}: opened {} ({}, {} segments, {} index entries, direct I/O {})", config.name(), dir,
+    LOG.info("{}: opened {} ({}, {} segments, {} index entries, direct I/O {}; index {} ms, segment table {} ms,"
+        + " base checkpoint {} ms)", config.name(), dir,
         clean ? "warm" : recovered != null ? "recovered from checkpoint" : "recovered", table.segments().size(),
-        index.size(), device.directIo());
+        index.size(), device.directIo(), (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, (t4 - t3) / 1_000_000);
     FlashTier tier = new FlashTier(config, device, index, table, writer, placement, trace, counters, sequence, lease);
     if (checkpointer != null) {
       tier.checkpoints(checkpointer);

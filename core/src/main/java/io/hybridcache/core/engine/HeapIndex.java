@@ -133,6 +133,19 @@ final class HeapIndex implements Index {
    * @param stripes a power of two between 1 and 65536
    */
   public HeapIndex(long expectedEntries, int stripes) {
+    this(expectedEntries, stripes, 0);
+  }
+
+  /**
+   * An index about to load {@code loading} entries (a snapshot or checkpoint of known size): its stripes
+   * start large enough to take them without growing (each growth rehashes the stripe), with 10% slack
+   * for stripes that get more than their share; otherwise as {@link #HeapIndex(long, int)}.
+   */
+  static HeapIndex forLoading(long expectedEntries, long loading, int stripes) {
+    return new HeapIndex(Math.max(expectedEntries, loading), stripes, loading);
+  }
+
+  private HeapIndex(long expectedEntries, int stripes, long loading) {
     if (expectedEntries < 0) {
       throw new IllegalArgumentException("expectedEntries must be >= 0: " + expectedEntries);
     }
@@ -140,7 +153,8 @@ final class HeapIndex implements Index {
       throw new IllegalArgumentException("stripes must be a power of two in [1, 65536]: " + stripes);
     }
     double perStripe = Math.ceil((double) expectedEntries / stripes);
-    double capacity = Math.ceil(perStripe * INITIAL_SHARE / LOAD_FACTOR);
+    double loadingPerStripe = Math.ceil((double) loading / stripes) * 1.1;
+    double capacity = Math.ceil(Math.max(perStripe * INITIAL_SHARE, loadingPerStripe) / LOAD_FACTOR);
     if (perStripe / LOAD_FACTOR > MAX_CAPACITY) {
       throw new IllegalArgumentException(
           "expectedEntries too large for " + stripes + " stripes: " + expectedEntries);
@@ -439,7 +453,7 @@ final class HeapIndex implements Index {
         return corrupt(file, "stripe count " + stripes, expectedEntries);
       }
       crc.update(buf.flip());
-      HeapIndex index = readPairs(ch, buf, crc, count, new HeapIndex(Math.max(expectedEntries, count), stripes));
+      HeapIndex index = readPairs(ch, buf, crc, count, forLoading(expectedEntries, count, stripes));
       if (index == null) {
         return corrupt(file, "zero key or value", expectedEntries);
       }
@@ -624,15 +638,39 @@ final class HeapIndex implements Index {
       s.threshold = capacity - 1;
       return;
     }
-    int grown = (int) Math.min(MAX_CAPACITY, Math.max(capacity + 1L, (long) (capacity * GROWTH_FACTOR)));
-    Table t = new Table(grown);
-    for (int i = 0; i < capacity; i++) {
+    rehashLocked(s, (int) Math.min(MAX_CAPACITY, Math.max(capacity + 1L, (long) (capacity * GROWTH_FACTOR))));
+  }
+
+  private static void rehashLocked(Stripe s, int capacity) {
+    Table old = s.table;
+    Table t = new Table(capacity);
+    for (int i = 0; i < old.tags.length; i++) {
       if (old.tags[i] != 0) {
         insert(t, old.tags[i], old.values[i]);
       }
     }
     s.table = t;
-    s.threshold = thresholdFor(grown);
+    s.threshold = thresholdFor(capacity);
+  }
+
+  /**
+   * Grows every stripe at most once so that {@code additional} more entries fit without further growth
+   * (recovery's replay, whose count is known before it installs); 10% slack per stripe as {@link
+   * #forLoading}. Takes each stripe's write lock.
+   */
+  void reserve(long additional) {
+    double perStripe = Math.ceil((double) (size() + additional) / stripes.length) * 1.1;
+    int capacity = (int) Math.min(MAX_CAPACITY, Math.ceil(perStripe / LOAD_FACTOR));
+    for (Stripe s : stripes) {
+      long stamp = s.lock.writeLock();
+      try {
+        if (s.threshold < perStripe && s.table.tags.length < capacity) {
+          rehashLocked(s, capacity);
+        }
+      } finally {
+        s.lock.unlockWrite(stamp);
+      }
+    }
   }
 
   /** Backward-shift deletion of {@code slot}: later entries away from home move back one slot each. */

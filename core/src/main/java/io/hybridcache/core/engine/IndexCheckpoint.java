@@ -177,7 +177,8 @@ final class IndexCheckpoint {
         offsets[i] = buf.getLong();
       }
       long count = pairBytes / PAIR_BYTES;
-      HeapIndex index = HeapIndex.readPairs(ch, buf, crc, count, new HeapIndex(Math.max(expectedEntries, count), stripes));
+      HeapIndex index = HeapIndex.readPairs(ch, buf, crc, count,
+          HeapIndex.forLoading(expectedEntries, count, stripes));
       if (index == null) {
         return corrupt(file, "zero key or value");
       }

@@ -51,7 +51,9 @@ final class WarmRecovery {
    */
   static Result recover(String name, Device device, SegmentTable table, Path checkpoint, Path journal,
       long expectedEntries) {
+    long t0 = System.nanoTime();
     IndexCheckpoint.Loaded c = IndexCheckpoint.read(checkpoint, expectedEntries);
+    long t1 = System.nanoTime();
     if (c == null || !c.journaled()) {
       LOG.warn("{}: no journaled index checkpoint after an unclean stop; starting cold", name);
       return null;
@@ -66,6 +68,7 @@ final class WarmRecovery {
     apply(r, index, table);
     long[] maxSeq = {Math.max(r.maxSequence, c.start().sequence())};
     long replayed;
+    long t2 = System.nanoTime();
     try {
       replayed = replay(device, table, c.start(), r, index, maxSeq);
     } catch (IOException | IndexFullException e) {
@@ -73,8 +76,9 @@ final class WarmRecovery {
           e.toString());
       return null;
     }
-    LOG.info("{}: index recovered from checkpoint epoch {} ({} entries) with {} journal records and {} replayed"
-        + " entries", name, c.epoch(), loaded, r.applied, replayed);
+    LOG.info("{}: index recovered from checkpoint epoch {} ({} entries, {} ms) with {} journal records and {}"
+        + " replayed entries ({} ms)", name, c.epoch(), loaded, (t1 - t0) / 1_000_000, r.applied, replayed,
+        (System.nanoTime() - t2) / 1_000_000);
     return new Result(index, maxSeq[0], Math.max(c.epoch(), r.maxEpoch), replayed);
   }
 
@@ -126,19 +130,21 @@ final class WarmRecovery {
         chunk = Device.allocateAligned((int) Math.min(CHUNK_BYTES, device.slotBytes()));
       }
       long tag = table.tagOf(h.segmentId());
-      scan(device, slot, h.segmentId(), Math.max(from, SegmentHeader.FIRST_ENTRY_OFFSET), chunk, (offset, e) -> {
-        long packed = IndexEntry.pack(SegmentAddress.of(tag, offset), e.bytes());
-        long[] cur = newest.get(KeyHash.of(e.key()));
-        if (cur == null) {
-          newest.put(KeyHash.of(e.key()), new long[] {e.sequence(), packed});
-        } else if (e.sequence() >= cur[0]) {
-          cur[0] = e.sequence();
-          cur[1] = packed;
-        }
-        maxSeq[0] = Math.max(maxSeq[0], e.sequence());
-      });
+      scan(device, slot, h.segmentId(), Math.max(from, SegmentHeader.FIRST_ENTRY_OFFSET), chunk,
+          (offset, hash, sequence, bytes) -> {
+            long packed = IndexEntry.pack(SegmentAddress.of(tag, offset), bytes);
+            long[] cur = newest.get(hash);
+            if (cur == null) {
+              newest.put(hash, new long[] {sequence, packed});
+            } else if (sequence >= cur[0]) {
+              cur[0] = sequence;
+              cur[1] = packed;
+            }
+            maxSeq[0] = Math.max(maxSeq[0], sequence);
+          });
     }
     long installed = 0;
+    index.reserve(newest.size()); // one rehash at most, instead of growing step by step while installing
     for (Map.Entry<Long, long[]> en : newest.entrySet()) {
       long hash = en.getKey();
       long[] v = en.getValue();
@@ -150,10 +156,10 @@ final class WarmRecovery {
     return installed;
   }
 
-  /** Receives each intact entry of a scanned segment and its offset. */
+  /** Receives each intact entry of a scanned segment: its offset, key hash, sequence and size. */
   @FunctionalInterface
   interface EntrySink {
-    void accept(long offset, EntryFormat.Entry entry);
+    void accept(long offset, long keyHash, long sequence, int bytes);
   }
 
   /** Reads segment {@code segmentId} in {@code slot} from {@code from} to its end; see the class comment. */
@@ -184,12 +190,12 @@ final class WarmRecovery {
           p += IndexEntry.OFFSET_ALIGNMENT; // runs past the segment: not an entry
           continue;
         }
-        EntryFormat.Entry e = EntryFormat.read(chunk.duplicate().position(p).limit((int) (p + extent)), segmentId);
-        if (e == null) {
+        if (!EntryFormat.intact(b, p, (int) extent, segmentId)) { // verified in place: nothing copied
           p += IndexEntry.OFFSET_ALIGNMENT;
           continue;
         }
-        sink.accept(chunkStart + p, e);
+        sink.accept(chunkStart + p, KeyHash.of(b, p + EntryFormat.HEADER_BYTES, Short.toUnsignedInt(b.getShort(p + 10))),
+            EntryFormat.sequenceAt(b, p), (int) extent);
         p += (int) ((extent + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT);
       }
       if (chunkStart + len >= end) {
