@@ -29,7 +29,10 @@ public interface HybridCache extends Closeable {
    * {@code decoder}'s result for the value of {@code key}, or null on a miss: as {@code get} (the same
    * tiers, counters and promotion) without copying the value. The buffer is a read-only view of the
    * cache's own bytes, valid only during the call: decode from it, do not keep it. For callers that turn
-   * the bytes into an object at once (a row cache deserializing a partition): a DRAM hit then costs no copy.
+   * the bytes into an object at once: a DRAM hit then costs no copy. Caution: the view has no accessible
+   * array ({@code hasArray()} is false), and some code takes such a heap buffer for a direct one and reads
+   * raw memory: Cassandra 5.0's {@code FastByteOperations} crashes the JVM on it (seen in this project's
+   * tests), so the Cassandra provider keeps using {@link #get(byte[])}.
    */
   default <T> T read(byte[] key, java.util.function.Function<java.nio.ByteBuffer, T> decoder) {
     byte[] v = get(key);
