@@ -47,7 +47,7 @@ import picocli.CommandLine.Unmatched;
     "  e.g. jmh -f 1 -wi 2 -i 3 -w 1s -r 1s IndexBenchmark"})
 public final class JmhCommand implements Callable<Integer> {
   /** Benchmarks of the default set that run for a time. */
-  static final List<Class<?>> TIMED = List.of(IndexBenchmark.class, WriteBufferBenchmark.class,
+  static final List<Class<?>> TIMED = List.of(IndexBenchmark.class, WriteBufferBenchmark.class, PutPathBenchmark.class,
       CacheGetBenchmark.class, ChainedBenchmark.class, CatalogBenchmark.class);
   /** Benchmarks of the default set measured by single shots. */
   static final List<Class<?>> SINGLE_SHOT = List.of(ReclaimBenchmark.class);
