@@ -498,6 +498,21 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
   }
 
   @Override
+  public long getLazyInvalidations() {
+    return lazyInvalidations();
+  }
+
+  @Override
+  public long getScanInvalidations() {
+    return scanInvalidations();
+  }
+
+  @Override
+  public long getStaleMisses() {
+    return staleMisses();
+  }
+
+  @Override
   public boolean isStartedWarm() {
     return startedWarm;
   }

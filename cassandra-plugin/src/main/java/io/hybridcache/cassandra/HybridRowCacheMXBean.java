@@ -23,6 +23,15 @@ public interface HybridRowCacheMXBean {
    */
   long getRefusedInvalidations();
 
+  /** Stream, TRUNCATE and DROP invalidations applied as records, without reading flash. */
+  long getLazyInvalidations();
+
+  /** Invalidations that walked every key of both tiers (cleanup, a full key save, an unrecognised caller). */
+  long getScanInvalidations();
+
+  /** Entries found older than an invalidation record covering them, dropped as misses. */
+  long getStaleMisses();
+
   /** Whether this run kept the flash tier of the previous one ({@code start=warm} after a clean drain). */
   boolean isStartedWarm();
 

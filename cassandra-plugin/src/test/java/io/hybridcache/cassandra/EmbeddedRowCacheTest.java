@@ -232,7 +232,7 @@ class EmbeddedRowCacheTest {
   }
 
   @Test
-  void truncateInvalidatesBothTiersWithoutReadingFlash() {
+  void truncateInvalidatesBothTiersWithoutReadingFlash() throws Exception {
     fillPastDram("trunc", 2000);
     long flashHitsBefore = rowCache.hybridCache().stats().flashHits();
     for (int k = 0; k < 200; k++) {
@@ -246,6 +246,11 @@ class EmbeddedRowCacheTest {
     CacheStats after = rowCache.hybridCache().stats();
     assertEquals(lazy + 1, rowCache.lazyInvalidations(), "TRUNCATE recorded a table floor");
     assertEquals(scans, rowCache.scanInvalidations(), "and did not walk the tiers' keys");
+    ObjectName bean = new ObjectName("io.hybridcache:type=CassandraRowCache,name=\"cassandra-row-cache\"");
+    assertEquals(rowCache.lazyInvalidations(),
+        (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(bean, "LazyInvalidations"), "on JMX");
+    assertEquals(rowCache.scanInvalidations(),
+        (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(bean, "ScanInvalidations"), "on JMX");
     assertEquals(before.deviceReads(), after.deviceReads(), "no device read during TRUNCATE");
     assertEquals(before.devicePagesRead(), after.devicePagesRead());
     for (int k = 0; k < 2000; k += 7) {
