@@ -154,10 +154,6 @@ final class Engine implements HybridCache {
     return lookupFlash(key, k, count, copy);
   }
 
-  private byte[] readFlash(byte[] key, ByteKey k, boolean count) {
-    return lookupFlash(key, k, count, true);
-  }
-
   private byte[] lookupFlash(byte[] key, ByteKey k, boolean count, boolean copy) {
     FlashTier.Hit hit = flash.lookup(k.hash64(), key);
     if (hit == null) {
@@ -208,7 +204,7 @@ final class Engine implements HybridCache {
       flashCandidates.sort((a, b) -> Long.compareUnsigned(a[0], b[0])); // segment tag, then offset
       for (long[] c : flashCandidates) {
         int i = (int) c[1];
-        values[i] = readFlash(keys.get(i), ks[i], true);
+        values[i] = lookupFlash(keys.get(i), ks[i], true, true);
       }
       return Arrays.asList(values);
     } finally {

@@ -111,6 +111,23 @@ final class EntryFormat {
   }
 
   /**
+   * Bytes the entry at absolute index {@code p} of {@code buf} claims to span, or 0 if its header is not
+   * plausibly an entry of {@code segmentId} (magic, version, segment id, lengths). Only the header is
+   * checked: the scans that step through a segment with it verify the CRC of the entries they use (an
+   * entry reclaim only unlinks needs none: a damaged key hashes elsewhere, and unlinking is safe).
+   */
+  static int extentAt(ByteBuffer buf, int p, long segmentId) {
+    ByteBuffer b = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    if (b.getInt(p) != MAGIC || b.get(p + 8) != FORMAT_VERSION
+        || (b.getInt(p + 16) & 0xFFFF_FFFFL) != (segmentId & 0xFFFF_FFFFL)) {
+      return 0;
+    }
+    int keyLength = Short.toUnsignedInt(b.getShort(p + 10));
+    long len = HEADER_BYTES + (long) keyLength + b.getInt(p + 12);
+    return keyLength == 0 || len <= HEADER_BYTES || len > IndexEntry.MAX_ENTRY_BYTES ? 0 : (int) len;
+  }
+
+  /**
    * As {@link #read} without copying anything: true if the {@code extent} bytes at {@code p} of
    * {@code b} (little-endian, absolute indexes) are a whole, intact entry of {@code segmentId}. For
    * scans that need only an entry's header fields and key hash (recovery's replay).

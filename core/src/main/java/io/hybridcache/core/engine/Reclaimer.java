@@ -220,7 +220,7 @@ final class Reclaimer {
       device.read(victim.slot(), chunkStart, buf);
       int p = (int) (pos - chunkStart);
       while (p + EntryFormat.HEADER_BYTES <= chunkLen) {
-        int need = entryExtent(buf, p, victim.id());
+        int need = EntryFormat.extentAt(buf, p, victim.id()); // CRC checked only for a reinserted entry
         if (need == 0) {
           p += IndexEntry.OFFSET_ALIGNMENT; // padding, or bytes that are not an entry of this segment
           continue;
@@ -243,22 +243,6 @@ final class Reclaimer {
         break;
       }
     }
-  }
-
-  /**
-   * Bytes the entry at {@code p} claims to span, or 0 if its header is not plausibly an entry of
-   * this segment. Only the header is checked here: the CRC is verified when an entry is reinserted;
-   * an entry that is only unlinked needs none (a damaged key hashes elsewhere, and unlinking is safe).
-   */
-  private static int entryExtent(ByteBuffer buf, int p, long segmentId) {
-    ByteBuffer b = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-    if (b.getInt(p) != EntryFormat.MAGIC || b.get(p + 8) != EntryFormat.FORMAT_VERSION
-        || (b.getInt(p + 16) & 0xFFFF_FFFFL) != segmentId) {
-      return 0;
-    }
-    int keyLength = Short.toUnsignedInt(b.getShort(p + 10));
-    long len = EntryFormat.HEADER_BYTES + (long) keyLength + b.getInt(p + 12);
-    return keyLength == 0 || len <= EntryFormat.HEADER_BYTES || len > IndexEntry.MAX_ENTRY_BYTES ? 0 : (int) len;
   }
 
   /** Moves or drops the entry of {@code hash} at {@code offset} of the victim, if it is still live. */

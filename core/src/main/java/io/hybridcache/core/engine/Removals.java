@@ -3,7 +3,6 @@ package io.hybridcache.core.engine;
 import io.hybridcache.core.api.RemovalCause;
 import io.hybridcache.core.api.RemovalListener;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,8 +55,8 @@ final class Removals {
           deliver(k, v, cause);
         }
       });
-    } catch (RejectedExecutionException e) {
-      LOG.warn("{}: removal listener executor rejected a {} notification: {}", name, cause, e.toString());
+    } catch (RuntimeException e) { // rejected, or a caller's executor that throws: never the cache's fault
+      LOG.warn("{}: removal listener executor refused a {} notification: {}", name, cause, e.toString());
     }
   }
 

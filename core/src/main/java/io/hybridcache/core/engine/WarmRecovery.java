@@ -177,9 +177,8 @@ final class WarmRecovery {
       ByteBuffer b = chunk.duplicate().order(ByteOrder.LITTLE_ENDIAN);
       int p = (int) (pos - chunkStart);
       while (p + EntryFormat.HEADER_BYTES <= len) {
-        long extent = b.getInt(p) == EntryFormat.MAGIC
-            ? EntryFormat.HEADER_BYTES + (long) Short.toUnsignedInt(b.getShort(p + 10)) + b.getInt(p + 12) : 0;
-        if (extent <= EntryFormat.HEADER_BYTES || extent > IndexEntry.MAX_ENTRY_BYTES) {
+        int extent = EntryFormat.extentAt(b, p, segmentId);
+        if (extent == 0) {
           p += IndexEntry.OFFSET_ALIGNMENT;
           continue;
         }
@@ -190,13 +189,13 @@ final class WarmRecovery {
           p += IndexEntry.OFFSET_ALIGNMENT; // runs past the segment: not an entry
           continue;
         }
-        if (!EntryFormat.intact(b, p, (int) extent, segmentId)) { // verified in place: nothing copied
+        if (!EntryFormat.intact(b, p, extent, segmentId)) { // verified in place: nothing copied
           p += IndexEntry.OFFSET_ALIGNMENT;
           continue;
         }
         sink.accept(chunkStart + p, KeyHash.of(b, p + EntryFormat.HEADER_BYTES, Short.toUnsignedInt(b.getShort(p + 10))),
-            EntryFormat.sequenceAt(b, p), (int) extent);
-        p += (int) ((extent + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT);
+            EntryFormat.sequenceAt(b, p), extent);
+        p += (extent + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT;
       }
       if (chunkStart + len >= end) {
         return;
