@@ -36,7 +36,7 @@ public final class StatsJson {
     n.put("hit_ratio", stats.hitRatio());
     n.put("device_reads_per_flash_hit", stats.deviceReadsPerFlashHit());
     n.put("pages_per_flash_hit", stats.pagesPerFlashHit());
-    // dirty evictions that did not reach flash for want of room: the cascade queue, a degraded tier, the index
+    // dirty evictions that did not reach flash for want of room: no write buffer or slot in time, a degraded tier, the index
     n.put("evictions_refused", stats.queueRejected() + stats.degradedRejected() + stats.indexFullRejected());
     n.put("app_write_amplification", stats.appWriteAmplification());
     n.put("dram_bytes_per_flash_entry", stats.dramBytesPerFlashEntry());

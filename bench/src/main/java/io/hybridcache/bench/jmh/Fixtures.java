@@ -23,7 +23,7 @@ public final class Fixtures {
    */
   static final String DIR_PROPERTY = "hybridcache.jmh.dir";
 
-  /** Puts between two waits for the flash writer while loading: well under the cascade queue (16,384). */
+  /** Puts between two waits for the flash writer while loading. */
   private static final int LOAD_BATCH = 4096;
 
   private Fixtures() {}

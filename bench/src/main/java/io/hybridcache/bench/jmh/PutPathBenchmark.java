@@ -23,11 +23,12 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The put path under eviction: {@link HybridCache#put} of a new key into a full 1 MiB DRAM tier, so each
  * put evicts about one dirty entry to flash, single-threaded, average time per put (with {@code -prof gc},
- * bytes allocated per put). The flash writer and its flusher run on their own threads; with the default
- * {@code cascadeWait} a put waits when the writer falls behind, so in steady state the time per put is
- * the time per eviction written, as long as no eviction is refused. A refused eviction (the writer
- * behind past {@code cascadeWait}) is dropped work: each iteration prints how many puts' evictions were
- * refused, so a figure is read with that share beside it.
+ * bytes allocated per put). The putting thread writes its eviction into the flash write buffer itself;
+ * the flusher (device writes) and reclaim run on their own threads. With the default {@code cascadeWait}
+ * a put waits when the device falls behind, so in steady state the time per put is the time per eviction
+ * written, as long as no eviction is refused. A refused eviction (no room within {@code cascadeWait}) is
+ * dropped work: each iteration prints how many puts' evictions were refused, so a figure is read with
+ * that share beside it.
  *
  * <p>Workload: a cache on files in a scratch directory under {@code target/jmh-data} (deleted at
  * teardown), compact index, 256 MiB of flash in 16 MiB segments (reclaim runs once it is full, as in

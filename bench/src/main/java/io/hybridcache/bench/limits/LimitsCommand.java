@@ -219,8 +219,8 @@ public final class LimitsCommand implements Callable<Integer> {
             err.println("limits: warning: the flash tier's flushed bytes did not catch up with what it admitted");
           }
           if (ins.rejected() > ins.puts() / 100) {
-            err.printf("limits: note: %,d of %,d puts were evicted from DRAM but not admitted to flash (cascade queue"
-                + " full or admission refused); cache_insert_mibs counts only what reached flash%n", ins.rejected(), ins.puts());
+            err.printf("limits: note: %,d of %,d puts were evicted from DRAM but not admitted to flash (no flash"
+                + " room in time, or admission refused); cache_insert_mibs counts only what reached flash%n", ins.rejected(), ins.puts());
           }
         } catch (RuntimeException e) {
           cacheError = BenchMain.describe(e);

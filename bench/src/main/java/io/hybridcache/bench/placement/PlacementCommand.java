@@ -66,7 +66,8 @@ import picocli.CommandLine.Spec;
         "Prints mapper, utilization, device_waf, app_wa, total_wa per workload; the data directory is wiped first."})
 public final class PlacementCommand implements Callable<Integer> {
   static final List<String> MAPPERS = List.of("single", "static", "dsm", "filestream", "oracle");
-  static final int CASCADE_QUEUE_ENTRIES = 1 << 17;
+  /** Longest wait of an eviction for flash room: no eviction of the load phase is dropped. */
+  static final int CASCADE_WAIT_MS = 10_000;
 
   @Spec
   CommandSpec spec;
@@ -289,10 +290,9 @@ public final class PlacementCommand implements Callable<Integer> {
         "-p", HybridCacheDB.WRITE_TRACE + "=" + trace, "-p", HybridCacheDB.TRIM_RECLAIMED + "=true",
         "-p", HybridCacheDB.STREAMS + "=" + streams, "-p", HybridCacheDB.JMX + "=false",
         "-p", HybridCacheDB.VICTIM_POLICY + "=" + cacheVictim,
-        // room for every eviction of the load phase: with the default queue a busy machine drops a
-        // varying share of them (the writer falls behind 4 inserting threads), and with it the state
-        // the run phase starts from
-        "-p", HybridCacheDB.CASCADE_QUEUE + "=" + CASCADE_QUEUE_ENTRIES));
+        // room for every eviction of the load phase: if a busy machine dropped a varying share of them
+        // (the device falls behind 4 inserting threads), the state the run phase starts from would vary
+        "-p", HybridCacheDB.CASCADE_WAIT_MS + "=" + CASCADE_WAIT_MS));
     String tables = tablesOf(wl);
     if (tables != null && tableClasses) {
       a.addAll(List.of("-p", HybridCacheDB.TABLE_CLASSES + "=" + tables));

@@ -43,8 +43,8 @@ import site.ycsb.Status;
  * {@value #EXPECTED_ENTRIES}, {@value #JMX} (true|false), {@value #STATS_FILE} (where the last
  * cleanup writes the cache's {@link CacheStats} as JSON), {@value #CODEC} (raw|catalog, default raw),
  * {@value #WRITE_TRACE} (device write trace file, appended), {@value #TRIM_RECLAIMED} (true|false),
- * {@value #VICTIM_POLICY} (greedy|cost-benefit|fifo), {@value #CASCADE_QUEUE},
- * {@value #CASCADE_WAIT_MS} (how long a dirty eviction waits for room in a full cascade queue, 0..10000;
+ * {@value #VICTIM_POLICY} (greedy|cost-benefit|fifo), {@value #WRITE_BUFFERS} (write buffers per
+ * lifetime class, 2..64), {@value #CASCADE_WAIT_MS} (how long a dirty eviction waits for flash room, 0..10000;
  * default 0 = never),
  * {@value #STREAM_MAPPER} (single|static|dsm|filestream), {@value #STREAMS}, {@value #PLACEMENT_EPOCH},
  * {@value #TABLE_CLASSES} (comma-separated table names: the i-th table's records go to flash in the
@@ -79,7 +79,7 @@ public class HybridCacheDB extends DB {
   public static final String EXPECTED_ENTRIES = PREFIX + "expected.entries";
   public static final String JMX = PREFIX + "jmx";
   public static final String STATS_FILE = PREFIX + "stats.file";
-  public static final String CASCADE_QUEUE = PREFIX + "cascade.queue.entries";
+  public static final String WRITE_BUFFERS = PREFIX + "write.buffers";
   public static final String CASCADE_WAIT_MS = PREFIX + "cascade.wait.ms";
   public static final String ADMISSION = PREFIX + "admission";
   /** raw (names inline, {@link RecordCodec}) or catalog (schema catalogue, {@link RecordFormat#catalog}). */
@@ -92,7 +92,7 @@ public class HybridCacheDB extends DB {
   public static final String TABLE_CLASSES = PREFIX + "table.classes";
   public static final String VICTIM_POLICY = PREFIX + "victim.policy";
   private static final Set<String> KNOWN = Set.of(DIR, DRAM_BYTES, FLASH_BYTES, SEGMENT_BYTES,
-      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, CASCADE_QUEUE, CASCADE_WAIT_MS,
+      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, WRITE_BUFFERS, CASCADE_WAIT_MS,
       ADMISSION, CODEC, WRITE_TRACE, TRIM_RECLAIMED, STREAM_MAPPER, STREAMS, PLACEMENT_EPOCH, TABLE_CLASSES,
       VICTIM_POLICY);
   private static final String DEFAULT_TABLE = "usertable";
@@ -288,8 +288,8 @@ public class HybridCacheDB extends DB {
     if ((v = p.getProperty(JMX)) != null) {
       b.jmx(parseBoolean(JMX, v));
     }
-    if ((v = p.getProperty(CASCADE_QUEUE)) != null) {
-      b.cascadeQueueEntries(toInt(CASCADE_QUEUE, Long.parseLong(v.trim())));
+    if ((v = p.getProperty(WRITE_BUFFERS)) != null) {
+      b.writeBuffers(toInt(WRITE_BUFFERS, Long.parseLong(v.trim())));
     }
     if ((v = p.getProperty(CASCADE_WAIT_MS)) != null) {
       b.cascadeWait(Duration.ofMillis(Long.parseLong(v.trim())));

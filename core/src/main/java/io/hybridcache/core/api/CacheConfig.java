@@ -54,7 +54,7 @@ public final class CacheConfig {
   private final VictimPolicy victimPolicy;
   private final int reclaimFreeSegments;
   private final double reinsertAllBelowLiveRatio;
-  private final int cascadeQueueEntries;
+  private final int writeBuffers;
   private final Duration cascadeWait;
   private final AdmissionPolicy admission;
   private final Duration faultRetryInterval;
@@ -77,11 +77,11 @@ public final class CacheConfig {
 
   /** Streams a mapper may use at most. */
   public static final int MAX_STREAMS = 64;
+  /** Default {@link Builder#writeBuffers}: one filling and up to three device writes in flight per class. */
+  public static final int DEFAULT_WRITE_BUFFERS = 4;
   /**
-   * Default {@link Builder#cascadeWait}: when the flash writer falls behind, the write whose eviction
-   * found the queue full waits up to this long (bounded back-pressure) instead of dropping the evicted
-   * entry. Measured on the README's main job: 0 ms refused 36,482 of its load's evictions (miss ratio
-   * 0.27 on a data set that fits on flash), 100 ms refused none (miss ratio 0) at 0.92x the load rate.
+   * Default {@link Builder#cascadeWait}: when the device falls behind, the write whose eviction found no
+   * room waits up to this long (bounded back-pressure) instead of dropping the evicted entry.
    */
   public static final Duration DEFAULT_CASCADE_WAIT = Duration.ofMillis(50);
   /** Longest {@link Builder#cascadeWait} allowed. */
@@ -103,7 +103,7 @@ public final class CacheConfig {
     this.victimPolicy = b.victimPolicy;
     this.reclaimFreeSegments = b.reclaimFreeSegments;
     this.reinsertAllBelowLiveRatio = b.reinsertAllBelowLiveRatio;
-    this.cascadeQueueEntries = b.cascadeQueueEntries;
+    this.writeBuffers = b.writeBuffers;
     this.cascadeWait = b.cascadeWait;
     this.admission = b.admission;
     this.faultRetryInterval = b.faultRetryInterval;
@@ -145,7 +145,7 @@ public final class CacheConfig {
     b.victimPolicy = victimPolicy;
     b.reclaimFreeSegments = reclaimFreeSegments;
     b.reinsertAllBelowLiveRatio = reinsertAllBelowLiveRatio;
-    b.cascadeQueueEntries = cascadeQueueEntries;
+    b.writeBuffers = writeBuffers;
     b.cascadeWait = cascadeWait;
     b.admission = admission;
     b.faultRetryInterval = faultRetryInterval;
@@ -197,12 +197,19 @@ public final class CacheConfig {
   public int reclaimFreeSegments() { return reclaimFreeSegments; }
   /** While live bytes are below this fraction of the flash budget, reclaim reinserts every live entry. */
   public double reinsertAllBelowLiveRatio() { return reinsertAllBelowLiveRatio; }
-  public int cascadeQueueEntries() { return cascadeQueueEntries; }
   /**
-   * How long a dirty DRAM eviction waits for room in a full cascade queue before it is rejected
-   * (counted in {@link CacheStats#queueRejected()}); {@link #DEFAULT_CASCADE_WAIT} by default, zero never
-   * waits. Waiting happens on the thread whose write caused the eviction, so it throttles writers to the
-   * flash writer's pace.
+   * Write buffers of {@link #writeBufferBytes()} per lifetime class that writes: one filling, the others
+   * free or being written to the device (several device writes in flight). Memory: this many buffers per
+   * class in use. The evicting thread copies each entry into the filling one itself; this is the bound on
+   * what the cascade holds in flight.
+   */
+  public int writeBuffers() { return writeBuffers; }
+  /**
+   * How long a dirty DRAM eviction waits for room (a free write buffer, or a segment slot from reclaim)
+   * before it is refused (counted in {@link CacheStats#queueRejected()}); {@link #DEFAULT_CASCADE_WAIT} by
+   * default, zero never waits. Waiting happens on the thread whose write caused the eviction, so it
+   * throttles writers to the device's pace; an eviction on a thread that is reading waits at most 5 ms
+   * (a write buffer), never for reclaim.
    */
   public Duration cascadeWait() { return cascadeWait; }
   public AdmissionPolicy admission() { return admission; }
@@ -273,7 +280,7 @@ public final class CacheConfig {
         + ", expectedEntries="
         + expectedEntries + ", victimPolicy=" + victimPolicy.name() + ", reclaimFreeSegments="
         + reclaimFreeSegments + ", reinsertAllBelowLiveRatio=" + reinsertAllBelowLiveRatio
-        + ", cascadeQueueEntries=" + cascadeQueueEntries + ", cascadeWait=" + cascadeWait
+        + ", writeBuffers=" + writeBuffers + ", cascadeWait=" + cascadeWait
         + ", admission=" + admission.name()
         + ", faultRetryInterval=" + faultRetryInterval + ", faultThreshold=" + faultThreshold + ", faultWindow="
         + faultWindow + ", closeTimeout=" + closeTimeout + ", writeTrace=" + writeTrace + ", jmx=" + jmx
@@ -297,7 +304,7 @@ public final class CacheConfig {
     private VictimPolicy victimPolicy = VictimPolicy.greedy();
     private int reclaimFreeSegments = 2;
     private double reinsertAllBelowLiveRatio = 0.5;
-    private int cascadeQueueEntries = 16_384;
+    private int writeBuffers = DEFAULT_WRITE_BUFFERS;
     private Duration cascadeWait = DEFAULT_CASCADE_WAIT;
     private AdmissionPolicy admission = new AcceptAll();
     private Duration faultRetryInterval = Duration.ofSeconds(5);
@@ -333,8 +340,9 @@ public final class CacheConfig {
     public Builder victimPolicy(VictimPolicy v) { victimPolicy = v; return this; }
     public Builder reclaimFreeSegments(int v) { reclaimFreeSegments = v; return this; }
     public Builder reinsertAllBelowLiveRatio(double v) { reinsertAllBelowLiveRatio = v; return this; }
-    public Builder cascadeQueueEntries(int v) { cascadeQueueEntries = v; return this; }
-    /** 0 = never wait (a full queue rejects at once); at most {@link CacheConfig#MAX_CASCADE_WAIT}. */
+    /** Write buffers per lifetime class, {@value CacheConfig#DEFAULT_WRITE_BUFFERS} by default, 2..64. */
+    public Builder writeBuffers(int v) { writeBuffers = v; return this; }
+    /** 0 = never wait (no room rejects at once); at most {@link CacheConfig#MAX_CASCADE_WAIT}. */
     public Builder cascadeWait(Duration v) { cascadeWait = v; return this; }
     public Builder admission(AdmissionPolicy v) { admission = v; return this; }
     public Builder faultRetryInterval(Duration v) { faultRetryInterval = v; return this; }
@@ -388,7 +396,7 @@ public final class CacheConfig {
       require(reclaimFreeSegments >= 1, "reclaimFreeSegments", "must be >= 1", reclaimFreeSegments);
       require(reinsertAllBelowLiveRatio >= 0 && reinsertAllBelowLiveRatio <= 1, "reinsertAllBelowLiveRatio",
           "must be in [0, 1]", reinsertAllBelowLiveRatio);
-      require(cascadeQueueEntries >= 1, "cascadeQueueEntries", "must be >= 1", cascadeQueueEntries);
+      require(writeBuffers >= 2 && writeBuffers <= 64, "writeBuffers", "must be between 2 and 64", writeBuffers);
       require(cascadeWait != null && !cascadeWait.isNegative() && cascadeWait.compareTo(MAX_CASCADE_WAIT) <= 0,
           "cascadeWait", "must be between 0 and 10 s", cascadeWait);
       require(admission != null, "admission", "must be set", admission);

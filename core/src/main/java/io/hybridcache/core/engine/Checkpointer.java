@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
  * checkpoint; the replay after it is LFS roll-forward).
  *
  * <p>Thread-safe by confinement. Concurrency: {@link #maybeStart} and {@link #checkpointNow} run on the
- * flash writer thread (or the opening/closing thread once the writer is gone): they record where the log
- * stands and switch the journal to a new epoch between two writer commands, so every entry appended
+ * flash maintenance thread (or the opening/closing thread once it is gone): they record where the log
+ * stands and switch the journal to a new epoch under the segment writer's lock (no append in between), so every entry appended
  * after the start lies past the recorded positions and every invalidation after it lands in the new
  * epoch's half. The copy of the index then runs on the thread "hybridcache-checkpoint-NAME", one stripe
  * at a time ({@link IndexCheckpoint#write}). At most one checkpoint runs; the next starts only after the
@@ -44,7 +44,7 @@ final class Checkpointer {
   private final long intervalBytes;
   private final Counters counters;
   private final ExecutorService thread;
-  // writer thread:
+  // maintenance thread:
   private volatile long durableEpoch; // written by the checkpoint thread
   private IndexCheckpoint.Start pending; // a started checkpoint not yet durable
   private long pendingEpoch;
@@ -133,10 +133,21 @@ final class Checkpointer {
     return pending == null;
   }
 
-  /** Records the start and switches the journal, unless a failed checkpoint's start is being retried. */
+  /**
+   * Records the start and switches the journal, unless a failed checkpoint's start is being retried. Under
+   * the segment writer's lock, so no entry is appended meanwhile: every entry appended later lies past the
+   * recorded positions, and an invalidation of it lands in the new half. Entries appended before and not
+   * yet installed are waited for (a few index operations each), so the copy sees them.
+   */
   private void begin() {
-    if (pending != null) {
-      return;
+    if (pending == null) {
+      writer.locked(this::beginLocked);
+    }
+  }
+
+  private void beginLocked() {
+    for (Segment s : table.segments()) {
+      s.awaitInstalls();
     }
     long[][] active = writer.appendPositions();
     pendingEpoch = journal.epoch() + 1;

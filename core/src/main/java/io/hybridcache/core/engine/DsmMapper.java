@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * Dynamic stream mapping (seed: DSM, Nguyen and Lee, JISE 2019): classify regions into K groups by
- * hotness and give each group a stream, re-mapped at every epoch. Not thread-safe: writer thread.
+ * hotness and give each group a stream, re-mapped at every epoch. Not thread-safe: under the segment writer's lock.
  *
  * <p>Here a "file" of the paper is a lifetime class and its two regions are the class's young
  * segments (active, or opened during the epoch) and its old ones ({@link EpochSample.ClassSample}).

@@ -27,24 +27,30 @@ import org.slf4j.LoggerFactory;
  * paper (section IV), with reclaim, admission and warm restart beyond it.
  *
  * <p>Thread-safe. The engine only orchestrates: DRAM lives in {@link DramTier}, flash in
- * {@link FlashTier} (index, segments, writer thread, reclaim).
+ * {@link FlashTier} (index, segments, write path, reclaim).
  *
  * <p>Concurrency: {@code get} walks DRAM then flash without locks and promotes a flash hit as a clean
  * DRAM entry inside {@code compute}, only if the index still points at what was read. {@code put} and
  * {@code remove} run their flash invalidation inside the DRAM tier's {@code compute} for the key, which
- * is atomic with that key's eviction; together with the flash tier's inflight sequence this keeps a
- * key's versions ordered: after {@code put(k, v2)} returns, no tier ever serves an older {@code k}. Dirty
- * evictions go through the admission policy to the writer's bounded queue; a full queue is a counted
- * rejection, by default at once, never a blocked caller. With {@link CacheConfig#cascadeWait()} set, the
- * eviction first waits up to that long for room, on the thread whose write caused it (Caffeine evicts
- * on the calling thread), which throttles writers to the flash writer's pace; why that cannot deadlock,
- * and how faults and close end a wait, is in {@link FlashTier}.
+ * is atomic with that key's eviction, and a dirty eviction is written to flash and indexed inside that
+ * eviction: this keeps a key's versions ordered: after {@code put(k, v2)} returns, no tier ever serves
+ * an older {@code k}. Dirty evictions go through the admission policy and are written by the evicting
+ * thread itself (Caffeine evicts on the calling thread); when flash has no room, the eviction waits up
+ * to {@link CacheConfig#cascadeWait()}, which throttles writers to the device's pace, then is refused and
+ * counted. An eviction on a thread that is reading waits one device write at most, never for reclaim. Why waiting cannot deadlock, and how
+ * faults and close end a wait, is in {@link FlashTier}.
  *
  * <p>Reclaim and restart are described in {@link FlashTier}, {@link FlashOpener} and
  * {@link io.hybridcache.core.engine.Reclaimer}.
  */
 final class Engine implements HybridCache {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+
+  /**
+   * Set while this thread reads: Caffeine may run its evictions on any thread that touches it (a
+   * same-thread executor), and an eviction on a reader's thread waits for flash room only briefly.
+   */
+  private static final ThreadLocal<boolean[]> READING = ThreadLocal.withInitial(() -> new boolean[1]);
 
   private final CacheConfig config;
   private final Counters counters = new Counters();
@@ -141,6 +147,19 @@ final class Engine implements HybridCache {
    * (DRAM's, or the one just read from flash and promoted), which must never be handed out.
    */
   private byte[] lookup(byte[] key, ByteKey k, boolean count, boolean copy) {
+    boolean[] reading = READING.get();
+    boolean outer = !reading[0];
+    reading[0] = true;
+    try {
+      return lookupReading(key, k, count, copy);
+    } finally {
+      if (outer) {
+        reading[0] = false;
+      }
+    }
+  }
+
+  private byte[] lookupReading(byte[] key, ByteKey k, boolean count, boolean copy) {
     if (count) {
       counters.gets.increment();
     }
@@ -185,6 +204,9 @@ final class Engine implements HybridCache {
     Objects.requireNonNull(keys, "keys");
     keys.forEach(Engine::checkKey);
     calls.enter();
+    boolean[] reading = READING.get();
+    boolean outer = !reading[0];
+    reading[0] = true;
     try {
       byte[][] values = new byte[keys.size()][];
       List<long[]> flashCandidates = new ArrayList<>(); // {address, position}
@@ -208,6 +230,9 @@ final class Engine implements HybridCache {
       }
       return Arrays.asList(values);
     } finally {
+      if (outer) {
+        reading[0] = false;
+      }
       calls.exit();
     }
   }
@@ -482,11 +507,7 @@ final class Engine implements HybridCache {
     if (!config.admission().accept(key.hash64(), bytes)) {
       return false;
     }
-    if (!flash.offer(key, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass())) {
-      counters.queueRejected.increment();
-      return false;
-    }
-    return true;
+    return flash.offer(key, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass(), READING.get()[0]);
   }
 
   @Override

@@ -37,7 +37,7 @@ final class FileStreamMapper implements StreamMapper {
   private final Map<Integer, Unit> units = new HashMap<>();
   private int d;
   private double[] centers = new double[0];
-  private volatile long remaps; // written by the writer thread, read by stats on any thread
+  private volatile long remaps; // written under the segment writer's lock, read by stats on any thread
 
   /** One class's state. */
   private static final class Unit {

@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 
 /**
  * Reads the entry an index value points at, with at most one device read: from the segment's
- * write buffer, or the buffer being flushed, if the entry is not yet on the device; else one aligned
+ * write buffers (the one filling or one being flushed), if the entry is not yet on the device; else one aligned
  * read of the pages that cover it.
  *
  * <p>Thread-safe and lock-free: each thread reads into its own aligned buffer; write buffers are read
@@ -45,13 +45,13 @@ final class FlashReader {
     int size = IndexEntry.sizeBytes(packed);
     long segmentId = segment.id();
     if (offset >= segment.flushedOffset()) {
-      EntryFormat.Entry e = fromBuffer(segment.buffer(), segmentId, offset, size);
-      if (e == null) {
-        e = fromBuffer(segment.flushing(), segmentId, offset, size);
-      }
-      if (e != null) {
-        counters.bufferHits.increment();
-        return e;
+      WriteBuffer[] buffers = segment.buffers();
+      for (int i = 0; buffers != null && i < buffers.length; i++) {
+        EntryFormat.Entry e = fromBuffer(buffers[i], segmentId, offset, size);
+        if (e != null) {
+          counters.bufferHits.increment();
+          return e;
+        }
       }
     }
     long start = Device.roundDown(offset);

@@ -7,14 +7,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -25,63 +23,67 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The flash tier: index + segments + one writer thread fed by a bounded queue of DRAM evictions.
+ * The flash tier: index + segments, written by the threads whose DRAM evictions cascade to it, with one
+ * maintenance thread for reclaim, faults, checkpoints and barriers (CacheLib navy's BlockCache: the
+ * inserting thread writes into the open region's buffer; region reclaim runs on its own thread).
  *
  * <p>Thread-safe. Concurrency: lookups run on caller threads, lock-free down to the index and device.
- * Everything that writes segments (appends, flushes, sealing, reclaim) runs on the single writer
- * thread "hybridcache-writer-NAME", so segments need no locks. Writes are {@link BlockingQueue#offer
- * offered}; a full queue is a counted rejection, at once by default, or after waiting up to
- * {@link CacheConfig#cascadeWait()} for room (back-pressure, below).
+ * A dirty eviction is written by the evicting thread itself ({@link #write}): it appends the entry to
+ * its class's write buffer under the {@link SegmentWriter}'s short lock (full buffers go to the flusher
+ * thread, several in flight) and then installs it in the index. Reclaim, dropping damaged segments,
+ * recovery, idle flushes, checkpoints and barriers run on the maintenance thread
+ * "hybridcache-writer-NAME", fed by a queue of commands (barriers, reclaim requests), never by entries.
  *
- * <p>Ordering of a key's versions: {@code inflight} maps a key hash to the sequence number of the one
- * write for it that may still be installed. The writer installs an appended entry in the index only
- * inside {@code inflight.compute} and only if its sequence is still there; {@link #invalidate} (called
- * by the engine inside the DRAM tier's atomic compute for the key) removes the inflight mark and then
- * the index entry. So an older version written late is never installed over a newer one, and reclaim's
- * reinsertion loses every race through its index compare-and-set.
+ * <p>Ordering of a key's versions, without an in-flight map: the engine calls {@link #write} inside
+ * Caffeine's atomic removal of the evicted key, and {@link #invalidate} inside the DRAM tier's
+ * {@code compute} for the key; both hold that key's map-bin lock. So a put or remove of the key cannot
+ * run between an eviction's append and its index install, and an install always carries the newest
+ * version (DRAM held it). Reclaim's reinsertion only ever replaces an entry with a compare-and-set on its
+ * index slot, so every caller update wins. An entry appended but not yet installed is counted on its
+ * segment ({@link Segment#appended}); reclaim waits for those before it decides what in a victim lives.
  *
  * <p>Faults ({@link FaultGate}) cost the least they can. A read error costs its segment: the segment is
- * marked damaged (its reads miss at once) and the writer drops it (its index entries and its slot),
- * counted. A write error costs the active segments (abandoned, their entries miss). An interrupted
- * reader costs only its own lookup. Only errors that persist ({@code faultThreshold} within
- * {@code faultWindow}) or a fault of the writer itself (any Throwable from one command: the command is
- * dropped, its barrier completed, the thread lives on) degrade the tier to DRAM-only (lookups miss,
- * writes are dropped and counted). From {@code faultRetryInterval} on, the writer's loop, busy or
- * idle, recovers: it keeps every sealed segment whose header still reads, drops the rest and the
- * index entries of lost segments, and takes writes again. A bulk invalidation that cannot scan the
- * tier ({@link #dropAll}) empties the index instead of leaving keys behind.
+ * marked damaged (its reads miss at once) and the maintenance thread drops it (its index entries and its
+ * slot), counted. A write error (reported by the flusher) costs the segment written, the same way. An
+ * interrupted reader costs only its own lookup. Only errors that persist ({@code faultThreshold} within
+ * {@code faultWindow}) or a fault of the maintenance thread itself (any Throwable from one command: the
+ * command is dropped, its barrier completed, the thread lives on) degrade the tier to DRAM-only (lookups
+ * miss, evictions are dropped and counted). From {@code faultRetryInterval} on, the maintenance loop,
+ * busy or idle, recovers: it keeps every sealed segment whose header still reads, drops the rest and the
+ * index entries of lost segments, and takes writes again. A bulk invalidation that cannot scan the tier
+ * ({@link #dropAll}) empties the index instead of leaving keys behind.
  *
- * <p>Close is bounded: {@link #stop} waits for the writer at most until the caller's deadline; a writer
- * that hangs (a device that never answers) is left behind, and then the index is not closed under it
- * and no clean marker is written.
+ * <p>Back-pressure is explicit and bounded. An eviction that finds no free write buffer waits for the
+ * flusher, and one that finds no free segment slot asks the maintenance thread to reclaim and waits for
+ * it, both up to {@link CacheConfig#cascadeWait()} (zero: not at all), then is refused and counted
+ * ({@code queueRejected}). An eviction on a reading thread (Caffeine evicts on any thread that touches
+ * it) waits for a write buffer at most {@value #READER_WAIT_MILLIS} ms, one device write, and never for
+ * reclaim. Reclaim keeps {@code reclaimFreeSegments} slots free beyond one reserved for its own
+ * reinsertion. The wait runs on the thread whose DRAM write caused the eviction, holding
+ * Caffeine's eviction lock and the victim's map-bin lock, and nothing of ours (the writer's lock is
+ * given up before a slot wait). It cannot deadlock because the threads it waits for, the flusher and
+ * the maintenance thread, never touch the DRAM tier and never wait for a caller thread.
+ * <b>Restriction:</b> keep it so. Nothing on those threads may call into the DRAM tier (not even a stats
+ * snapshot: Caffeine's {@code weightedSize} takes the eviction lock) or wait for a caller. A wait that
+ * times out marks the tier stalled: evictions are then refused at once until a device write completes or
+ * reclaim frees a slot, so a hung device costs one wait, not one per eviction. Close: {@link #stop} sets
+ * {@code stopping}; no wait outlives it by more than a slice. An interrupted wait restores the flag and
+ * is a refusal.
  *
- * <p>Back-pressure ({@code cascadeWait} > 0): {@link #offer} then waits for room in the full queue, in
- * slices of {@value #WAIT_SLICE_MILLIS} ms, on the thread whose DRAM write caused the eviction. That
- * thread holds Caffeine's eviction lock and the map-bin lock of the evicted key (the eviction listener
- * runs inside Caffeine's removal of the victim), and nothing of ours: the inflight mark is put before
- * the wait, not inside a compute, and no index lock is held. Waiting cannot deadlock because the only
- * thread it waits for, the writer, and the flusher the writer waits for, never touch the DRAM tier and
- * never wait for a caller thread: they use the queue's take side, {@code inflight}, the index, the
- * segment table and the device, whose locks callers only hold briefly and never across a wait.
- * <b>Restriction:</b> keep it so. Nothing on the writer or flusher thread may call into the DRAM tier
- * (not even a stats snapshot: Caffeine's {@code weightedSize} takes the eviction lock) or wait for a
- * caller. While an eviction waits, other threads' DRAM writes may block on the eviction lock (that is
- * the throttling) and so do writes of keys in the victim's hash bin, {@code stats()} and
- * {@code hottestKeys}; DRAM reads do not block. Faults: while degraded, evictions are dropped before the
- * queue and the writer drops queued writes without I/O, so waiters get room at memory speed; a writer
- * that makes no progress (a hung device) costs one wait, not one per eviction: a wait that times out
- * marks the writer stalled, and evictions then reject at once until the writer takes its next batch.
- * Close: {@link #stop} sets {@code stopping} before it queues {@link Stop}; a wait checks it between
- * slices and gives up, so no wait outlives the writer by more than a slice and close (whose final
- * snapshot needs the eviction lock) does not hang. A write that enters the queue behind Stop is lost
- * uncounted, as without waiting. An interrupted wait restores the interrupt flag and is a rejection.
+ * <p>Close is bounded: {@link #stop} waits for the maintenance thread at most until the caller's
+ * deadline; one that hangs (a device that never answers) is left behind, and then the index is not
+ * closed under it and no clean marker is written.
  */
 final class FlashTier {
   private static final Logger LOG = LoggerFactory.getLogger(FlashTier.class);
   private static final long IDLE_FLUSH_MILLIS = 200;
   private static final int BATCH = 256;
-  private static final long WAIT_SLICE_MILLIS = 10;
-  private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(WAIT_SLICE_MILLIS);
+  private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+  /** Slots only the maintenance thread may take: reclaim's reinsertion must always find one. */
+  private static final int RECLAIM_RESERVE_SLOTS = 1;
+  /** Longest wait of an eviction on a reading thread, for a write buffer only (one device write). */
+  private static final long READER_WAIT_MILLIS = 5;
+  private static final long READER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(READER_WAIT_MILLIS);
 
   private final CacheConfig config;
   private final Device device;
@@ -94,32 +96,31 @@ final class FlashTier {
   private final Counters counters;
   private final WriteTrace trace;
   private final AtomicLong sequence;
-  private final BlockingQueue<Command> queue;
-  private final ConcurrentHashMap<Long, Long> inflight = new ConcurrentHashMap<>();
+  private final BlockingQueue<Command> queue = new LinkedBlockingQueue<>();
+  private final Room room = new Room();
+  private final java.util.concurrent.atomic.AtomicBoolean reclaimRequested = new java.util.concurrent.atomic.AtomicBoolean();
   private final Thread thread;
   private final FaultGate gate;
-  private final SequenceLease lease; // writer thread
+  private final SequenceLease lease; // every writing thread
   private final ConcurrentLinkedQueue<Segment> damaged = new ConcurrentLinkedQueue<>();
+  private volatile java.util.function.LongConsumer afterAppend; // tests: a point between append and install
   private volatile boolean dropRequested; // dropAll: the writer releases every segment
-  private boolean indexFull; // writer thread: the index refused a new key; checked before writing
-  private long indexFullAt; // writer thread: index size when it refused
+  private volatile boolean indexFull; // the index refused a new key; checked before writing
+  private volatile long indexFullAt; // index size when it refused
   private final long waitNanos; // cascadeWait
   private volatile boolean stopping; // stop() began: evictions no longer wait
-  private volatile boolean stalled; // a wait timed out: none waits again until the writer takes a batch
-  private boolean reclaiming; // writer thread
+  private volatile boolean stalled; // a wait timed out: none waits again until a write or reclaim moves
   private volatile java.io.Closeable directoryLock = () -> { }; // set by FlashOpener; released last in close
   private volatile Checkpointer checkpointer; // compact index with durability PROCESS or POWER, else null
   private volatile InvalidationJournal journal; // the checkpointer's journal, or null
 
-  private sealed interface Command permits Write, Barrier, Stop {}
+  private sealed interface Command permits Reclaim, Barrier, Stop {}
 
-  private record Write(ByteKey key, byte[] value, long sequence, long expiryMillis, LifetimeClass lifetimeClass)
-      implements Command {}
+  private record Reclaim() implements Command {}
 
   private record Barrier(boolean flush, CompletableFuture<Boolean> done) implements Command {}
 
   private record Stop() implements Command {}
-
 
   /**
    * Where {@code hash}'s entry is (its packed index value: segment tag, then offset, in the high bits;
@@ -129,7 +130,7 @@ final class FlashTier {
     return gate.degraded() ? IndexEntry.NONE : index.get(hash);
   }
 
-  /** Told of each live entry flash reclaim drops (on the writer thread); null for none. */
+  /** Told of each live entry flash reclaim drops (on the maintenance thread); null for none. */
   void onReclaimEvicted(java.util.function.Consumer<EntryFormat.Entry> listener) {
     reclaimer.onEvicted(listener);
   }
@@ -155,8 +156,29 @@ final class FlashTier {
     this.reader = new FlashReader(device, table, counters);
     this.reclaimer = new Reclaimer(device, table, index, writer, counters, config.victimPolicy(),
         config.reinsertAllBelowLiveRatio(), config.flashBytes(), config.trimReclaimed(), sequence::get, System::currentTimeMillis);
-    this.queue = new LinkedBlockingQueue<>(config.cascadeQueueEntries());
     writer.slotSource(this::freeSlot);
+    writer.onFlushEvents(new SegmentWriter.FlushEvents() {
+      @Override
+      public void written() {
+        gate.succeeded();
+        if (stalled) {
+          stalled = false; // progress: evictions may wait again
+        }
+      }
+
+      @Override
+      public void failed(Segment s, IOException e) {
+        writeFailed(s, e);
+      }
+
+      @Override
+      public void fault(Segment s, Throwable t) { // not an I/O error: the flusher's own fault degrades
+        gate.fault(t, "flusher, write of segment " + s.id() + " in slot " + s.slot());
+        if (s.markDamaged()) {
+          damaged.add(s);
+        }
+      }
+    });
     this.thread = new Thread(this::run, "hybridcache-writer-" + config.name());
     thread.setDaemon(true);
   }
@@ -187,7 +209,9 @@ final class FlashTier {
   Placement placement() { return placement; }
   boolean degraded() { return gate.degraded(); }
   String lastFault() { return gate.lastFault(); }
-  /** Whether the writer thread runs (tests: it must survive any fault). */
+  /** Tests: called with the key hash on the writing thread after each append, before its install. */
+  void afterAppend(java.util.function.LongConsumer hook) { afterAppend = hook; }
+  /** Whether the maintenance thread runs (tests: it must survive any fault). */
   boolean writerAlive() { return thread.isAlive(); }
 
   /** False while degraded and before the retry time: evictions are then dropped without queueing. */
@@ -252,17 +276,15 @@ final class FlashTier {
   }
 
   /**
-   * Unlinks any flash version of the key and cancels a queued write of it. Call inside the DRAM tier's
-   * compute for the key, with the sequence of the put or remove doing it (drawn inside that compute).
-   * Returns true if the index held an entry. With a journal, an invalidation that could leave an older
-   * version on flash (the key was indexed, or a write of it was queued) is journaled after the index
-   * entry is gone and before this returns ({@link InvalidationJournal}'s ordering argument needs both).
+   * Unlinks any flash version of the key. Call inside the DRAM tier's compute for the key, with the
+   * sequence of the put or remove doing it (drawn inside that compute). Returns true if the index held
+   * an entry. With a journal, an invalidation that unlinked an entry is journaled after the index entry
+   * is gone and before this returns ({@link InvalidationJournal}'s ordering argument needs both). No write
+   * of the key can be between its append and its install here: both hold the key's map-bin lock.
    */
   boolean invalidate(long hash, long seq) {
-    boolean queued = inflight.remove(hash) != null;
-    // After the inflight mark is gone no install can start, and one that finished is visible here;
-    // reclaim only ever replaces an existing entry. So a read that finds nothing needs no removal,
-    // which keeps puts of keys not on flash off the index's write locks.
+    // a read that finds nothing needs no removal, which keeps puts of keys not on flash off the index's
+    // write locks; reclaim only ever replaces an existing entry, so nothing appears behind it
     boolean held = false;
     if (index.get(hash) != IndexEntry.NONE) {
       long old = index.remove(hash);
@@ -272,71 +294,116 @@ final class FlashTier {
       }
     }
     InvalidationJournal j = journal;
-    if (j != null && (queued || held)) {
+    if (j != null && held) {
       j.invalidated(hash, seq);
     }
     return held;
   }
 
   /**
-   * Queues a write; false if the queue is full and, with a {@code cascadeWait}, stays full that long
-   * (or the wait is interrupted: the flag is restored). Never throws; runs inside Caffeine's eviction.
+   * Writes a dirty eviction to flash on the calling thread and indexes it; false if it was refused
+   * (counted by reason). Waits for room (a write buffer, a segment slot) up to {@code cascadeWait}; on a
+   * {@code reading} thread for a write buffer only, at most {@value #READER_WAIT_MILLIS} ms; not at all
+   * while the tier is stalled. Never throws; call inside Caffeine's eviction of the key (its map-bin lock
+   * orders it with {@link #invalidate}).
    */
-  boolean offer(ByteKey key, byte[] value, long seq, long expiryMillis, LifetimeClass c) {
-    Write w = new Write(key, value, seq, expiryMillis, c);
-    inflight.put(key.hash64(), seq);
-    if (queue.offer(w) || waitNanos > 0 && awaitRoom(w)) {
-      return true;
-    }
-    inflight.remove(key.hash64(), seq); // only our own mark: a newer one stays
-    return false;
-  }
-
-  /** Waits up to {@code cascadeWait} for room for {@code w}; see the class comment. */
-  private boolean awaitRoom(Write w) {
-    if (stopping || stalled) {
-      return false;
-    }
-    counters.cascadeWaits.increment();
-    long deadline = System.nanoTime() + waitNanos;
-    try {
-      for (long left = waitNanos; left > 0; left = deadline - System.nanoTime()) {
-        if (stopping) {
-          return false;
-        }
-        if (queue.offer(w, Math.min(left, WAIT_SLICE_NANOS), TimeUnit.NANOSECONDS)) {
-          return true;
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-    stalled = true;
-    return false;
+  boolean offer(ByteKey key, byte[] value, long seq, long expiryMillis, LifetimeClass c, boolean reading) {
+    long now = System.nanoTime();
+    long wait = stalled || stopping ? 0 : reading ? Math.min(waitNanos, READER_WAIT_NANOS) : waitNanos;
+    return write(key, value, seq, expiryMillis, c, now + wait, reading ? Write.READER : Write.EVICTION);
   }
 
   /**
-   * Queues a write, waiting for room until {@code deadlineNanos} (write-back at close); false if the
-   * queue stayed full (a writer that does not progress) or the wait was interrupted (flag restored).
+   * As {@link #offer}, waiting for room until {@code deadlineNanos} (write-back at close and flush); false
+   * if none came (a device or reclaim that does not progress) or the wait was interrupted (flag restored).
+   * Call inside the DRAM tier's compute for the key.
    */
   boolean put(ByteKey key, byte[] value, long seq, long expiryMillis, LifetimeClass c, long deadlineNanos) {
-    inflight.put(key.hash64(), seq);
+    return write(key, value, seq, expiryMillis, c, deadlineNanos, Write.WRITE_BACK);
+  }
+
+  /** Who writes: how long it may wait for room, and whether its refusal counts as a refused eviction. */
+  private enum Write {
+    /** An eviction on a writing thread: waits up to {@code cascadeWait}. */
+    EVICTION,
+    /** An eviction on a reading thread: waits for a write buffer at most {@code READER_WAIT}, never for reclaim. */
+    READER,
+    /** A write-back (flush, close): waits until its deadline. */
+    WRITE_BACK
+  }
+
+  private boolean write(ByteKey key, byte[] value, long seq, long expiryMillis, LifetimeClass c, long deadlineNanos,
+      Write kind) {
+    boolean eviction = kind != Write.WRITE_BACK;
+    long hash = key.hash64();
     try {
-      if (queue.offer(new Write(key, value, seq, expiryMillis, c), Math.max(0, deadlineNanos - System.nanoTime()),
-          TimeUnit.NANOSECONDS)) {
-        return true;
+      if (!gate.acceptsWrites() || gate.degraded()) {
+        counters.degradedRejected.increment();
+        return false;
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      if (indexFull && !indexHasRoomFor(hash)) {
+        counters.indexFullRejected.increment();
+        return false;
+      }
+      lease.cover(seq);
+      long packed = appendWaiting(key, value, seq, expiryMillis, c, deadlineNanos, kind);
+      if (packed == IndexEntry.NONE) {
+        if (eviction) {
+          counters.queueRejected.increment();
+        }
+        return false;
+      }
+      java.util.function.LongConsumer hook = afterAppend;
+      if (hook != null) {
+        hook.accept(hash);
+      }
+      install(hash, seq, packed, EntryFormat.entryBytes(key.bytes().length, value.length));
+      return true;
+    } catch (IOException e) {
+      gate.error(e, "sequence lease"); // the entry was not written: a refusal
+      counters.degradedRejected.increment();
+      return false;
+    } catch (RuntimeException | Error e) { // never out of Caffeine's eviction: a counted fault, a refusal
+      gate.fault(e, "flash write");
+      return false;
     }
-    inflight.remove(key.hash64(), seq);
-    return false;
   }
 
   /**
-   * Waits until every write queued before it is installed; with {@code flush}, also on the device.
-   * Returns false if that did not happen by {@code deadlineNanos}, or the flush was skipped or failed.
+   * Appends, and while there is no slot, asks for reclaim and waits for it (outside the writer's lock)
+   * until {@code deadlineNanos}; {@link IndexEntry#NONE} if no room came.
+   */
+  private long appendWaiting(ByteKey key, byte[] value, long seq, long expiryMillis, LifetimeClass c,
+      long deadlineNanos, Write kind) {
+    boolean eviction = kind != Write.WRITE_BACK;
+    long seen = room.version();
+    boolean waits = deadlineNanos - System.nanoTime() > 0;
+    boolean counted = false;
+    while (true) {
+      long packed = writer.append(c, key.hash64(), key.bytes(), value, expiryMillis, seq, deadlineNanos);
+      if (packed != IndexEntry.NONE) {
+        return packed;
+      }
+      requestReclaim();
+      boolean timedOut = System.nanoTime() - deadlineNanos >= 0;
+      if (stopping || Thread.currentThread().isInterrupted() || timedOut || kind == Write.READER) {
+        if (kind == Write.EVICTION && waits && timedOut && !stopping) {
+          stalled = true; // a hung device costs one wait, not one per eviction
+        }
+        return IndexEntry.NONE;
+      }
+      if (!counted && eviction) {
+        counters.cascadeWaits.increment();
+        counted = true;
+      }
+      seen = room.await(seen, deadlineNanos, WAIT_SLICE_NANOS);
+    }
+  }
+
+  /**
+   * Waits until the maintenance thread handled every fault and drop reported before it; with
+   * {@code flush}, until every entry written before it is on the device too. Returns false if that did
+   * not happen by {@code deadlineNanos}, or the flush was skipped or failed.
    */
   boolean barrier(boolean flush, long deadlineNanos) {
     return await(new Barrier(flush, new CompletableFuture<>()), deadlineNanos);
@@ -350,8 +417,8 @@ final class FlashTier {
 
   /**
    * A bulk invalidation could not see every flash key ({@code reason}): rather than leave some behind,
-   * forget every flash entry now. Any thread; never blocks. Queued writes are cancelled (their inflight
-   * marks go), so none installs afterwards; the writer releases the segments on its next turn.
+   * forget every flash entry now. Any thread; never blocks. The maintenance thread releases the segments
+   * on its next turn.
    */
   void dropAll(String reason) {
     forgetAll();
@@ -360,11 +427,10 @@ final class FlashTier {
   }
 
   /**
-   * Empties the index at once (lookups miss from here on, even if the writer is slow) and cancels queued
-   * writes; the writer releases every segment at the start of its next turn.
+   * Empties the index at once (lookups miss from here on, even if the writer is slow); the maintenance
+   * thread releases every segment at the start of its next turn.
    */
   private void forgetAll() {
-    inflight.clear();
     index.clear();
     InvalidationJournal j = journal;
     if (j != null) {
@@ -398,7 +464,8 @@ final class FlashTier {
   boolean stop(long deadlineNanos) {
     if (thread.isAlive()) {
       barrier(true, deadlineNanos);
-      stopping = true; // nothing drains the queue after Stop: waiting evictions give up
+      stopping = true; // waiting evictions give up
+      room.advance();
       try {
         if (queue.offer(new Stop(), Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
           TimeUnit.NANOSECONDS.timedJoin(thread, Math.max(1, deadlineNanos - System.nanoTime()));
@@ -408,12 +475,12 @@ final class FlashTier {
       }
     }
     stopping = true;
-    if (thread.isAlive()) {
+    room.advance();
+    if (thread.isAlive() || !writer.close(deadlineNanos)) {
       LOG.warn("{}: the flash writer did not stop within the close timeout {}; it is left behind and the "
           + "next open recovers", config.name(), config.closeTimeout());
       return false;
     }
-    writer.close();
     return true;
   }
 
@@ -516,7 +583,73 @@ final class FlashTier {
     }
   }
 
-  // ---- writer thread ----
+  // ---- any thread: reclaim requests and room ----
+
+  /** Asks the maintenance thread to reclaim (once until it starts). */
+  private void requestReclaim() {
+    if (reclaimRequested.compareAndSet(false, true)) {
+      queue.add(new Reclaim());
+    }
+  }
+
+  /**
+   * A slot for a new segment, without waiting; -1 if none. Callers other than the maintenance thread
+   * leave {@value #RECLAIM_RESERVE_SLOTS} for reclaim's reinsertion. Taking one that leaves
+   * {@code reclaimFreeSegments} or fewer asks for reclaim.
+   */
+  private int freeSlot() {
+    boolean maintenance = Thread.currentThread() == thread;
+    int slot = maintenance || table.freeSlots() > RECLAIM_RESERVE_SLOTS ? table.takeFreeSlot() : -1;
+    if (table.freeSlots() <= config.reclaimFreeSegments() + RECLAIM_RESERVE_SLOTS) {
+      requestReclaim(); // early enough that evictions seldom find only the reserve left
+    }
+    return slot;
+  }
+
+  /** A device write of {@code s} failed (flusher thread): it costs that segment, dropped on the next turn. */
+  private void writeFailed(Segment s, IOException e) {
+    gate.error(e, "write of segment " + s.id() + " in slot " + s.slot());
+    if (s.markDamaged()) {
+      damaged.add(s);
+    }
+  }
+
+  /** Installs an appended entry in the index (the key's map-bin lock held: nothing newer can exist). */
+  private void install(long hash, long seq, long packed, int entryBytes) {
+    Segment s = table.byTag(IndexEntry.segmentTag(packed));
+    try {
+      long old = index.put(hash, packed);
+      if (old != IndexEntry.NONE) {
+        addGarbage(old);
+      }
+      counters.bytesAdmitted.add(entryBytes);
+    } catch (IndexFullException e) {
+      InvalidationJournal j = journal;
+      if (j != null) {
+        j.invalidated(hash, seq + 1); // unindexed on flash: a later put of the key may not journal
+      }
+      addGarbage(packed);
+      counters.indexFullRejected.increment();
+      indexFullAt = index.size();
+      indexFull = true;
+    } finally {
+      if (s != null) {
+        s.installed();
+      }
+    }
+  }
+
+  /** After the index refused a key: room again once it shrank a little, or for a key it holds. */
+  private boolean indexHasRoomFor(long hash) {
+    long at = indexFullAt;
+    if (index.size() < at - at / 64 || index.get(hash) != IndexEntry.NONE) {
+      indexFull = index.size() >= at - at / 64;
+      return true;
+    }
+    return false;
+  }
+
+  // ---- maintenance thread ----
 
   private void run() {
     List<Command> batch = new ArrayList<>(BATCH);
@@ -525,8 +658,8 @@ final class FlashTier {
         if (!turn(batch)) {
           return;
         }
-      } catch (Throwable t) { // never a dead writer: the fault is counted and the tier degraded
-        gate.fault(t, "flash writer loop");
+      } catch (Throwable t) { // never a dead thread: the fault is counted and the tier degraded
+        gate.fault(t, "flash maintenance loop");
         for (Command c : batch) {
           finish(c, false);
         }
@@ -536,29 +669,27 @@ final class FlashTier {
   }
 
   /**
-   * One turn of the writer: the next batch of commands (or an idle flush), after the fault work; so a
-   * barrier completes only after every fault reported before it was queued has been handled.
+   * One turn: the fault work, reclaim if slots run low, then the next batch of commands (or an idle
+   * flush); so a barrier completes only after every fault reported before it was queued was handled.
    */
   private boolean turn(List<Command> batch) {
     Command first;
     try {
       first = queue.poll(IDLE_FLUSH_MILLIS, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
-      return !stopping; // nobody but close has business interrupting the writer
+      return !stopping; // nobody but close has business interrupting this thread
     }
     maintain();
+    reclaimIfLow();
     startCheckpointIfDue();
     if (first == null) {
       if (!gate.degraded() && writer.hasUnflushed()) {
-        io(writer::flushAll);
+        flushQuietly();
       }
       return true;
     }
-    if (stalled) {
-      stalled = false; // progress: evictions may wait again
-    }
     batch.add(first);
-    queue.drainTo(batch, BATCH - 1); // one lock hand-off for many commands
+    queue.drainTo(batch, BATCH - 1);
     for (int i = 0; i < batch.size(); i++) {
       if (!execute(batch.get(i))) {
         return false;
@@ -580,17 +711,51 @@ final class FlashTier {
     }
   }
 
-  /** Fault work on the writer's every turn: drops damaged segments and requested drops, recovers. */
+  /** Fault work on every turn: drops damaged segments and requested drops, recovers. */
   private void maintain() {
     if (dropRequested) {
       dropRequested = false;
       clearLocked();
+      room.advance();
     }
     if (!damaged.isEmpty()) {
       dropDamagedLocked();
+      room.advance();
     }
     if (gate.degraded() && gate.retryDue()) {
       recoverLocked();
+      room.advance();
+    }
+  }
+
+  /**
+   * Reclaims victims until more than {@code reclaimFreeSegments} slots are free (or none is left to
+   * take); each freed slot wakes the evictions waiting for one.
+   */
+  private void reclaimIfLow() {
+    reclaimRequested.set(false); // a request from here on queues another turn
+    Segment victim = null;
+    try {
+      while (!gate.degraded() && table.freeSlots() <= config.reclaimFreeSegments() + RECLAIM_RESERVE_SLOTS) {
+        victim = reclaimer.chooseVictim();
+        if (victim == null) {
+          break;
+        }
+        victim.awaitInstalls();
+        reclaimer.reclaim(victim);
+        Segment done = victim;
+        writer.locked(() -> placement.reclaimed(done));
+        victim = null;
+        stalled = false; // progress: evictions may wait again
+        room.advance();
+      }
+    } catch (IOException e) {
+      // the victim may be unreadable: it costs its segment (dropped on the next turn), not every
+      // later reclaim that would choose it again
+      gate.error(e, victim == null ? "reclaim" : "reclaim of segment " + victim.id() + " in slot " + victim.slot());
+      if (victim != null && victim.markDamaged()) {
+        damaged.add(victim);
+      }
     }
   }
 
@@ -600,135 +765,39 @@ final class FlashTier {
       if (c instanceof Stop) {
         return false;
       } else if (c instanceof Barrier b) {
-        boolean flushed = !b.flush();
-        if (b.flush() && !gate.degraded()) {
-          flushed = io(() -> {
-            writer.flushAll();
-            device.sync();
-          });
-        }
-        b.done().complete(flushed);
-      } else {
-        write((Write) c);
+        b.done().complete(!b.flush() || !gate.degraded() && flushQuietly());
       }
     } catch (Throwable t) {
-      gate.fault(t, "flash writer, " + c.getClass().getSimpleName());
+      gate.fault(t, "flash maintenance, " + c.getClass().getSimpleName());
       finish(c, false);
     }
     return true;
+  }
+
+  /**
+   * Every appended entry to the device and the device synced; false if a write failed (the flusher
+   * reported it: it costs its segment) or the sync did (a device error).
+   */
+  private boolean flushQuietly() {
+    try {
+      writer.flushAll();
+    } catch (IOException e) {
+      return false; // reported by the flusher when it happened
+    }
+    try {
+      device.sync();
+      return true;
+    } catch (IOException e) {
+      gate.error(e, "device sync");
+      return false;
+    }
   }
 
   /** Completes a command that failed or was dropped. */
   private void finish(Command c, boolean ok) {
     if (c instanceof Barrier b) {
       b.done().complete(ok);
-    } else if (c instanceof Write w) {
-      inflight.remove(w.key().hash64(), w.sequence());
     }
-  }
-
-  private void write(Write w) {
-    long hash = w.key().hash64();
-    if (gate.degraded()) {
-      inflight.remove(hash, w.sequence());
-      counters.degradedRejected.increment();
-      return;
-    }
-    Long pending = inflight.get(hash);
-    if (pending == null || pending != w.sequence()) {
-      return; // superseded by a newer put or a remove: don't spend flash on it
-    }
-    if (indexFull && !indexHasRoomFor(hash)) {
-      inflight.remove(hash, w.sequence());
-      counters.indexFullRejected.increment();
-      return;
-    }
-    long packed;
-    try {
-      lease.cover(w.sequence());
-      packed = writer.append(w.lifetimeClass(), hash, w.key().bytes(), w.value(), w.expiryMillis(), w.sequence());
-    } catch (IOException e) {
-      inflight.remove(hash, w.sequence());
-      writeFailed(e);
-      return;
-    }
-    if (packed == IndexEntry.NONE) {
-      inflight.remove(hash, w.sequence());
-      counters.degradedRejected.increment();
-      return;
-    }
-    gate.succeeded();
-    install(hash, w.sequence(), packed, EntryFormat.entryBytes(w.key().bytes().length, w.value().length));
-  }
-
-  /** After the index refused a key: room again once it shrank a little, or for a key it holds. */
-  private boolean indexHasRoomFor(long hash) {
-    if (index.size() < indexFullAt - indexFullAt / 64 || index.get(hash) != IndexEntry.NONE) {
-      indexFull = index.size() >= indexFullAt - indexFullAt / 64;
-      return true;
-    }
-    return false;
-  }
-
-  private void install(long hash, long seq, long packed, int entryBytes) {
-    inflight.compute(hash, (h, s) -> {
-      if (s != null && s == seq) {
-        try {
-          long old = index.put(hash, packed);
-          if (old != IndexEntry.NONE) {
-            addGarbage(old);
-          }
-          counters.bytesAdmitted.add(entryBytes);
-        } catch (IndexFullException e) {
-          InvalidationJournal j = journal;
-          if (j != null) {
-            j.invalidated(hash, seq + 1); // unindexed on flash: a later put of the key may not journal
-          }
-          addGarbage(packed);
-          counters.indexFullRejected.increment();
-          indexFull = true;
-          indexFullAt = index.size();
-        }
-        return null;
-      }
-      addGarbage(packed); // a newer version or a removal won
-      return s;
-    });
-  }
-
-  /** Slot for a new segment: reclaims first when free slots run low (not while reclaiming). */
-  private int freeSlot() {
-    if (!reclaiming) {
-      reclaiming = true;
-      Segment victim = null;
-      try {
-        while (table.freeSlots() <= config.reclaimFreeSegments()) {
-          victim = reclaimer.chooseVictim();
-          if (victim == null) {
-            break;
-          }
-          reclaimer.reclaim(victim);
-          placement.reclaimed(victim);
-        }
-      } catch (IOException e) {
-        // the victim may be unreadable: it costs its segment (dropped on the next turn), not every
-        // later reclaim that would choose it again
-        gate.error(e, victim == null ? "reclaim" : "reclaim of segment " + victim.id() + " in slot " + victim.slot());
-        if (victim != null && victim.markDamaged()) {
-          damaged.add(victim);
-        }
-      } finally {
-        reclaiming = false;
-      }
-    }
-    return table.takeFreeSlot();
-  }
-
-  /** A device write failed: the active segments are abandoned (their entries miss from now on). */
-  private void writeFailed(IOException e) {
-    gate.error(e, "flash write");
-    journalActiveDropped();
-    writer.abandonAll();
   }
 
   /** Drops every damaged segment: its index entries (one pass for all of them), then its slot. */
@@ -744,6 +813,7 @@ final class FlashTier {
     }
     byTag.values().forEach(this::journalDropped);
     long dropped = removeEntriesOf(byTag::containsKey);
+    writer.drain(); // no write of a dropped segment may land in its slot once reused
     for (Segment s : byTag.values()) {
       if (!writer.abandon(s)) {
         table.release(s);
@@ -803,29 +873,14 @@ final class FlashTier {
     index.clear();
     for (Segment s : table.segments().toArray(new Segment[0])) {
       if (s.state() != Segment.State.ACTIVE) {
-        table.release(s);
-        writer.recordTrim(s.slot());
+        writer.recordTrim(s.slot()); // before the slot is free: an evicting thread may reuse it at once
         try {
           device.discard(s.slot());
         } catch (IOException e) {
           // trimming is advice
         }
+        table.release(s);
       }
-    }
-  }
-
-  private interface IoAction {
-    void run() throws IOException;
-  }
-
-  /** Runs a device action; a failure is a write error. Returns true if it succeeded. */
-  private boolean io(IoAction a) {
-    try {
-      a.run();
-      return true;
-    } catch (IOException e) {
-      writeFailed(e);
-      return false;
     }
   }
 }

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
  * Thread-safe: {@link #invalidated} runs on any thread that unlinks an entry (caller threads on
  * put/remove, the writer on install and reclaim) and costs two volatile reads, an array load and one
  * {@link LongAdder#add}: no per-entry state, the entry's segment names its class. Draining and the
- * epoch boundary belong to the flash writer thread.
+ * epoch boundary run under the segment writer's lock.
  *
  * <p>Groups: a class's segments are <i>young</i> while active or opened since the last epoch ended,
  * <i>old</i> afterwards (DSM's two regions of a file). Counters live in an array indexed by class

@@ -27,7 +27,7 @@ import java.util.Set;
  *
  * <p>Thread-safe. Concurrency: {@link #append} runs on caller threads (inside the DRAM tier's compute
  * for the key, after the index entry is gone) and takes this object's monitor for two stores and a
- * counter bump; {@link #switchTo} (flash writer thread, starting a checkpoint) takes it to flip the
+ * counter bump; {@link #switchTo} (maintenance thread, starting a checkpoint) takes it to flip the
  * active half. So an invalidation whose record lands in the old half removed its index entry before the
  * switch, hence before the checkpoint copies any stripe: the checkpoint needs only the new half. A
  * {@code force} runs outside the monitor. The inactive half is zeroed outside the monitor (no appender
@@ -172,7 +172,7 @@ final class InvalidationJournal implements Closeable {
   }
 
   /**
-   * Starts recording in the other half, as {@code newEpoch}. Flash writer thread, when a checkpoint
+   * Starts recording in the other half, as {@code newEpoch}. Maintenance thread, when a checkpoint
    * starts; the caller makes sure the other half's epoch is no longer needed (older than the durable
    * checkpoint's).
    */

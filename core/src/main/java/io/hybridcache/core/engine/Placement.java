@@ -19,8 +19,9 @@ import java.util.function.Consumer;
  * stream to the device as a write-life hint on the segment's file, measures hotness per class and
  * re-maps at every epoch (seeds: multi-stream SSD, DSM, FileStream).
  *
- * <p>Thread-safety: {@link #opened}, {@link #written} and {@link #reclaimed} belong to the flash writer
- * thread (the only thread that opens segments and writes them), as do the mappers. {@link #invalidated}
+ * <p>Thread-safety: {@link #opened}, {@link #written} and {@link #reclaimed} run under the segment writer's
+ * lock (evicting threads and the maintenance thread take it; one at a time opens and writes segments),
+ * as do the mappers. {@link #invalidated}
  * may be called from any thread ({@link HotnessTracker}); {@link #stats} from any thread (atomics and
  * a concurrent map).
  *
@@ -41,7 +42,7 @@ final class Placement {
   private final long epochBytes;
   private final HotnessTracker tracker = new HotnessTracker();
 
-  // writer thread
+  // under the segment writer's lock
   private long clock;
   private long epochStart;
   private final Map<Integer, Long> writtenInEpoch = new HashMap<>();
@@ -56,7 +57,7 @@ final class Placement {
   private final AtomicLong hintsSet = new AtomicLong();
   private final AtomicLong hintsRefused = new AtomicLong();
 
-  /** Figures of one class for {@link #stats}: written by the writer thread, read by any. */
+  /** Figures of one class for {@link #stats}: written under the segment writer's lock, read by any. */
   private static final class ClassState {
     final AtomicLong written = new AtomicLong();
     volatile int stream = -1;
@@ -93,12 +94,12 @@ final class Placement {
     return tracker;
   }
 
-  /** Called on the writer thread with every epoch's figures, after the mappers (the write trace). */
+  /** Called under the segment writer's lock with every epoch's figures, after the mappers (the write trace). */
   public void onEpoch(Consumer<EpochSample> listener) {
     this.epochListener = listener;
   }
 
-  // ---- writer thread ----
+  // ---- under the segment writer's lock ----
 
   /**
    * {@code s} opened (or resumed after a restart): its stream, which the device gets as a write-life

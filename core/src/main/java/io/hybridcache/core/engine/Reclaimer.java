@@ -13,7 +13,8 @@ import java.util.function.LongSupplier;
  * (CaSSanDra paper, section IV: the segment with the most garbage yields the most space; CacheLib navy
  * reinsertion; LFS segment summaries).
  *
- * <p>Not thread-safe: confined to the flash writer thread (it appends through the {@link SegmentWriter}).
+ * <p>Not thread-safe: confined to the flash tier's maintenance thread (it appends through the
+ * {@link SegmentWriter}, whose lock it shares with evicting threads).
  * Concurrency with callers goes through the index only: every live entry is moved or dropped with a
  * compare-and-set on its index slot, so a caller's concurrent update or removal always wins and the
  * reinserted copy becomes garbage.
@@ -110,7 +111,7 @@ final class Reclaimer {
   }
 
   /**
-   * Told of each live entry reclaim drops instead of moving (writer thread). While set, reclaim reads
+   * Told of each live entry reclaim drops instead of moving (maintenance thread). While set, reclaim reads
    * the key of every entry it drops (from the scan's buffer, or one device read on the summary path).
    */
   void onEvicted(java.util.function.Consumer<EntryFormat.Entry> listener) {
@@ -141,7 +142,7 @@ final class Reclaimer {
    * @throws IOException from the device; the victim stays sealed and intact
    */
   public void reclaim(Segment victim) throws IOException {
-    writer.awaitFlushes(); // the victim's last buffer and summary may still be in flight
+    writer.drain(); // the victim's last buffer and summary may still be in flight
     onVictim.accept(victim.id());
     victim.setReclaiming();
     try {
@@ -153,16 +154,16 @@ final class Reclaimer {
       victim.setSealedAgain();
       throw e;
     }
-    table.release(victim);
-    counters.reclaimedSegments.increment();
-    if (trim) {
+    if (trim) { // before the slot is free: an evicting thread may open a segment in it at once
       writer.recordTrim(victim.slot());
       try {
         device.discard(victim.slot());
       } catch (IOException e) {
-        // the slot is free either way; a failed trim only costs the device some write amplification
+        // the slot is freed either way; a failed trim only costs the device some write amplification
       }
     }
+    table.release(victim);
+    counters.reclaimedSegments.increment();
   }
 
   /** The summary path; false if the victim has no valid summary or scanning is cheaper. */

@@ -7,9 +7,11 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * One segment: a segment id living in a device slot, with its fill and garbage accounting.
  *
- * <p>Thread-safe. Concurrency: {@code state}, {@code writtenBytes}, {@code flushedOffset} and
- * {@code buffer} are written only by the flash writer thread and read by any thread (volatile);
- * {@code garbageBytes} is added to by any thread that unlinks an entry (atomic). Sizes are counted in
+ * <p>Thread-safe. Concurrency: {@code state}, {@code writtenBytes} and {@code buffers} are written under
+ * the {@link SegmentWriter}'s lock (or by the reclaim thread), {@code flushedOffset} by the flusher
+ * thread, and all are read by any thread (volatile); {@code garbageBytes} is added to by any thread that
+ * unlinks an entry (atomic). {@code pendingInstalls} counts entries appended but not yet installed in
+ * the index: reclaim waits for it to drain before it decides which of the victim's entries are live. Sizes are counted in
  * the index's sector-rounded entry sizes ({@link io.hybridcache.core.engine.IndexEntry#sizeBytes}) on
  * both sides, so the garbage ratio is exact in those units.
  */
@@ -26,8 +28,8 @@ final class Segment implements VictimPolicy.SegmentInfo {
   private volatile long writtenBytes;
   private volatile long flushedOffset;
   private volatile long sealedSequence;
-  private volatile WriteBuffer buffer;
-  private volatile WriteBuffer flushing;
+  private volatile WriteBuffer[] buffers; // its class's buffers: some may hold its unflushed tail
+  private final java.util.concurrent.atomic.AtomicInteger pendingInstalls = new java.util.concurrent.atomic.AtomicInteger();
 
   public Segment(long id, int slot, LifetimeClass lifetimeClass, State state) {
     this.id = id;
@@ -49,10 +51,11 @@ final class Segment implements VictimPolicy.SegmentInfo {
   public long sealedSequence() { return sealedSequence; }
   /** Bytes of the segment known to be on the device: entries below it are read from the device. */
   public long flushedOffset() { return flushedOffset; }
-  /** The write buffer holding this segment's unflushed tail, or null once sealed. */
-  public WriteBuffer buffer() { return buffer; }
-  /** The buffer whose device write is in flight (or done but not yet reused), or null. */
-  public WriteBuffer flushing() { return flushing; }
+  /**
+   * The write buffers that may hold entries of this segment not yet on the device (each names the
+   * segment and range it holds: {@link WriteBuffer#tryCopy}), or null.
+   */
+  public WriteBuffer[] buffers() { return buffers; }
 
   /** True once a read of this segment failed: its entries read as misses until the writer drops it. */
   public boolean damaged() {
@@ -72,7 +75,7 @@ final class Segment implements VictimPolicy.SegmentInfo {
     garbageBytes.addAndGet(bytes);
   }
 
-  // ---- writer thread only ----
+  // ---- the writer's lock or the reclaim thread ----
 
   /** Reclaim takes the segment: it no longer counts as a victim candidate. */
   public void setReclaiming() { state = State.RECLAIMING; }
@@ -83,8 +86,26 @@ final class Segment implements VictimPolicy.SegmentInfo {
   void setState(State s) { state = s; }
   void addWritten(long bytes) { writtenBytes += bytes; }
   void setFlushedOffset(long offset) { flushedOffset = offset; }
-  void setBuffer(WriteBuffer b) { buffer = b; }
-  void setFlushing(WriteBuffer b) { flushing = b; }
+  void setBuffers(WriteBuffer[] b) { buffers = b; }
+
+  /** An entry was appended here; {@link #installed} follows once its index update is done. */
+  void appended() { pendingInstalls.incrementAndGet(); }
+
+  void installed() { pendingInstalls.decrementAndGet(); }
+
+  /**
+   * Waits until every entry appended here is installed (or refused) in the index. The window is a few
+   * index operations on the appending thread, which never blocks inside it, so this spins.
+   */
+  void awaitInstalls() {
+    for (int spins = 0; pendingInstalls.get() > 0; spins++) {
+      if (spins < 64) {
+        Thread.onSpinWait();
+      } else {
+        Thread.yield();
+      }
+    }
+  }
   void seal(long sequence) {
     sealedSequence = sequence;
     state = State.SEALED;

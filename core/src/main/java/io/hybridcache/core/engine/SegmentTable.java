@@ -28,7 +28,8 @@ import java.util.zip.CRC32C;
  * a segment by full id, {@link #byTag} by the tag from an index value.
  *
  * <p>Thread-safe for readers: {@link #get} and the counters may be called from any thread (concurrent
- * map, volatile counts). Creating and releasing segments is confined to the flash writer thread.
+ * map, volatile counts). Creating and releasing segments is synchronized: evicting threads open segments under the
+ * writer's lock while the maintenance thread releases them.
  *
  * <p>Persistence: on a clean close the table is saved to {@code segments.meta} (written to a temp file,
  * forced, renamed). Format, little-endian: magic "HCT1", version 1, next segment id (8), next sequence
@@ -42,11 +43,11 @@ final class SegmentTable {
   private static final int RECORD_BYTES = 8 + 4 + 4 + 1 + 8 + 8 + 8 + 8;
 
   private final ConcurrentMap<Long, Segment> byTag = new ConcurrentHashMap<>();
-  private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>(); // writer thread
+  private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>(); // synchronized
   private final int slotCount;
   private final long tagMask;
   private volatile int freeCount;
-  private long nextSegmentId = 1; // writer thread
+  private volatile long nextSegmentId = 1; // written synchronized
 
   public SegmentTable(int slotCount) {
     this(slotCount, IndexEntry.SEGMENT_TAG_BITS);
@@ -91,10 +92,10 @@ final class SegmentTable {
     return nextSegmentId;
   }
 
-  // ---- writer thread ----
+  // ---- synchronized: evicting threads and the maintenance thread ----
 
   /** Marks every slot not used by a known segment free. Call once after loading or recovering. */
-  public void rebuildFreeList() {
+  public synchronized void rebuildFreeList() {
     BitSet used = new BitSet(slotCount);
     for (Segment s : byTag.values()) {
       used.set(s.slot());
@@ -109,19 +110,19 @@ final class SegmentTable {
   }
 
   /** Takes a free slot for a new segment, or returns -1 when none is free. */
-  public int takeFreeSlot() {
+  public synchronized int takeFreeSlot() {
     Integer slot = freeSlots.pollFirst();
     freeCount = freeSlots.size();
     return slot == null ? -1 : slot;
   }
 
-  public void returnFreeSlot(int slot) {
+  public synchronized void returnFreeSlot(int slot) {
     freeSlots.addFirst(slot);
     freeCount = freeSlots.size();
   }
 
   /** The next segment id whose tag is neither 0 nor held by a live segment. */
-  public long allocateSegmentId() {
+  public synchronized long allocateSegmentId() {
     while (true) {
       long id = nextSegmentId++;
       long tag = tagOf(id);
@@ -132,12 +133,12 @@ final class SegmentTable {
   }
 
   /** Ids below this are never handed out again (recovery raises it past every id seen). */
-  public void raiseNextSegmentId(long atLeast) {
+  public synchronized void raiseNextSegmentId(long atLeast) {
     nextSegmentId = Math.max(nextSegmentId, atLeast);
   }
 
   /** Adds {@code s}; its tag must not be live (ids come from {@link #allocateSegmentId}). */
-  public void add(Segment s) {
+  public synchronized void add(Segment s) {
     Segment other = byTag.putIfAbsent(tagOf(s.id()), s);
     if (other != null && other != s) {
       throw new IllegalStateException("segment tag " + tagOf(s.id()) + " of " + s + " is held by " + other);
@@ -145,18 +146,18 @@ final class SegmentTable {
   }
 
   /** Forgets {@code s}; its slot becomes free. */
-  public void release(Segment s) {
+  public synchronized void release(Segment s) {
     if (byTag.remove(tagOf(s.id()), s)) {
       returnFreeSlot(s.slot());
     }
   }
 
   /** Forgets {@code s} without freeing its slot (the caller reuses or frees it). */
-  public void forget(Segment s) {
+  public synchronized void forget(Segment s) {
     byTag.remove(tagOf(s.id()), s);
   }
 
-  public void clear() {
+  public synchronized void clear() {
     byTag.clear();
     rebuildFreeList();
   }

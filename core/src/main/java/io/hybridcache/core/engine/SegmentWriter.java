@@ -6,41 +6,75 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Appends entries to the active segment of their lifetime class through that class's write buffer
- * (CaSSanDra paper, section IV: append-only segment files, one active segment, a write buffer flushed
- * with one sequential write when full).
+ * Appends entries to the active segment of their lifetime class through that class's write buffers
+ * (CaSSanDra paper, section IV: append-only segment files, one active segment per class, write buffers
+ * flushed with one sequential write each; CacheLib navy's BlockCache/RegionManager: the inserting
+ * thread reserves room in the open region's buffer and copies the entry in, full buffers go to I/O
+ * threads with several in flight).
  *
- * <p>Not thread-safe: confined to the flash writer thread, which is the only thread that appends,
- * flushes, seals or opens segments. Buffer writes run on one flusher thread, at most one in flight
- * per lifetime class (double buffering); the writer waits for it before reusing that buffer and before
- * reclaim reads any segment. Readers see results through {@link Segment}'s volatile fields and
- * {@link WriteBuffer}'s sequence lock.
+ * <p>Concurrency: thread-safe. The thread whose eviction writes an entry appends it itself under one
+ * short lock: it bumps the buffer's offset, copies header, key and value in and computes the checksum
+ * ({@link EntryFormat#write}); there is no hand-off per entry. Every device write (a full buffer, a
+ * segment header, a summary, the partial page of a {@link #flushAll}) goes to one flusher thread in
+ * submission order, so a segment's writes land in order and its {@code flushedOffset} only grows. Each
+ * class owns {@code buffersPerClass} buffers: one filling, the rest free or in flight; the flusher hands
+ * a written buffer back after it advanced the segment's {@code flushedOffset}, so a reader that finds a
+ * buffer recycled under it (its sequence lock) reads the device instead. A thread that finds no free
+ * buffer waits for the flusher, under the lock, up to its deadline; the flusher never takes the lock, so
+ * that wait cannot deadlock. Opening a segment takes a free slot from the {@link SlotSource} and never
+ * waits: without one, {@link #append} returns {@link IndexEntry#NONE} and the caller decides (the flash
+ * tier waits for reclaim outside the lock).
  *
  * <p>Format: a segment is its header page ({@link SegmentHeader}) followed by entries
  * ({@link EntryFormat}) at 16-byte aligned offsets; each buffer flush writes a whole number of 4 KiB
  * pages, zero padded, so the next buffer starts page aligned. Sealing writes the segment's
  * {@link SegmentSummary} (key hash and offset of every entry) at its tail; appends leave room for it.
  *
+ * <p>Reclaim: not here; a segment's slot may be released only after {@link #awaitFlushes} (no write of
+ * it in flight) and {@link Segment#awaitInstalls}. Write errors are reported to the
+ * {@link FlushEvents} listener (the flash tier marks the segment damaged: it costs that segment) and
+ * thrown by the next {@link #awaitFlushes} or flush.
+ *
  * <p>Placement: with a {@link Placement}, every segment gets its device stream when it opens (or
  * resumes), passed to the device as a write-life hint, and every device write is counted in its
- * stream; the write trace records both.
+ * stream; the write trace records both (under the lock).
  */
 final class SegmentWriter {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentWriter.class);
+  /** Buffers per lifetime class when the constructor is not told: one filling, one in flight. */
+  static final int DEFAULT_BUFFERS = 2;
+  /** Least time to wait for the lock, even with no time to wait for room. */
+  private static final long LOCK_FLOOR_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-  /** Supplies a free slot for a new segment, reclaiming one if needed; -1 if none can be had. */
+  /** Supplies a free slot for a new segment without waiting; -1 if none is free now. */
   @FunctionalInterface
   public interface SlotSource {
     int freeSlot();
+  }
+
+  /** Told of each device write's outcome, on the flusher thread; must not take the writer's lock. */
+  interface FlushEvents {
+    /** A write succeeded. */
+    default void written() { }
+
+    /** A write of {@code segment} failed: its later writes are skipped. */
+    void failed(Segment segment, IOException error);
+
+    /** A write of {@code segment} threw something other than an I/O error (a fault of the flusher). */
+    default void fault(Segment segment, Throwable error) {
+      failed(segment, new IOException("device write failed", error));
+    }
   }
 
   private final Device device;
@@ -48,26 +82,27 @@ final class SegmentWriter {
   private final Counters counters;
   private final WriteTrace trace;
   private final int bufferBytes;
+  private final int buffersPerClass;
   private final long segmentBytes;
   private final LongSupplier sequence;
-  private final Map<Integer, ClassLog> logs = new HashMap<>();
+  private final Map<Integer, ClassLog> logs = new HashMap<>(); // under lock
+  private final ReentrantLock lock = new ReentrantLock();
   private final ExecutorService flusher;
   private final Placement placement;
-  private SlotSource slots;
+  private volatile SlotSource slots;
+  private volatile FlushEvents events = (s, e) -> { };
+  private volatile IOException failed; // the first write error since the last awaitFlushes
   private boolean traceFailed;
 
-  /**
-   * The active segment of one lifetime class and its two buffers: appends fill {@code buffer()} while
-   * the other one's device write may be in flight ({@code inFlight}).
-   */
+  /** The active segment of one lifetime class and its buffers. All fields under the lock. */
   private static final class ClassLog {
     LifetimeClass lifetimeClass; // the id never changes; the name may (a placeholder of a restart, then the caller's)
-    final WriteBuffer[] buffers;
-    int current;
+    final WriteBuffer[] all;
+    final ArrayBlockingQueue<WriteBuffer> free;
+    WriteBuffer current;
     Segment segment;
     int stream; // of the active segment
-    Future<?> inFlight;
-    /** Bytes at the start of the current buffer already on the device (a {@link #flushAll} that kept the page). */
+    /** Bytes at the start of the current buffer already submitted (a {@link #flushAll} that kept the page). */
     int synced;
     // the summary of the active segment; false for a segment resumed after a restart (no summary)
     boolean summarize;
@@ -75,13 +110,15 @@ final class SegmentWriter {
     long[] offsets = new long[1024];
     int count;
 
-    ClassLog(LifetimeClass c, int bufferBytes) {
+    ClassLog(LifetimeClass c, int bufferBytes, int buffers) {
       this.lifetimeClass = c;
-      this.buffers = new WriteBuffer[] {new WriteBuffer(bufferBytes), new WriteBuffer(bufferBytes)};
-    }
-
-    WriteBuffer buffer() {
-      return buffers[current];
+      this.all = new WriteBuffer[buffers];
+      this.free = new ArrayBlockingQueue<>(buffers);
+      for (int i = 0; i < buffers; i++) {
+        all[i] = new WriteBuffer(bufferBytes);
+        free.add(all[i]);
+      }
+      this.current = free.poll();
     }
 
     void startSummary(boolean on) {
@@ -107,12 +144,18 @@ final class SegmentWriter {
 
   public SegmentWriter(Device device, SegmentTable table, Counters counters, WriteTrace trace, int bufferBytes,
       LongSupplier sequence) {
-    this(device, table, counters, trace, bufferBytes, sequence, null);
+    this(device, table, counters, trace, bufferBytes, DEFAULT_BUFFERS, sequence, null);
   }
 
-  /** As above, with lifetime placement ({@code placement} may be null: stream 0, no hints). */
+  /**
+   * As above, with {@code buffersPerClass} write buffers per lifetime class (at least 2) and lifetime
+   * placement ({@code placement} may be null: stream 0, no hints).
+   */
   public SegmentWriter(Device device, SegmentTable table, Counters counters, WriteTrace trace, int bufferBytes,
-      LongSupplier sequence, Placement placement) {
+      int buffersPerClass, LongSupplier sequence, Placement placement) {
+    if (buffersPerClass < 2) {
+      throw new IllegalArgumentException("buffersPerClass must be >= 2, was " + buffersPerClass);
+    }
     this.placement = placement;
     if (placement != null && trace != null) {
       placement.onEpoch(this::traceEpoch);
@@ -122,6 +165,7 @@ final class SegmentWriter {
     this.counters = counters;
     this.trace = trace;
     this.bufferBytes = bufferBytes;
+    this.buffersPerClass = buffersPerClass;
     this.segmentBytes = device.slotBytes();
     this.sequence = sequence;
     this.flusher = Executors.newSingleThreadExecutor(r -> {
@@ -135,39 +179,90 @@ final class SegmentWriter {
     this.slots = s;
   }
 
+  /** Who hears of device writes (the flash tier); by default nobody (failures are still thrown later). */
+  void onFlushEvents(FlushEvents e) {
+    this.events = e;
+  }
+
   /**
-   * Appends an entry for {@code lifetimeClass}; returns its packed index entry, or
-   * {@link IndexEntry#NONE} if no segment could be opened (no free slot). The entry is readable
-   * (published in the buffer) when this returns.
-   *
-   * @throws IOException from the device; the caller degrades the tier and calls {@link #abandonAll()}
+   * Appends as {@link #append(LifetimeClass, long, byte[], byte[], long, long, long)}, waiting as long as
+   * it takes, for a caller that installs its entries itself on the reclaim thread or not at all (reclaim's
+   * reinsertion, the record log): the segment does not count it as pending.
    */
   public long append(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis,
-      long seq) throws IOException {
+      long seq) {
+    return append(lifetimeClass, keyHash, key, value, expiryMillis, seq, Long.MAX_VALUE, false);
+  }
+
+  /**
+   * Appends an entry for {@code lifetimeClass}; returns its packed index entry, or {@link IndexEntry#NONE}
+   * if there was no room: no free slot for a new segment, or no free buffer (and the lock) by
+   * {@code deadlineNanos} ({@link Long#MAX_VALUE}: no deadline). The entry is readable (published in its
+   * buffer) when this returns, and its segment counts it as {@link Segment#appended}: the caller calls
+   * {@link Segment#installed} once the index knows it. An interrupt ends a wait as no room, the flag kept.
+   */
+  public long append(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis,
+      long seq, long deadlineNanos) {
+    return append(lifetimeClass, keyHash, key, value, expiryMillis, seq, deadlineNanos, true);
+  }
+
+  private long append(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis,
+      long seq, long deadlineNanos, boolean pending) {
     int size = EntryFormat.entryBytes(key.length, value.length);
     if (size > bufferBytes || size > IndexEntry.MAX_ENTRY_BYTES) {
       throw new IllegalArgumentException("entry of " + size + " bytes exceeds the write buffer");
     }
-    ClassLog log = logs.computeIfAbsent(lifetimeClass.id(), id -> new ClassLog(lifetimeClass, bufferBytes));
+    if (!lock(deadlineNanos)) {
+      return IndexEntry.NONE;
+    }
+    try {
+      return appendLocked(lifetimeClass, keyHash, key, value, expiryMillis, seq, size, deadlineNanos, pending);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Takes the lock by the deadline, but waits at least {@link #LOCK_FLOOR_NANOS}: it is only held briefly. */
+  private boolean lock(long deadlineNanos) {
+    if (deadlineNanos == Long.MAX_VALUE) {
+      lock.lock();
+      return true;
+    }
+    try {
+      return lock.tryLock(Math.max(LOCK_FLOOR_NANOS, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private long appendLocked(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis,
+      long seq, int size, long deadlineNanos, boolean pending) {
+    ClassLog log = logs.computeIfAbsent(lifetimeClass.id(), id -> new ClassLog(lifetimeClass, bufferBytes, buffersPerClass));
     if (log.lifetimeClass != lifetimeClass) {
       log.lifetimeClass = lifetimeClass; // new segments carry the caller's name, not a restart's placeholder
     }
+    if (log.segment != null && log.segment.damaged()) {
+      detachLocked(log); // a write of it failed: the flash tier drops it; what follows goes to a new segment
+    }
     int span = IndexEntry.classBytes(size); // what a reader reads: never across a page if it fits in one
-    int pad = padBefore(log.buffer().used(), span);
-    if (log.segment != null && log.buffer().free() < pad + size) {
-      flushLocked(log);
+    int pad = padBefore(log.current.used(), span);
+    if (log.segment != null && log.current.free() < pad + size) {
+      if (!flushLocked(log, deadlineNanos)) {
+        return IndexEntry.NONE;
+      }
       pad = 0; // a flushed buffer starts on a page
     }
-    if (log.segment == null || log.buffer().base() + log.buffer().used() + pad + size > log.dataLimit(segmentBytes)) {
-      if (log.segment != null) {
-        sealLocked(log);
+    if (log.segment == null || log.current.base() + log.current.used() + pad + size > log.dataLimit(segmentBytes)) {
+      if (log.segment != null && !sealLocked(log, deadlineNanos)) {
+        return IndexEntry.NONE;
       }
       if (!openLocked(log)) {
         return IndexEntry.NONE;
       }
       pad = 0;
     }
-    WriteBuffer buf = log.buffer();
+    WriteBuffer buf = log.current;
     if (pad > 0) {
       buf.pad(pad);
       counters.placementPadBytes.add(pad);
@@ -178,6 +273,9 @@ final class SegmentWriter {
     buf.publish(size, IndexEntry.OFFSET_ALIGNMENT);
     long packed = IndexEntry.pack(SegmentAddress.of(table.tagOf(log.segment.id()), offset), size);
     log.segment.addWritten(IndexEntry.sizeBytes(packed));
+    if (pending) {
+      log.segment.appended();
+    }
     if (log.summarize) {
       log.addToSummary(keyHash, offset);
     }
@@ -194,21 +292,28 @@ final class SegmentWriter {
   }
 
   /**
-   * Makes every appended entry readable from the device: waits for the writes in flight, then writes the
-   * unwritten pages of each current buffer (the last one zero padded) in place, keeping the buffer's
-   * position. So the entries that follow keep filling the same page (rewritten by the next write)
+   * Makes every appended entry readable from the device: submits the unwritten pages of each current
+   * buffer (the last one zero padded) in place, keeping the buffer's position, then waits for every
+   * write in flight. So the entries that follow keep filling the same page (rewritten by the next write)
    * instead of each flush padding a page of its own: a trickle of one entry per flush costs no segment
    * space beyond its bytes. Segments stay active. A page written this way is written again with the
    * entries that follow, so a torn write of it (power loss) may lose entries flushed before: fine for a
    * cache (a miss); a log whose records must stay durable uses {@link #flushAllToWholePages()}.
+   *
+   * @throws IOException the first device write that failed since the last wait
    */
   public void flushAll() throws IOException {
-    awaitFlushes();
-    for (ClassLog log : logs.values()) {
-      if (log.segment != null) {
-        syncLocked(log);
+    lock.lock();
+    try {
+      for (ClassLog log : logs.values()) {
+        if (log.segment != null) {
+          syncLocked(log);
+        }
       }
+    } finally {
+      lock.unlock();
     }
+    awaitFlushes();
   }
 
   /**
@@ -216,59 +321,101 @@ final class SegmentWriter {
    * records are never rewritten in place (the catalogue's group commit), at the cost of a page per flush.
    */
   public void flushAllToWholePages() throws IOException {
-    for (ClassLog log : logs.values()) {
-      if (log.segment != null) {
-        flushLocked(log);
+    lock.lock();
+    try {
+      for (ClassLog log : logs.values()) {
+        if (log.segment != null) {
+          flushLocked(log, Long.MAX_VALUE);
+        }
       }
+    } finally {
+      lock.unlock();
     }
     awaitFlushes();
   }
 
-  /** Writes the current buffer's pages from the first one not yet on the device, keeping its position. */
-  private void syncLocked(ClassLog log) throws IOException {
-    WriteBuffer buf = log.buffer();
+  /** Submits the current buffer's pages from the first one not yet submitted, keeping its position. */
+  private void syncLocked(ClassLog log) {
+    WriteBuffer buf = log.current;
     if (buf.used() == log.synced) {
       return;
     }
     Segment s = log.segment;
     ByteBuffer slice = buf.flushSlice();
     int from = (int) Device.roundDown(log.synced);
-    int len = slice.remaining();
     long base = buf.base();
-    record(s.slot(), base + from, len - from, log);
-    device.write(s.slot(), base + from, slice.position(from));
+    long flushed = base + buf.used();
+    record(s.slot(), base + from, slice.remaining() - from, log);
+    submit(s, base + from, slice.position(from), flushed, null, null);
     log.synced = buf.used();
-    s.setFlushedOffset(base + buf.used());
   }
 
-  /** Waits for every buffer write in flight: afterwards every sealed segment is wholly on the device. */
+  /**
+   * Waits until every device write submitted so far is done: afterwards every sealed segment is wholly
+   * on the device. Call without holding the lock from a thread the flusher does not wait for.
+   *
+   * @throws IOException the first device write that failed since the last wait
+   */
   public void awaitFlushes() throws IOException {
-    IOException first = null;
-    for (ClassLog log : logs.values()) {
-      try {
-        awaitLocked(log);
-      } catch (IOException e) {
-        first = first == null ? e : first;
-      }
+    if (!drain()) {
+      throw new IOException("interrupted while waiting for the flusher");
     }
-    if (first != null) {
-      throw first;
+    IOException f = failed;
+    if (f != null) {
+      failed = null;
+      throw f;
     }
   }
 
-  /** Stops the flusher thread (after {@link #flushAll}). */
+  /**
+   * Waits until every device write submitted so far is done, without reporting failures (the listener
+   * had them); false if interrupted (the flag kept). Afterwards no write of a released slot can land.
+   */
+  boolean drain() {
+    try {
+      flusher.submit(() -> { }).get();
+      return true;
+    } catch (ExecutionException | java.util.concurrent.RejectedExecutionException e) {
+      return true; // an empty task does not fail; a closed flusher has nothing in flight
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** Stops the flusher thread after the writes submitted (after {@link #flushAll}), waiting for them. */
   public void close() {
-    flusher.shutdown();
+    close(Long.MAX_VALUE);
   }
 
-  /** True if some buffer holds unflushed entries. */
-  public boolean hasUnflushed() {
-    for (ClassLog log : logs.values()) {
-      if (log.segment != null && log.buffer().used() > log.synced) {
-        return true;
-      }
+  /**
+   * Stops the flusher after the writes submitted, waiting for them until {@code deadlineNanos}; false if
+   * some are still in flight then (a hung device: the flusher is left behind, a daemon thread).
+   */
+  public boolean close(long deadlineNanos) {
+    flusher.shutdown();
+    try {
+      return deadlineNanos == Long.MAX_VALUE ? flusher.awaitTermination(Long.MAX_VALUE, TimeUnit.NANOSECONDS)
+          : flusher.awaitTermination(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
-    return false;
+  }
+
+  /** True if some buffer holds entries not yet submitted to the device. */
+  public boolean hasUnflushed() {
+    lock.lock();
+    try {
+      for (ClassLog log : logs.values()) {
+        if (log.segment != null && log.current.used() > log.synced) {
+          return true;
+        }
+      }
+      return false;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -276,32 +423,53 @@ final class SegmentWriter {
    * {@code [ids, offsets]} (an index checkpoint records where the log stood when it began).
    */
   public long[][] appendPositions() {
-    int n = 0;
-    long[] ids = new long[logs.size()];
-    long[] offsets = new long[logs.size()];
-    for (ClassLog log : logs.values()) {
-      if (log.segment != null) {
-        ids[n] = log.segment.id();
-        offsets[n++] = log.buffer().base() + log.buffer().used();
+    lock.lock();
+    try {
+      int n = 0;
+      long[] ids = new long[logs.size()];
+      long[] offsets = new long[logs.size()];
+      for (ClassLog log : logs.values()) {
+        if (log.segment != null) {
+          ids[n] = log.segment.id();
+          offsets[n++] = log.current.base() + log.current.used();
+        }
       }
+      return new long[][] {java.util.Arrays.copyOf(ids, n), java.util.Arrays.copyOf(offsets, n)};
+    } finally {
+      lock.unlock();
     }
-    return new long[][] {java.util.Arrays.copyOf(ids, n), java.util.Arrays.copyOf(offsets, n)};
+  }
+
+  /** Runs {@code r} under the lock: work that must not interleave with appends (placement, trace). */
+  void locked(Runnable r) {
+    lock.lock();
+    try {
+      r.run();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Continues appending to {@code s}, an active segment restored from the segment table. */
   public void resume(Segment s) {
-    ClassLog log = logs.computeIfAbsent(s.lifetimeClass().id(), id -> new ClassLog(s.lifetimeClass(), bufferBytes));
-    long resumeAt = Device.roundUp(s.flushedOffset()); // a flush may have ended mid-page: start the next one
-    if (log.segment != null || resumeAt + Device.ALIGNMENT > segmentBytes) {
-      s.seal(sequence.getAsLong());
-      return;
+    lock.lock();
+    try {
+      ClassLog log = logs.computeIfAbsent(s.lifetimeClass().id(),
+          id -> new ClassLog(s.lifetimeClass(), bufferBytes, buffersPerClass));
+      long resumeAt = Device.roundUp(s.flushedOffset()); // a flush may have ended mid-page: start the next one
+      if (log.segment != null || resumeAt + Device.ALIGNMENT > segmentBytes) {
+        s.seal(sequence.getAsLong());
+        return;
+      }
+      log.segment = s;
+      log.startSummary(false); // entries appended before the restart are not in memory: reclaim scans it
+      log.synced = 0;
+      log.current.reset(s.id(), resumeAt);
+      s.setBuffers(log.all);
+      opened(log);
+    } finally {
+      lock.unlock();
     }
-    log.segment = s;
-    log.startSummary(false); // entries appended before the restart are not in memory: reclaim scans it
-    log.synced = 0;
-    log.buffer().reset(s.id(), resumeAt);
-    s.setBuffer(log.buffer());
-    opened(log);
   }
 
   /** Takes the stream of the log's new (or resumed) segment and traces it. */
@@ -319,43 +487,54 @@ final class SegmentWriter {
   }
 
   /**
-   * Drops every active segment after a device error: their entries become unreachable (reads of them
-   * miss) and their slots return to the free list.
+   * Drops every active segment (after a device error, a clear): their entries become unreachable (reads
+   * of them miss) and their slots return to the free list once no write of them is in flight.
    */
   public void abandonAll() {
-    for (ClassLog log : logs.values()) {
-      abandonLocked(log);
+    lock.lock();
+    try {
+      for (ClassLog log : logs.values()) {
+        abandonLocked(log);
+      }
+    } finally {
+      lock.unlock();
     }
   }
 
   /** Drops {@code s} if it is the active segment of its class (as {@link #abandonAll} does); true if it was. */
   public boolean abandon(Segment s) {
-    ClassLog log = logs.get(s.lifetimeClass().id());
-    if (log == null || log.segment != s) {
-      return false;
+    lock.lock();
+    try {
+      ClassLog log = logs.get(s.lifetimeClass().id());
+      if (log == null || log.segment != s) {
+        return false;
+      }
+      abandonLocked(log);
+      return true;
+    } finally {
+      lock.unlock();
     }
-    abandonLocked(log);
-    return true;
   }
 
   private void abandonLocked(ClassLog log) {
-    try {
-      awaitLocked(log);
-    } catch (IOException e) {
-      // the segment is dropped below either way
-    }
     Segment s = log.segment;
-    if (s != null) {
-      s.setBuffer(null);
-      s.setFlushing(null);
-      table.release(s);
-      log.segment = null;
-      log.synced = 0;
-      log.buffer().reset(0, 0);
+    if (s == null) {
+      return;
     }
+    drain(); // the flusher never takes the lock: no write of s may land in a reused slot
+    detachLocked(log);
+    table.release(s);
   }
 
-  private boolean openLocked(ClassLog log) throws IOException {
+  /** Stops appending to the active segment without releasing it (its unflushed tail is lost). */
+  private void detachLocked(ClassLog log) {
+    log.segment.setBuffers(null);
+    log.segment = null;
+    log.synced = 0;
+    log.current.reset(0, 0);
+  }
+
+  private boolean openLocked(ClassLog log) {
     int slot = slots.freeSlot();
     if (slot < 0) {
       return false;
@@ -367,8 +546,8 @@ final class SegmentWriter {
     opened(log); // the hint is set before the slot's first write
     try {
       ByteBuffer header = SegmentHeader.encode(id, log.lifetimeClass.id(), seq);
-      device.write(slot, 0, header);
       record(slot, 0, Device.ALIGNMENT, log);
+      submit(s, 0, header, -1, null, null);
     } catch (Throwable e) { // an Error too: never leave a half-opened segment or leak its slot
       log.segment = null;
       table.returnFreeSlot(slot);
@@ -376,80 +555,111 @@ final class SegmentWriter {
     }
     s.restore(0, 0, SegmentHeader.FIRST_ENTRY_OFFSET, 0);
     log.synced = 0;
-    log.buffer().reset(id, SegmentHeader.FIRST_ENTRY_OFFSET);
-    s.setBuffer(log.buffer());
+    log.current.reset(id, SegmentHeader.FIRST_ENTRY_OFFSET);
+    s.setBuffers(log.all);
     log.startSummary(true);
     table.add(s);
     return true;
   }
 
   /**
-   * Hands the current buffer to the flusher thread and continues in the other one (after its own
-   * write completed): device writes overlap with appends. Readers find entries of the buffer in
-   * flight through {@link Segment#flushing()} until the segment's flushed offset passes them; the
-   * buffer is reset (sequence lock) only after that.
+   * Hands the current buffer to the flusher and continues in a free one, waiting for one up to
+   * {@code deadlineNanos}; false if none came. Readers find the entries of a buffer in flight in it
+   * (through {@link Segment#buffers}) until the segment's flushed offset passes them; the flusher
+   * recycles the buffer only after that.
    */
-  private void flushLocked(ClassLog log) throws IOException {
-    WriteBuffer buf = log.buffer();
+  private boolean flushLocked(ClassLog log, long deadlineNanos) {
+    WriteBuffer buf = log.current;
     if (buf.used() == 0) {
-      return;
+      return true;
     }
-    awaitLocked(log);
+    WriteBuffer next = takeFree(log, deadlineNanos);
+    if (next == null) {
+      return false;
+    }
     Segment s = log.segment;
     ByteBuffer slice = buf.flushSlice();
     int len = slice.remaining();
-    int from = (int) Device.roundDown(log.synced); // pages before it are on the device already
+    int from = (int) Device.roundDown(log.synced); // pages before it were submitted already
     long base = buf.base();
     record(s.slot(), base + from, len - from, log);
-    s.setFlushing(buf);
-    slice.position(from);
-    log.inFlight = flusher.submit(() -> {
-      device.write(s.slot(), base + from, slice);
-      s.setFlushedOffset(base + len);
-      return null;
-    });
+    submit(s, base + from, slice.position(from), base + len, log.free, buf);
     log.synced = 0;
-    log.current ^= 1;
-    WriteBuffer next = log.buffer();
     next.reset(s.id(), base + len);
-    s.setBuffer(next);
+    log.current = next;
+    return true;
   }
 
-  private void awaitLocked(ClassLog log) throws IOException {
-    Future<?> f = log.inFlight;
-    if (f == null) {
-      return;
+  private WriteBuffer takeFree(ClassLog log, long deadlineNanos) {
+    WriteBuffer b = log.free.poll();
+    if (b != null) {
+      return b;
     }
-    log.inFlight = null;
+    if (deadlineNanos - System.nanoTime() > 0) {
+      counters.cascadeWaits.increment(); // a write that waits for room
+    }
     try {
-      f.get();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof IOException io) {
-        throw io;
-      }
-      throw new IOException("buffer flush failed", e.getCause());
+      return deadlineNanos == Long.MAX_VALUE ? log.free.take()
+          : log.free.poll(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IOException("interrupted while flushing", e);
+      return null;
     }
   }
 
-  private void sealLocked(ClassLog log) throws IOException {
-    flushLocked(log);
+  /**
+   * Queues one device write of {@code data} at {@code offset} of {@code s}'s slot; when it is done, sets
+   * the segment's flushed offset to {@code flushedTo} (unless negative) and hands {@code buffer} back to
+   * {@code free}. A failure is recorded, reported, and still recycles the buffer (its segment is lost).
+   */
+  private void submit(Segment s, long offset, ByteBuffer data, long flushedTo, ArrayBlockingQueue<WriteBuffer> free,
+      WriteBuffer buffer) {
+    flusher.execute(() -> {
+      try {
+        if (!s.damaged()) {
+          device.write(s.slot(), offset, data);
+          if (flushedTo >= 0) {
+            s.setFlushedOffset(flushedTo);
+          }
+          events.written();
+        }
+      } catch (Throwable e) { // never a dead flusher: reported, and the buffer still comes back
+        IOException io = e instanceof IOException x ? x : new IOException("device write failed", e);
+        if (failed == null) {
+          failed = io;
+        }
+        try {
+          if (e instanceof IOException) {
+            events.failed(s, io);
+          } else {
+            events.fault(s, e);
+          }
+        } catch (RuntimeException x) {
+          LOG.warn("flush failure listener threw", x);
+        }
+      } finally {
+        if (free != null) {
+          free.add(buffer);
+        }
+      }
+    });
+  }
+
+  /** Seals the active segment: its last buffer and its summary go to the flusher. False if no buffer came. */
+  private boolean sealLocked(ClassLog log, long deadlineNanos) {
+    if (!flushLocked(log, deadlineNanos)) {
+      return false;
+    }
     Segment s = log.segment;
     if (log.summarize) {
-      awaitLocked(log);
       ByteBuffer summary = SegmentSummary.encode(s.id(), log.hashes, log.offsets, log.count);
       long at = segmentBytes - summary.remaining();
       record(s.slot(), at, summary.remaining(), log);
-      log.inFlight = flusher.submit(() -> {
-        device.write(s.slot(), at, summary);
-        return null;
-      });
+      submit(s, at, summary, -1, null, null);
     }
-    s.setBuffer(null);
     s.seal(sequence.getAsLong());
     log.segment = null;
+    return true;
   }
 
   private void record(int slot, long offset, long len, ClassLog log) {
@@ -473,13 +683,15 @@ final class SegmentWriter {
 
   /** Records a discard of {@code slot} in the trace. */
   public void recordTrim(int slot) {
-    if (trace != null && !traceFailed) {
-      try {
-        trace.trim(slot * segmentBytes, segmentBytes);
-      } catch (IOException e) {
-        traceFailed(e);
+    locked(() -> {
+      if (trace != null && !traceFailed) {
+        try {
+          trace.trim(slot * segmentBytes, segmentBytes);
+        } catch (IOException e) {
+          traceFailed(e);
+        }
       }
-    }
+    });
   }
 
   private void traceEpoch(EpochSample e) {

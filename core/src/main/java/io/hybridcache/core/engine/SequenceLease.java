@@ -23,7 +23,8 @@ import java.util.zip.CRC32C;
  * <p>Format of {@value #FILE}, little-endian: limit (8), CRC32C of those 8 bytes (4). A missing or
  * damaged file reads as 0 (nothing leased).
  *
- * <p>Not thread-safe: {@link #cover} runs on the flash writer thread only.
+ * <p>Thread-safe: {@link #cover} runs on every thread that writes to flash; its fast path is one volatile
+ * read, and raising the limit is synchronized.
  */
 final class SequenceLease {
   static final String FILE = "sequence.lease";
@@ -31,7 +32,7 @@ final class SequenceLease {
   private static final int BYTES = 12;
 
   private final Path file;
-  private long limit;
+  private volatile long limit;
 
   private SequenceLease(Path file, long limit) {
     this.file = file;
@@ -53,6 +54,13 @@ final class SequenceLease {
   void cover(long sequence) throws IOException {
     if (sequence < limit) {
       return;
+    }
+    raise(sequence);
+  }
+
+  private synchronized void raise(long sequence) throws IOException {
+    if (sequence < limit) {
+      return; // another writer raised it meanwhile
     }
     long next = sequence + STEP;
     ByteBuffer b = ByteBuffer.allocate(BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(next);

@@ -10,7 +10,7 @@ import java.util.Map;
  * classes take their id as ordinal (FRESH 0, SURVIVOR 1, CATALOG 2), caller-named classes the next
  * ordinals in the order they first open a segment; ordinal {@code o} gets stream
  * {@code streams - 1 - (o mod streams)}, so FRESH is the hottest stream and classes share streams only
- * past {@code streams} classes. Not thread-safe: writer thread.
+ * past {@code streams} classes. Not thread-safe: under the segment writer's lock.
  */
 final class StaticMapper implements StreamMapper {
   private final int streams;

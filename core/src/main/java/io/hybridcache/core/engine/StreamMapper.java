@@ -4,7 +4,7 @@ import io.hybridcache.core.api.MapperKind;
 
 /**
  * Maps lifetime classes to a bounded number of device streams (seeds: multi-stream SSD, DSM,
- * FileStream). Not thread-safe: confined to the flash writer thread, which tells it about segments
+ * FileStream). Not thread-safe: used under the segment writer's lock, whose holder tells it about segments
  * opening and reclaimed and, once per epoch, hands it the hotness figures of every class.
  *
  * <p>A stream is chosen when a segment opens and stays with it (a device places later writes by the

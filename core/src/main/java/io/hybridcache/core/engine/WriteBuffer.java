@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
  * The in-memory tail of an active segment: appends land here and reach the device with one aligned
  * sequential write when the buffer is full (the paper's 16 KiB write buffer, size configurable).
  *
- * <p>Concurrency: one writer (the flash writer thread) appends, flushes and recycles; any number of
+ * <p>Concurrency: one writer at a time (under the SegmentWriter's lock) appends and recycles, the flusher thread reads the bytes it writes to the device; any number of
  * readers copy published entries out without locks. Readers are protected by a sequence lock: the
  * writer makes {@code generation} odd while it moves the buffer to a new position and even again
  * after; a reader that sees the generation change during its copy discards the copy and reads the
@@ -20,10 +20,10 @@ final class WriteBuffer {
   private final ByteBuffer buf;
   private volatile long generation;
   private volatile int published;
-  // Written only while generation is odd (writer thread); readers validate with the generation.
+  // Written only while generation is odd (under the writer's lock); readers validate with the generation.
   private long segmentId;
   private long base;
-  private int used; // writer thread only: bytes appended incl. alignment padding
+  private int used; // under the writer's lock: bytes appended incl. alignment padding
 
   public WriteBuffer(int capacity) {
     this.buf = Device.allocateAligned(capacity);
@@ -33,7 +33,7 @@ final class WriteBuffer {
     return buf.capacity();
   }
 
-  // ---- writer thread ----
+  // ---- under the SegmentWriter's lock ----
 
   /** Points the empty buffer at {@code base} of segment {@code segmentId}. */
   void reset(long segmentId, long base) {

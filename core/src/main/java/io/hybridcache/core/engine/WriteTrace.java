@@ -32,7 +32,7 @@ import java.util.Set;
  * <p>A trace file may hold several opens of a cache (appended, e.g. YCSB's load and run JVMs): each
  * open starts with the header line again.
  *
- * <p>Thread-safe: methods are synchronized (in practice only the flash writer thread writes to it).
+ * <p>Thread-safe: methods are synchronized (writes come under the segment writer's lock).
  * An I/O error on the trace is logged by the caller once and disables the trace, never the cache.
  */
 final class WriteTrace implements Closeable {

@@ -1,7 +1,7 @@
 /**
  * The flash engine, package-private throughout (Caffeine's {@code BoundedLocalCache} style; CacheLib
  * navy's {@code block_cache/} folder): the cache ({@code Engine}) chaining the DRAM tier ({@code
- * DramTier}, Caffeine) over the flash tier ({@code FlashTier}: its writer thread, fault gate, opener and
+ * DramTier}, Caffeine) over the flash tier ({@code FlashTier}: its maintenance thread, fault gate, opener and
  * recovery, key scan); segments and their table, writer and write buffers; the on-flash formats
  * ({@code EntryFormat}, {@code SegmentHeader}, {@code SegmentSummary}); the key-to-address indexes
  * ({@code HeapIndex}, {@code ChronicleIndex}, {@code IndexEntry}); reclaim ({@code Reclaimer}); lifetime

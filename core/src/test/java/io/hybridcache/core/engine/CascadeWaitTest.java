@@ -35,19 +35,20 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Back-pressure on the cascade queue ({@link CacheConfig#cascadeWait()}) against a device whose writes
- * are held ({@link FaultInjectingDevice#holdWrites()}): the flash writer parks on its first device
- * write (the header of its first segment), so the queue fills deterministically. A test learns that a
- * put waits by polling the producer thread's state and stack, bounded by a deadline, never by sleeping.
+ * Back-pressure on the cascade ({@link CacheConfig#cascadeWait()}) against a device whose writes are
+ * held ({@link FaultInjectingDevice#holdWrites()}): the flusher parks on its first device write (the
+ * header of the first segment), so the evicting thread fills its class's write buffers and then finds
+ * none free, deterministically. A test learns that a put waits by polling the producer thread's state and
+ * stack, bounded by a deadline, never by sleeping.
  */
 @Timeout(180)
 class CascadeWaitTest {
-  private static final int QUEUE = 8;
+  private static final int BUFFERS = 2;
   private static final int VALUE = 400;
   /** About twice what the 1 MiB DRAM tier holds, so about half of the puts evict. */
   private static final int KEYS = 4000;
-  /** Writes the writer may have taken into its batch (256) before it parked, plus the queue. */
-  private static final int ABSORBED = 256 + QUEUE;
+  /** Evictions the write buffers take before the first is free again (entries of about 450 B). */
+  private static final int ABSORBED = BUFFERS * (16 * 1024 / 448 + 1);
   private static final Duration LONG_WAIT = CacheConfig.MAX_CASCADE_WAIT;
 
   @TempDir Path dir;
@@ -71,7 +72,7 @@ class CascadeWaitTest {
   private CacheConfig config(Duration wait) {
     return TestCaches.small(dir, IndexType.HEAP)
         .flashBytes(128L * TestCaches.SEGMENT) // room for every write of these tests: reclaim drops nothing
-        .cascadeQueueEntries(QUEUE)
+        .writeBuffers(BUFFERS)
         .cascadeWait(wait)
         .build();
   }
@@ -86,7 +87,7 @@ class CascadeWaitTest {
     return e;
   }
 
-  /** {@link #open}, then holds every device write: the writer parks on its first one. */
+  /** {@link #open}, then holds every device write: the flusher parks on its first one. */
   private Engine openHeld(CacheConfig c) {
     Engine e = open(c);
     device.get().holdWrites();
@@ -94,17 +95,17 @@ class CascadeWaitTest {
   }
 
   @Test
-  void withoutWaitABurstOverflowingTheQueueIsRejectedAtOnce() throws Exception {
+  void withoutWaitABurstOverflowingTheBuffersIsRejectedAtOnce() throws Exception {
     Engine c = openHeld(config(Duration.ZERO));
     for (int i = 0; i < KEYS; i++) {
-      c.put(key(i), value(i, 1, VALUE)); // returns although the writer cannot move
+      c.put(key(i), value(i, 1, VALUE)); // returns although the device does not move
     }
-    assertTrue(device.get().awaitHeldWrite(30, SECONDS), "the writer parked on the held device");
+    assertTrue(device.get().awaitHeldWrite(30, SECONDS), "the flusher parked on the held device");
     CacheStats s = c.stats();
     long evictions = s.puts() - s.dramEntries();
-    assertTrue(evictions > 2L * ABSORBED, "the burst must overflow the queue: " + s);
+    assertTrue(evictions > 2L * ABSORBED, "the burst must overflow the buffers: " + s);
     assertTrue(s.queueRejected() >= evictions - ABSORBED,
-        "every eviction beyond what the parked writer absorbed is rejected: " + evictions + " " + s);
+        "every eviction beyond what the buffers absorbed is rejected: " + evictions + " " + s);
     assertEquals(0, s.cascadeWaits(), "no eviction waits by default");
     device.get().releaseWrites();
   }
@@ -124,9 +125,9 @@ class CascadeWaitTest {
     assertEquals(0, c.counters().queueRejected.sum(), "nor has it given up");
 
     device.get().releaseWrites();
-    assertTrue(run.done.await(120, SECONDS), "the producer finishes once the writer moves");
+    assertTrue(run.done.await(120, SECONDS), "the producer finishes once the device moves");
     assertNull(run.failure.get());
-    c.writeBack(); // DRAM keeps only clean copies, so the reads below evict nothing into the queue
+    c.writeBack(); // DRAM keeps only clean copies, so the reads below evict nothing to flash
     CacheStats s = c.stats();
     assertEquals(0, s.queueRejected(), "no eviction was refused: " + s);
     assertEquals(0, s.degradedRejected(), s.toString());
@@ -149,9 +150,9 @@ class CascadeWaitTest {
       flagAfterPut.set(Thread.currentThread().isInterrupted());
       return !flagAfterPut.get() && i + 1 < KEYS;
     });
-    // the writer parked on the held device first: the queue can no longer drain, so the wait found
-    // below cannot end in room and the interrupt cannot land after the put's eviction found room
-    assertTrue(device.get().awaitHeldWrite(30, SECONDS), "the writer parked on the held device");
+    // the flusher parked on the held device first: no buffer can come free, so the wait found below
+    // cannot end in room and the interrupt cannot land after the put's eviction found room
+    assertTrue(device.get().awaitHeldWrite(30, SECONDS), "the flusher parked on the held device");
     awaitWaitingEviction(producer);
     producer.interrupt();
     assertTrue(run.done.await(30, SECONDS), "the interrupted put returns while the device is still held");
@@ -171,7 +172,7 @@ class CascadeWaitTest {
         assertArrayEquals(value(k, 1, VALUE), v, "key " + k);
       }
     }
-    assertEquals(rejected, lost, "exactly the rejected evictions are lost, every queued one installed");
+    assertEquals(rejected, lost, "exactly the rejected evictions are lost, every buffered one installed");
   }
 
   @Test
@@ -210,8 +211,8 @@ class CascadeWaitTest {
   /**
    * Several writers, each owning its keys, put (and sometimes remove) them in passes while evictions
    * wait: the device is held until some writer waits, then released. Every read returns the owner's
-   * last write or a miss (an eviction on its way to flash), never an older version; at the end, with
-   * nothing refused, every key reads its last write.
+   * last write or a miss, never an older version; at the end every key reads its last write unless its
+   * eviction was refused (counted).
    */
   @Test
   void concurrentWritersThatWaitKeepVersionsOrdered() throws Exception {
@@ -219,7 +220,7 @@ class CascadeWaitTest {
     int owned = 1000;
     int passes = 3;
     Engine c = openHeld(TestCaches.small(dir, IndexType.HEAP).flashBytes(256L * TestCaches.SEGMENT)
-        .cascadeQueueEntries(QUEUE).cascadeWait(LONG_WAIT).build());
+        .writeBuffers(BUFFERS).cascadeWait(LONG_WAIT).build());
     long[][] last = new long[threads][owned]; // version of each owned key's last put, 0 = removed
     ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
     List<Thread> writers = new ArrayList<>();
@@ -260,7 +261,7 @@ class CascadeWaitTest {
     long deadline = System.nanoTime() + SECONDS.toNanos(30);
     while (writers.stream().noneMatch(CascadeWaitTest::inCascadeWait)) {
       if (System.nanoTime() - deadline > 0 || done.getCount() == 0) {
-        fail("no writer waited for the queue");
+        fail("no writer waited for room");
       }
       LockSupport.parkNanos(1_000_000);
     }
@@ -270,21 +271,25 @@ class CascadeWaitTest {
 
     c.writeBack();
     CacheStats s = c.stats();
-    assertEquals(0, s.queueRejected(), s.toString());
     assertEquals(0, s.reclaimEvicted(), "flash kept everything: " + s);
     assertTrue(s.cascadeWaits() >= 1, s.toString());
+    int lost = 0;
     for (int t = 0; t < threads; t++) {
       for (int slot = 0; slot < owned; slot++) {
         int k = t * owned + slot;
         byte[] got = c.get(key(k));
         if (last[t][slot] == 0) {
           assertNull(got, "removed key " + k);
+        } else if (got == null) {
+          lost++;
         } else {
-          assertNotNull(got, "key " + k + " lost: " + s);
           assertEquals(last[t][slot], versionOf(k, got), "key " + k);
         }
       }
     }
+    // the probes' reads run evictions too (Caffeine evicts on any calling thread), and an eviction on a
+    // reading thread never waits: those are refused, counted, and the only keys that may be lost
+    assertTrue(lost <= s.queueRejected(), lost + " keys lost, " + s);
   }
 
   @Test
@@ -329,21 +334,21 @@ class CascadeWaitTest {
     return run;
   }
 
-  /** True if {@code t} is parked in the flash tier's timed wait for queue room. */
+  /** True if {@code t} is parked in the writer's timed wait for a free write buffer. */
   private static boolean inCascadeWait(Thread t) {
     return t.getState() == Thread.State.TIMED_WAITING
-        && Arrays.stream(t.getStackTrace()).anyMatch(f -> f.getMethodName().equals("awaitRoom"));
+        && Arrays.stream(t.getStackTrace()).anyMatch(f -> f.getMethodName().equals("takeFree"));
   }
 
-  /** Polls until {@code t} is parked in the flash tier's timed wait for queue room (at most 30 s). */
+  /** Polls until {@code t} is parked in the writer's timed wait for a free write buffer (at most 30 s). */
   private static void awaitWaitingEviction(Thread t) {
     long deadline = System.nanoTime() + SECONDS.toNanos(30);
     while (!inCascadeWait(t)) {
       if (!t.isAlive()) {
-        fail("the producer ended without waiting for the queue");
+        fail("the producer ended without waiting for room");
       }
       if (System.nanoTime() - deadline > 0) {
-        fail("no eviction waited for the queue within 30 s; producer " + t.getState());
+        fail("no eviction waited for room within 30 s; producer " + t.getState());
       }
       LockSupport.parkNanos(1_000_000);
     }
