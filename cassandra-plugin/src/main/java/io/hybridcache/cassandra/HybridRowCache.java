@@ -205,26 +205,35 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
     return gated(() -> getInside(key), null, null);
   }
 
+  /**
+   * The sentinel of a read in flight, else the stored partition. The partition is decoded from the cache's
+   * own bytes ({@link HybridCache#readArray}: no copy of the value on a DRAM hit or a flash hit), which
+   * is safe because {@code CachedPartition.cacheSerializer} copies every byte it keeps out of its input
+   * ({@code EmbeddedRowCacheTest.aDecodedPartitionSharesNoBytesWithTheCache}) and only reads it.
+   */
   private IRowCacheEntry getInside(RowCacheKey key) {
     Pending s = sentinels.get(key);
     if (s != null) {
       return s.sentinel();
     }
     byte[] k = codec.key(key);
-    byte[] v = cache.get(k);
-    if (v == null) {
-      return null;
+    Object found = cache.readArray(k, v -> staleByRecord(key, v) ? Unservable.STALE : decode(key, v));
+    if (found == null || found instanceof CachedPartition) {
+      return (CachedPartition) found;
     }
-    if (staleByRecord(key, v)) {
-      dropUnlessPending(key, k);
-      return null;
-    }
-    CachedPartition p = codec.value(key, v);
-    if (p == null) {
+    if (found == Unservable.UNDECODABLE) {
       undecodable.increment();
-      dropUnlessPending(key, k);
     }
-    return p;
+    dropUnlessPending(key, k); // outside the read: the cache is not called back from inside its decoder
+    return null;
+  }
+
+  /** Why a stored value was not served. */
+  private enum Unservable { STALE, UNDECODABLE }
+
+  private Object decode(RowCacheKey key, byte[] v) {
+    CachedPartition p = codec.value(key, v);
+    return p != null ? p : Unservable.UNDECODABLE;
   }
 
   /**
@@ -239,11 +248,11 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
     if (!records.has(key.tableId)) {
       return true;
     }
-    byte[] v = cache.get(k);
-    if (v == null) {
+    Boolean stale = cache.readArray(k, v -> staleByRecord(key, v));
+    if (stale == null) {
       return false;
     }
-    if (staleByRecord(key, v)) {
+    if (stale) {
       cache.remove(k);
       return false;
     }
@@ -328,7 +337,8 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
         if (cur == null || !old.equals(cur.sentinel())) {
           return cur; // a write (remove), clear or another reader's sentinel came first
         }
-      } else if (cur != null || !RowCacheCodec.sameContent(cache.get(k), expected)) {
+      } else if (cur != null
+          || !Boolean.TRUE.equals(cache.readArray(k, stored -> RowCacheCodec.sameContent(stored, expected)))) {
         return cur;
       }
       done[0] = true;

@@ -15,12 +15,15 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,6 +39,7 @@ import org.apache.cassandra.db.lifecycle.Tracker;
 import org.apache.cassandra.dht.Bounds;
 import org.apache.cassandra.dht.Murmur3Partitioner;
 import org.apache.cassandra.io.sstable.format.SSTableReader;
+import org.apache.cassandra.net.MessagingService;
 import org.apache.cassandra.cache.IRowCacheEntry;
 import org.apache.cassandra.db.partitions.CachedPartition;
 import org.apache.cassandra.schema.Schema;
@@ -140,6 +144,45 @@ class EmbeddedRowCacheTest {
       }
     }
     return n;
+  }
+
+  /**
+   * The provider decodes a hit from the hybrid cache's own bytes ({@code readArray}: a {@code get}, which
+   * copies, would fail here), and the partition it returns shares no bytes with them: scribbling over
+   * those bytes afterwards leaves the partition as it was. Regression guard for the no-copy read: if
+   * Cassandra's deserializer ever kept a slice of its input, a later change of the cache's bytes would
+   * change a partition a read already returned.
+   */
+  @Test
+  void aDecodedPartitionSharesNoBytesWithTheCache() {
+    RowCacheKey key = cached("own", 1, 77); // in DRAM
+    HybridCache hc = rowCache.hybridCache();
+    HybridCache noCopies = (HybridCache) Proxy.newProxyInstance(HybridCache.class.getClassLoader(),
+        new Class<?>[] {HybridCache.class}, (proxy, m, args) -> {
+          if (m.getName().equals("get") && m.getParameterCount() == 1) {
+            throw new AssertionError("get copies the value: the provider must decode with readArray");
+          }
+          try {
+            return m.invoke(hc, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    RowCacheCodec codec = new RowCacheCodec(() -> MessagingService.current_version,
+        id -> Schema.instance.getTableMetadata(id) != null);
+    HybridRowCache provider = new HybridRowCache(noCopies, codec, 1 << 20, null, false, new InvalidationRecords(1),
+        null, k -> 0L);
+    CachedPartition p = (CachedPartition) provider.get(key);
+    assertNotNull(p);
+    byte[] own = hc.readArray(KEYS.key(key), v -> v); // DRAM's array, which p was decoded from
+    byte[] saved = own.clone();
+    try {
+      Arrays.fill(own, RowCacheCodec.EPOCH_OFFSET + 8, own.length, (byte) 0x5A);
+      assertTrue(RowCacheCodec.sameContent(codec.value(p), saved), "the partition kept none of the cache's bytes");
+    } finally {
+      System.arraycopy(saved, 0, own, 0, own.length);
+    }
+    assertEquals(77L, read("own", 1));
   }
 
   @Test

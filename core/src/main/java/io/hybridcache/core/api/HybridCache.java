@@ -32,11 +32,25 @@ public interface HybridCache extends Closeable {
    * the bytes into an object at once: a DRAM hit then costs no copy. Caution: the view has no accessible
    * array ({@code hasArray()} is false), and some code takes such a heap buffer for a direct one and reads
    * raw memory: Cassandra 5.0's {@code FastByteOperations} crashes the JVM on it (seen in this project's
-   * tests), so the Cassandra provider keeps using {@link #get(byte[])}.
+   * tests), so the Cassandra provider uses {@link #readArray} instead.
    */
   default <T> T read(byte[] key, java.util.function.Function<java.nio.ByteBuffer, T> decoder) {
     byte[] v = get(key);
     return v == null ? null : decoder.apply(java.nio.ByteBuffer.wrap(v).asReadOnlyBuffer());
+  }
+
+  /**
+   * {@code decoder}'s result for the value of {@code key}, or null on a miss: as {@code get} (the same
+   * tiers, counters and promotion) without copying the value, like {@link #read(byte[],
+   * java.util.function.Function) read}, but the decoder gets a plain heap array, for decoders that need
+   * one (Cassandra's serializers). The array may be the cache's own (a DRAM hit, a flash hit just
+   * promoted): {@code decoder} must only read it, during the call; it must not change it, keep it or
+   * hand it on (a decoder that copies what it keeps, such as a deserializer, is fine). The decoder runs
+   * after the lookup, outside the cache's locks; it may call the cache.
+   */
+  default <T> T readArray(byte[] key, java.util.function.Function<byte[], T> decoder) {
+    byte[] v = get(key);
+    return v == null ? null : decoder.apply(v);
   }
 
   /**

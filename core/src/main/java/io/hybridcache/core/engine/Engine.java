@@ -131,12 +131,22 @@ final class Engine implements HybridCache {
   /** {@inheritDoc} A DRAM hit, and a flash hit, cost no copy of the value. */
   @Override
   public <T> T read(byte[] key, Function<ByteBuffer, T> decoder) {
+    Objects.requireNonNull(decoder, "decoder");
+    return readArray(key, v -> decoder.apply(ByteBuffer.wrap(v).asReadOnlyBuffer()));
+  }
+
+  /**
+   * {@inheritDoc} A DRAM hit and a flash hit cost no copy of the value: the decoder reads DRAM's array,
+   * or the one the flash read made (promoted or not).
+   */
+  @Override
+  public <T> T readArray(byte[] key, Function<byte[], T> decoder) {
     checkKey(key);
     Objects.requireNonNull(decoder, "decoder");
     calls.enter();
     try {
       byte[] v = lookup(key, new ByteKey(key), true, false);
-      return v == null ? null : decoder.apply(ByteBuffer.wrap(v).asReadOnlyBuffer());
+      return v == null ? null : decoder.apply(v);
     } finally {
       calls.exit();
     }

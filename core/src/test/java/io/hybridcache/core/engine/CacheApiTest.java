@@ -123,6 +123,35 @@ class CacheApiTest {
     }
   }
 
+  /**
+   * readArray hands the decoder the one array the lookup has, never a copy: a flash hit's array is the
+   * one promoted into DRAM (the next DRAM hit decodes the same array), and {@code get} still copies.
+   */
+  @Test
+  void readArrayDecodesTheCachesOwnArrayWithoutACopy() {
+    try (Engine c = open()) {
+      for (int i = 100; i < 300; i++) {
+        c.put(key(i), value(i, 1, 900));
+      }
+      c.writeBackAndDropDram(); // all on flash
+      CacheStats before = c.stats();
+      byte[] fromFlash = c.readArray(key(150), v -> v);
+      byte[] fromDram = c.readArray(key(150), v -> v);
+      CacheStats after = c.stats();
+      assertEquals(1, after.flashHits() - before.flashHits());
+      assertEquals(1, after.dramHits() - before.dramHits(), "the flash hit was promoted");
+      assertArrayEquals(value(150, 1, 900), fromFlash);
+      assertSame(fromFlash, fromDram, "the decoder of the flash hit read the array DRAM now holds");
+      byte[] copy = c.get(key(150));
+      assertArrayEquals(fromDram, copy);
+      assertTrue(copy != fromDram, "get returns a copy the caller owns");
+      assertNull(c.readArray(key(5000), v -> {
+        throw new AssertionError("no decode on a miss");
+      }));
+      assertEquals(after.misses() + 1, c.stats().misses());
+    }
+  }
+
   @Test
   void aMissLoadsOnceAndStoresTheValue() {
     try (Engine c = open()) {
