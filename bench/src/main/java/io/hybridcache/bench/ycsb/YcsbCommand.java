@@ -400,7 +400,7 @@ public final class YcsbCommand implements Callable<Integer> {
     t.row("hit ratio flash", ls == null ? null : ls.hitRatioFlash(), rs == null ? null : rs.hitRatioFlash());
     t.row("miss ratio", ls == null ? null : missRatio(ls), rs == null ? null : missRatio(rs));
     t.row("evictions not admitted to flash", ls == null ? null : notAdmitted(ls), rs == null ? null : notAdmitted(rs));
-    t.row("evictions that waited for the queue", ls == null ? null : ls.cascadeWaits(),
+    t.row("evictions that waited for flash room", ls == null ? null : ls.cascadeWaits(),
         rs == null ? null : rs.cascadeWaits());
     t.row("device reads per flash hit", ls == null ? null : ls.deviceReadsPerFlashHit(),
         rs == null ? null : rs.deviceReadsPerFlashHit());

@@ -141,6 +141,7 @@ final class Checkpointer {
    */
   private void begin() {
     if (pending == null) {
+      journal.clearOther(); // the slow part of the switch, before the lock that stops appends
       writer.locked(this::beginLocked);
     }
   }

@@ -58,8 +58,8 @@ import org.slf4j.LoggerFactory;
  * it, both up to {@link CacheConfig#cascadeWait()} (zero: not at all), then is refused and counted
  * ({@code queueRejected}). An eviction on a reading thread (Caffeine evicts on any thread that touches
  * it) waits for a write buffer at most {@value #READER_WAIT_MILLIS} ms, one device write, and never for
- * reclaim. Reclaim keeps {@code reclaimFreeSegments} slots free beyond one reserved for its own
- * reinsertion. The wait runs on the thread whose DRAM write caused the eviction, holding
+ * reclaim (it may take the slot otherwise kept for reclaim's reinsertion instead). Reclaim keeps
+ * {@code reclaimFreeSegments} slots free, one of them reserved for its own reinsertion. The wait runs on the thread whose DRAM write caused the eviction, holding
  * Caffeine's eviction lock and the victim's map-bin lock, and nothing of ours (the writer's lock is
  * given up before a slot wait). It cannot deadlock because the threads it waits for, the flusher and
  * the maintenance thread, never touch the DRAM tier and never wait for a caller thread.
@@ -156,7 +156,17 @@ final class FlashTier {
     this.reader = new FlashReader(device, table, counters);
     this.reclaimer = new Reclaimer(device, table, index, writer, counters, config.victimPolicy(),
         config.reinsertAllBelowLiveRatio(), config.flashBytes(), config.trimReclaimed(), sequence::get, System::currentTimeMillis);
-    writer.slotSource(this::freeSlot);
+    writer.slotSource(new SegmentWriter.SlotSource() {
+      @Override
+      public int freeSlot() {
+        return FlashTier.this.freeSlot(false);
+      }
+
+      @Override
+      public int freeSlot(boolean mayTakeReserve) {
+        return FlashTier.this.freeSlot(mayTakeReserve);
+      }
+    });
     writer.onFlushEvents(new SegmentWriter.FlushEvents() {
       @Override
       public void written() {
@@ -380,7 +390,8 @@ final class FlashTier {
     boolean waits = deadlineNanos - System.nanoTime() > 0;
     boolean counted = false;
     while (true) {
-      long packed = writer.append(c, key.hash64(), key.bytes(), value, expiryMillis, seq, deadlineNanos);
+      long packed = writer.append(c, key.hash64(), key.bytes(), value, expiryMillis, seq, deadlineNanos, true,
+          kind == Write.READER);
       if (packed != IndexEntry.NONE) {
         return packed;
       }
@@ -594,14 +605,15 @@ final class FlashTier {
 
   /**
    * A slot for a new segment, without waiting; -1 if none. Callers other than the maintenance thread
-   * leave {@value #RECLAIM_RESERVE_SLOTS} for reclaim's reinsertion. Taking one that leaves
+   * and evictions that may not wait for reclaim ({@code mayTakeReserve}: on a reading thread) leave
+   * {@value #RECLAIM_RESERVE_SLOTS} for reclaim's reinsertion. Taking one that leaves
    * {@code reclaimFreeSegments} or fewer asks for reclaim.
    */
-  private int freeSlot() {
-    boolean maintenance = Thread.currentThread() == thread;
-    int slot = maintenance || table.freeSlots() > RECLAIM_RESERVE_SLOTS ? table.takeFreeSlot() : -1;
-    if (table.freeSlots() <= config.reclaimFreeSegments() + RECLAIM_RESERVE_SLOTS) {
-      requestReclaim(); // early enough that evictions seldom find only the reserve left
+  private int freeSlot(boolean mayTakeReserve) {
+    boolean reserve = mayTakeReserve || Thread.currentThread() == thread;
+    int slot = reserve || table.freeSlots() > RECLAIM_RESERVE_SLOTS ? table.takeFreeSlot() : -1;
+    if (table.freeSlots() <= config.reclaimFreeSegments()) {
+      requestReclaim();
     }
     return slot;
   }
@@ -736,7 +748,7 @@ final class FlashTier {
     reclaimRequested.set(false); // a request from here on queues another turn
     Segment victim = null;
     try {
-      while (!gate.degraded() && table.freeSlots() <= config.reclaimFreeSegments() + RECLAIM_RESERVE_SLOTS) {
+      while (!gate.degraded() && table.freeSlots() <= config.reclaimFreeSegments()) {
         victim = reclaimer.chooseVictim();
         if (victim == null) {
           break;

@@ -177,18 +177,8 @@ final class InvalidationJournal implements Closeable {
    * checkpoint's).
    */
   void switchTo(long newEpoch) {
-    int other;
-    long written;
-    synchronized (this) {
-      other = 1 - active;
-      written = used[other];
-    }
+    int other = clearOther();
     int base = (int) (other * halfBytes());
-    byte[] zeros = new byte[HEADER_BYTES];
-    long end = HEADER_BYTES + written * RECORD_BYTES; // only what was written; the rest is zero
-    for (long p = HEADER_BYTES; p < end; p += zeros.length) {
-      map.put((int) (base + p), zeros, 0, (int) Math.min(zeros.length, end - p));
-    }
     writeHeader(other, newEpoch);
     if (force) {
       map.force(base, (int) halfBytes());
@@ -199,6 +189,28 @@ final class InvalidationJournal implements Closeable {
       epoch = newEpoch;
       overflowed = false;
     }
+  }
+
+  /**
+   * Zeroes the records of the inactive half now, so that a {@link #switchTo} soon after only writes its
+   * header (the caller holds the segment writer's lock across the switch). Nothing writes the inactive
+   * half meanwhile: records go to the active one. Returns the inactive half.
+   */
+  int clearOther() {
+    int other;
+    long written;
+    synchronized (this) {
+      other = 1 - active;
+      written = used[other];
+      used[other] = 0;
+    }
+    int base = (int) (other * halfBytes());
+    byte[] zeros = new byte[HEADER_BYTES];
+    long end = HEADER_BYTES + written * RECORD_BYTES; // only what was written; the rest is zero
+    for (long p = HEADER_BYTES; p < end; p += zeros.length) {
+      map.put((int) (base + p), zeros, 0, (int) Math.min(zeros.length, end - p));
+    }
+    return other;
   }
 
   @Override

@@ -61,6 +61,11 @@ final class SegmentWriter {
   @FunctionalInterface
   public interface SlotSource {
     int freeSlot();
+
+    /** As {@link #freeSlot()}; {@code mayTakeReserve} for a writer that must not wait for reclaim. */
+    default int freeSlot(boolean mayTakeReserve) {
+      return freeSlot();
+    }
   }
 
   /** Told of each device write's outcome, on the flusher thread; must not take the writer's lock. */
@@ -86,7 +91,7 @@ final class SegmentWriter {
   private final long segmentBytes;
   private final LongSupplier sequence;
   private final Map<Integer, ClassLog> logs = new HashMap<>(); // under lock
-  private final ReentrantLock lock = new ReentrantLock();
+  private final ReentrantLock lock = new ReentrantLock(true); // fair: a stream of appends never starves reclaim or a checkpoint
   private final ExecutorService flusher;
   private final Placement placement;
   private volatile SlotSource slots;
@@ -191,7 +196,7 @@ final class SegmentWriter {
    */
   public long append(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis,
       long seq) {
-    return append(lifetimeClass, keyHash, key, value, expiryMillis, seq, Long.MAX_VALUE, false);
+    return append(lifetimeClass, keyHash, key, value, expiryMillis, seq, Long.MAX_VALUE, false, false);
   }
 
   /**
@@ -203,11 +208,12 @@ final class SegmentWriter {
    */
   public long append(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis,
       long seq, long deadlineNanos) {
-    return append(lifetimeClass, keyHash, key, value, expiryMillis, seq, deadlineNanos, true);
+    return append(lifetimeClass, keyHash, key, value, expiryMillis, seq, deadlineNanos, true, false);
   }
 
-  private long append(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis,
-      long seq, long deadlineNanos, boolean pending) {
+  /** As above; {@code mayTakeReserve}: a new segment may take a slot kept for reclaim (a writer that cannot wait). */
+  long append(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis, long seq,
+      long deadlineNanos, boolean pending, boolean mayTakeReserve) {
     int size = EntryFormat.entryBytes(key.length, value.length);
     if (size > bufferBytes || size > IndexEntry.MAX_ENTRY_BYTES) {
       throw new IllegalArgumentException("entry of " + size + " bytes exceeds the write buffer");
@@ -216,7 +222,8 @@ final class SegmentWriter {
       return IndexEntry.NONE;
     }
     try {
-      return appendLocked(lifetimeClass, keyHash, key, value, expiryMillis, seq, size, deadlineNanos, pending);
+      return appendLocked(lifetimeClass, keyHash, key, value, expiryMillis, seq, size, deadlineNanos, pending,
+          mayTakeReserve);
     } finally {
       lock.unlock();
     }
@@ -237,7 +244,7 @@ final class SegmentWriter {
   }
 
   private long appendLocked(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis,
-      long seq, int size, long deadlineNanos, boolean pending) {
+      long seq, int size, long deadlineNanos, boolean pending, boolean mayTakeReserve) {
     ClassLog log = logs.computeIfAbsent(lifetimeClass.id(), id -> new ClassLog(lifetimeClass, bufferBytes, buffersPerClass));
     if (log.lifetimeClass != lifetimeClass) {
       log.lifetimeClass = lifetimeClass; // new segments carry the caller's name, not a restart's placeholder
@@ -257,7 +264,7 @@ final class SegmentWriter {
       if (log.segment != null && !sealLocked(log, deadlineNanos)) {
         return IndexEntry.NONE;
       }
-      if (!openLocked(log)) {
+      if (!openLocked(log, mayTakeReserve)) {
         return IndexEntry.NONE;
       }
       pad = 0;
@@ -534,8 +541,8 @@ final class SegmentWriter {
     log.current.reset(0, 0);
   }
 
-  private boolean openLocked(ClassLog log) {
-    int slot = slots.freeSlot();
+  private boolean openLocked(ClassLog log, boolean mayTakeReserve) {
+    int slot = slots.freeSlot(mayTakeReserve);
     if (slot < 0) {
       return false;
     }
