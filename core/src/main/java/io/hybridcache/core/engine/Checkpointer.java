@@ -25,12 +25,21 @@ import org.slf4j.LoggerFactory;
  * checkpoint. A copy that fails (any Throwable) is counted, logged and retried with the same start and
  * epoch; the thread lives on.
  *
- * <p>When: once the writer has written {@code intervalBytes} since the last start (bounds the replay at
- * open), or the journal's active half is half full (bounds the journal).
+ * <p>When: once the writer has written {@code intervalBytes} since the last start and at least
+ * {@link #MIN_INTERVAL_NANOS} passed (bounds the replay at open), or the journal's active half is half
+ * full (bounds the journal).
  *
  * <p>Format: none of its own; the files are {@link IndexCheckpoint}'s and {@link InvalidationJournal}'s.
  */
 final class Checkpointer {
+  /**
+   * Least time between two checkpoints started for bytes written: each one writes and forces a file, and
+   * on a small flash tier written at device speed the byte trigger alone would fire every few tens of
+   * milliseconds, its fsyncs stalling the segment writes beside it (measured: 50 ms waits for a write
+   * buffer, so refused evictions). A half-full journal still starts one at once.
+   */
+  static final long MIN_INTERVAL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+
   private static final Logger LOG = LoggerFactory.getLogger(Checkpointer.class);
 
   private final String name;
@@ -49,6 +58,7 @@ final class Checkpointer {
   private IndexCheckpoint.Start pending; // a started checkpoint not yet durable
   private long pendingEpoch;
   private long startedAtBytes;
+  private long startedAtNanos = System.nanoTime() - MIN_INTERVAL_NANOS;
   private Future<?> running;
 
   Checkpointer(String name, Path file, HeapIndex index, InvalidationJournal journal, SegmentWriter writer,
@@ -83,8 +93,9 @@ final class Checkpointer {
       return;
     }
     collect();
-    boolean due = pending != null || bytesWritten.getAsLong() - startedAtBytes >= intervalBytes
-        || journal.fill() >= 0.5 || journal.overflowed();
+    boolean byBytes = bytesWritten.getAsLong() - startedAtBytes >= intervalBytes
+        && System.nanoTime() - startedAtNanos >= MIN_INTERVAL_NANOS;
+    boolean due = pending != null || byBytes || journal.fill() >= 0.5 || journal.overflowed();
     if (due) {
       begin();
       IndexCheckpoint.Start start = pending;
@@ -154,6 +165,7 @@ final class Checkpointer {
     pendingEpoch = journal.epoch() + 1;
     pending = new IndexCheckpoint.Start(table.nextSegmentIdPeek(), sequence.get(), active[0], active[1]);
     startedAtBytes = bytesWritten.getAsLong();
+    startedAtNanos = System.nanoTime();
     journal.switchTo(pendingEpoch);
   }
 

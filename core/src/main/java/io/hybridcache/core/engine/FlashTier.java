@@ -776,6 +776,8 @@ final class FlashTier {
     try {
       if (c instanceof Stop) {
         return false;
+      } else if (c instanceof Reclaim) {
+        reclaimIfLow(); // a request drained into this batch after the turn's own reclaim must not wait a turn
       } else if (c instanceof Barrier b) {
         b.done().complete(!b.flush() || !gate.degraded() && flushQuietly());
       }

@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.zip.CRC32C;
 
 /**
@@ -43,6 +44,13 @@ final class SegmentTable {
   private static final int RECORD_BYTES = 8 + 4 + 4 + 1 + 8 + 8 + 8 + 8;
 
   private final ConcurrentMap<Long, Segment> byTag = new ConcurrentHashMap<>();
+  /**
+   * A direct-mapped front of {@code byTag} for the lookups on every flash read and write: slot
+   * {@code tag & (length - 1)} holds the live segment of that tag if no other live segment took the slot
+   * first (ids are handed out in order, so recent segments rarely collide); a miss falls back to the map.
+   * Written under this table's lock; read racily: a segment's id is final, and a lookup checks it.
+   */
+  private final AtomicReferenceArray<Segment> recent;
   private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>(); // synchronized
   private final int slotCount;
   private final long tagMask;
@@ -60,6 +68,7 @@ final class SegmentTable {
     }
     this.slotCount = slotCount;
     this.tagMask = (1L << tagBits) - 1;
+    this.recent = new AtomicReferenceArray<>(Integer.highestOneBit(Math.max(1, slotCount)) * 4);
   }
 
   public int slotCount() { return slotCount; }
@@ -71,13 +80,14 @@ final class SegmentTable {
 
   /** The live segment with id {@code segmentId}, or null. */
   public Segment get(long segmentId) {
-    Segment s = byTag.get(tagOf(segmentId));
+    Segment s = byTag(tagOf(segmentId));
     return s != null && s.id() == segmentId ? s : null;
   }
 
   /** The live segment an index value's tag names ({@link IndexEntry#segmentTag}), or null. */
   public Segment byTag(long tag) {
-    return byTag.get(tag);
+    Segment s = recent.getAcquire((int) tag & (recent.length() - 1));
+    return s != null && tagOf(s.id()) == tag ? s : byTag.get(tag);
   }
 
   public Collection<Segment> segments() {
@@ -140,13 +150,29 @@ final class SegmentTable {
   /** Adds {@code s}; its tag must not be live (ids come from {@link #allocateSegmentId}). */
   public synchronized void add(Segment s) {
     Segment other = byTag.putIfAbsent(tagOf(s.id()), s);
+    int i = (int) tagOf(s.id()) & (recent.length() - 1);
+    if (other == null && recent.get(i) == null) {
+      recent.set(i, s);
+    }
     if (other != null && other != s) {
       throw new IllegalStateException("segment tag " + tagOf(s.id()) + " of " + s + " is held by " + other);
     }
   }
 
+  private void forgetAll() {
+    byTag.clear();
+    for (int i = 0; i < recent.length(); i++) {
+      recent.set(i, null);
+    }
+  }
+
+  private void forgetRecent(Segment s) {
+    recent.compareAndSet((int) tagOf(s.id()) & (recent.length() - 1), s, null);
+  }
+
   /** Forgets {@code s}; its slot becomes free. */
   public synchronized void release(Segment s) {
+    forgetRecent(s);
     if (byTag.remove(tagOf(s.id()), s)) {
       returnFreeSlot(s.slot());
     }
@@ -154,11 +180,12 @@ final class SegmentTable {
 
   /** Forgets {@code s} without freeing its slot (the caller reuses or frees it). */
   public synchronized void forget(Segment s) {
+    forgetRecent(s);
     byTag.remove(tagOf(s.id()), s);
   }
 
   public synchronized void clear() {
-    byTag.clear();
+    forgetAll();
     rebuildFreeList();
   }
 
@@ -235,7 +262,7 @@ final class SegmentTable {
         return -1; // two segments with one tag: not a table this code saved
       }
     }
-    byTag.clear();
+    forgetAll();
     loaded.forEach(this::add);
     nextSegmentId = nextId;
     rebuildFreeList();
