@@ -12,7 +12,6 @@ import org.apache.cassandra.config.DatabaseDescriptor;
 import org.apache.cassandra.dht.Murmur3Partitioner;
 import org.apache.cassandra.dht.Token;
 import org.apache.cassandra.net.MessagingService;
-import org.apache.cassandra.schema.Schema;
 import org.apache.cassandra.service.StorageService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,8 +59,7 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
     try {
       long dram = DatabaseDescriptor.getRowCacheSizeInMiB() * CacheConfig.MIB;
       CacheConfig config = settings.cacheConfig(dram);
-      RowCacheCodec codec = new RowCacheCodec(() -> MessagingService.current_version,
-          id -> Schema.instance.getTableMetadata(id) != null);
+      RowCacheCodec codec = new RowCacheCodec(() -> MessagingService.current_version);
       HybridRowCache rowCache = open(config, codec, settings.warmStart());
       if (settings.warmStart()) {
         closeAtEndOfDrain(rowCache);

@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import java.util.function.IntSupplier;
-import java.util.function.Predicate;
 import org.apache.cassandra.cache.RowCacheKey;
 import org.apache.cassandra.db.partitions.CachedPartition;
 import org.apache.cassandra.io.util.DataInputBuffer;
@@ -33,15 +32,12 @@ final class RowCacheCodec {
   private static final int VALUE_HEADER = EPOCH_OFFSET + 8;
 
   private final IntSupplier messagingVersion;
-  private final Predicate<TableId> tableExists;
 
   /**
    * @param messagingVersion {@code MessagingService.current_version} on a node
-   * @param tableExists whether the schema still has the table (a dropped table's bytes are not read)
    */
-  RowCacheCodec(IntSupplier messagingVersion, Predicate<TableId> tableExists) {
+  RowCacheCodec(IntSupplier messagingVersion) {
     this.messagingVersion = messagingVersion;
-    this.tableExists = tableExists;
   }
 
   byte[] key(RowCacheKey k) {
@@ -112,9 +108,11 @@ final class RowCacheCodec {
       return null;
     }
     TableId id = TableId.fromUUID(new UUID(b.getLong(), b.getLong()));
-    if (!id.equals(key.tableId) || !tableExists.test(id)) {
+    if (!id.equals(key.tableId)) {
       return null;
     }
+    // a dropped table needs no look-up here: the serializer looks the table up itself
+    // (Schema.getExistingTableMetadata) and throws for one that is gone, a miss below
     try (DataInputBuffer in = new DataInputBuffer(bytes, VALUE_HEADER, bytes.length - VALUE_HEADER)) {
       return CachedPartition.cacheSerializer.deserialize(in);
     } catch (IOException | RuntimeException | AssertionError e) {

@@ -50,12 +50,15 @@ public final class RowCacheSettings {
   public static final String FILE_PROPERTY = "hybridcache.config";
   public static final String FILE_NAME = "hybridcache.properties";
   static final String PREFIX = "hybridcache row cache: ";
+  /** Default {@code write_buffers}: write buffers per lifetime class. */
+  static final int DEFAULT_WRITE_BUFFERS = 16;
 
   private static final Set<String> KNOWN = Set.of("directory", "flash_size", "segment_size", "write_buffer_size",
-      "admission", "direct_io", "index", "start", "name", "expected_entries");
+      "write_buffers", "admission", "direct_io", "index", "start", "name", "expected_entries");
   /** CacheConfig's field names as this file calls them, for CacheConfig's own validation messages. */
   private static final Map<String, String> FIELD_NAMES = Map.of("flashBytes", "flash_size", "segmentBytes",
-      "segment_size", "writeBufferBytes", "write_buffer_size", "directory", "directory", "name", "name");
+      "segment_size", "writeBufferBytes", "write_buffer_size", "writeBuffers", "write_buffers", "directory",
+      "directory", "name", "name");
 
   private final Path source;
   private final CacheConfig flash; // validated with a 1 MiB DRAM tier; the real size comes from Cassandra
@@ -177,11 +180,14 @@ public final class RowCacheSettings {
         .expectedEntries(v.count("expected_entries", Math.max(16_384, flashBytes / 4096)))
         .segmentBytes(v.intSize("segment_size", "64MiB"))
         .writeBufferBytes(v.intSize("write_buffer_size", "1MiB"))
+        // more than the library's 4: with no wait (below) the buffers are all that absorbs a burst of
+        // evictions while the device writes
+        .writeBuffers((int) Math.min(Integer.MAX_VALUE, v.count("write_buffers", DEFAULT_WRITE_BUFFERS)))
         .directIo(v.bool("direct_io", true))
         .indexType(v.index())
         .admission(v.admission())
-        // Cassandra caches partitions on its read path: an eviction there never waits for the flash
-        // writer (the library's default waits up to 50 ms); a full queue is a counted rejection
+        // Cassandra caches partitions on its read path: an eviction there never waits for flash room
+        // (the library's default waits up to 50 ms); no room is a counted rejection
         .cascadeWait(java.time.Duration.ZERO);
     boolean warm = v.choice("start", "cold", List.of("cold", "warm")).equals("warm");
     return new RowCacheSettings(file, validate(file, b), warm);

@@ -66,7 +66,7 @@ class EmbeddedRowCacheTest {
   private static EmbeddedCassandraService cassandra;
   private static HybridRowCache rowCache;
   /** Key encoding only (the value side is not used). */
-  private static final RowCacheCodec KEYS = new RowCacheCodec(() -> 0, t -> true);
+  private static final RowCacheCodec KEYS = new RowCacheCodec(() -> 0);
 
   @BeforeAll
   static void start() throws IOException {
@@ -168,8 +168,7 @@ class EmbeddedRowCacheTest {
             throw e.getCause();
           }
         });
-    RowCacheCodec codec = new RowCacheCodec(() -> MessagingService.current_version,
-        id -> Schema.instance.getTableMetadata(id) != null);
+    RowCacheCodec codec = new RowCacheCodec(() -> MessagingService.current_version);
     HybridRowCache provider = new HybridRowCache(noCopies, codec, 1 << 20, null, false, new InvalidationRecords(1),
         null, k -> 0L);
     CachedPartition p = (CachedPartition) provider.get(key);

@@ -21,7 +21,6 @@ import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.Keyspace;
 import org.apache.cassandra.db.partitions.CachedPartition;
 import org.apache.cassandra.net.MessagingService;
-import org.apache.cassandra.schema.Schema;
 import org.apache.cassandra.service.CacheService;
 import org.apache.cassandra.service.EmbeddedCassandraService;
 import org.apache.cassandra.utils.ByteBufferUtil;
@@ -105,8 +104,7 @@ public class FlashHitBenchmark {
   private EmbeddedCassandraService cassandra;
   private HybridRowCache rowCache;
   private HybridCache cache;
-  private final RowCacheCodec codec = new RowCacheCodec(() -> MessagingService.current_version,
-      id -> Schema.instance.getTableMetadata(id) != null);
+  private final RowCacheCodec codec = new RowCacheCodec(() -> MessagingService.current_version);
   private RowCacheKey[] keys; // in the order the calls visit them
   private byte[][] rawKeys; // the same, encoded
   private String[] names; // the same, as CQL values

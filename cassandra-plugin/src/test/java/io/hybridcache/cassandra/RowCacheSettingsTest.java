@@ -51,7 +51,7 @@ class RowCacheSettingsTest {
   void readsEverySettingAndDefaults() throws IOException {
     Path f = file("directory=" + dir.resolve("flash"), "flash_size=256MiB", "segment_size=4MiB",
         "write_buffer_size=128KiB", "admission=random:0.5", "direct_io=false", "start=warm", "name=rc1",
-        "expected_entries=5000");
+        "expected_entries=5000", "write_buffers=8");
     RowCacheSettings s = RowCacheSettings.read(f);
     CacheConfig c = s.cacheConfig(32 * CacheConfig.MIB);
     assertEquals(dir.resolve("flash"), c.directory());
@@ -63,6 +63,7 @@ class RowCacheSettingsTest {
     assertEquals(32 * CacheConfig.MIB, c.dramBytes());
     assertEquals("rc1", c.name());
     assertEquals(5000, c.expectedEntries());
+    assertEquals(8, c.writeBuffers());
     assertTrue(s.warmStart());
 
     RowCacheSettings d = RowCacheSettings.read(file("directory=" + dir));
@@ -74,6 +75,8 @@ class RowCacheSettingsTest {
     assertEquals("cassandra-row-cache", dc.name());
     assertEquals(CacheConfig.GIB / 4096, dc.expectedEntries());
     assertFalse(d.warmStart(), "cold by default");
+    assertEquals(RowCacheSettings.DEFAULT_WRITE_BUFFERS, dc.writeBuffers(), "more buffers than the library's: no wait");
+    assertEquals(java.time.Duration.ZERO, dc.cascadeWait(), "Cassandra's threads never wait for flash room");
   }
 
   @Test
@@ -83,6 +86,8 @@ class RowCacheSettingsTest {
     assertTrue(m.contains("flash_size") && m.contains("lots") && m.contains(dir.toString()), m);
     m = error("directory=" + dir, "flash_sise=1GiB");
     assertTrue(m.contains("unknown setting 'flash_sise'"), m);
+    m = error("directory=" + dir, "write_buffers=1");
+    assertTrue(m.contains("write_buffers") && m.contains("1"), m);
     m = error("directory=relative/path");
     assertTrue(m.contains("directory must be an absolute path"), m);
     m = error("directory=" + dir, "index=chronicle");

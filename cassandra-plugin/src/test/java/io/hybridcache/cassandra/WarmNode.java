@@ -25,7 +25,7 @@ import org.apache.cassandra.utils.ByteBufferUtil;
 final class WarmNode {
   static final String KS = "warm";
   /** Key encoding only. */
-  static final RowCacheCodec KEYS = new RowCacheCodec(() -> 0, t -> true);
+  static final RowCacheCodec KEYS = new RowCacheCodec(() -> 0);
 
   final Path base;
   final HybridRowCache rowCache;

@@ -23,7 +23,6 @@ import org.apache.cassandra.cache.RowCacheKey;
 import org.apache.cassandra.cache.RowCacheSentinel;
 import org.apache.cassandra.db.partitions.CachedPartition;
 import org.apache.cassandra.net.MessagingService;
-import org.apache.cassandra.schema.Schema;
 import org.apache.cassandra.service.StorageService;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -45,8 +44,7 @@ class WarmStartTest {
   @BeforeAll
   static void start() throws Exception {
     node = WarmNode.start("embedded-warm");
-    codec = new RowCacheCodec(() -> MessagingService.current_version,
-        id -> Schema.instance.getTableMetadata(id) != null);
+    codec = new RowCacheCodec(() -> MessagingService.current_version);
   }
 
   /** A row cache of its own in target/embedded-warm/NAME, as the provider opens it with start=warm. */
