@@ -26,10 +26,11 @@ package io.hybridcache.core.api;
  * @param reclaimEvicted live entries reclaim dropped
  * @param reclaimedSegments segments emptied by reclaim
  * @param admissionRejected evictions the admission policy refused
- * @param queueRejected evictions refused because the flash writer had no room: no free write buffer or segment slot (after waiting
- *     {@link CacheConfig#cascadeWait()}, if set)
- * @param cascadeWaits flash writes that found no room (a free write buffer, a segment slot) and waited for it (only with a
- *     non-zero {@link CacheConfig#cascadeWait()}; those that then timed out are in queueRejected too)
+ * @param queueRejected evictions refused because the flash writer had no room: no free write buffer
+ *     or segment slot (after waiting {@link CacheConfig#cascadeWait()}, if set)
+ * @param cascadeWaits flash writes that found no room (a free write buffer, a segment slot) and waited
+ *     for it (only with a non-zero {@link CacheConfig#cascadeWait()}; those that then timed out are in
+ *     queueRejected too)
  * @param tooLargeRejected evictions too large for a flash entry
  * @param degradedRejected evictions dropped because the flash tier was degraded, full or out of index room
  * @param freeSegments segments slots holding no segment

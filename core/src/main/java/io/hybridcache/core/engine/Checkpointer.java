@@ -15,15 +15,15 @@ import org.slf4j.LoggerFactory;
  * ({@link WarmRecovery}): fuzzy, on a thread of their own, never blocking a lookup (ARIES fuzzy
  * checkpoint; the replay after it is LFS roll-forward).
  *
- * <p>Thread-safe by confinement. Concurrency: {@link #maybeStart} and {@link #checkpointNow} run on the
- * flash maintenance thread (or the opening/closing thread once it is gone): they record where the log
- * stands and switch the journal to a new epoch under the segment writer's lock (no append in between), so every entry appended
- * after the start lies past the recorded positions and every invalidation after it lands in the new
- * epoch's half. The copy of the index then runs on the thread "hybridcache-checkpoint-NAME", one stripe
- * at a time ({@link IndexCheckpoint#write}). At most one checkpoint runs; the next starts only after the
- * previous one is durable, so the journal half it recycles holds only records older than the durable
- * checkpoint. A copy that fails (any Throwable) is counted, logged and retried with the same start and
- * epoch; the thread lives on.
+ * <p>Thread-safe by confinement. Concurrency: {@link #maybeStart} and {@link #checkpointNow} run on
+ * the flash maintenance thread (or the opening/closing thread once it is gone): they record where
+ * the log stands and switch the journal to a new epoch under the segment writer's lock (no append
+ * in between), so every entry appended after the start lies past the recorded positions and every
+ * invalidation after it lands in the new epoch's half. The copy of the index then runs on the
+ * thread "hybridcache-checkpoint-NAME", one stripe at a time ({@link IndexCheckpoint#write}). At
+ * most one checkpoint runs; the next starts only after the previous one is durable, so the journal
+ * half it recycles holds only records older than the durable checkpoint. A copy that fails (any
+ * Throwable) is counted, logged and retried with the same start and epoch; the thread lives on.
  *
  * <p>When: once the writer has written {@code intervalBytes} since the last start and at least
  * {@link #MIN_INTERVAL_NANOS} passed (bounds the replay at open), or the journal's active half is half

@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * an older {@code k}. Dirty evictions go through the admission policy and are written by the evicting
  * thread itself (Caffeine evicts on the calling thread); when flash has no room, the eviction waits up
  * to {@link CacheConfig#cascadeWait()}, which throttles writers to the device's pace, then is refused and
- * counted. An eviction on a thread that is reading waits one device write at most, never for reclaim. Why waiting cannot deadlock, and how
- * faults and close end a wait, is in {@link FlashTier}.
+ * counted. An eviction on a thread that is reading waits one device write at most, never for reclaim.
+ * Why waiting cannot deadlock, and how faults and close end a wait, is in {@link FlashTier}.
  *
  * <p>Reclaim and restart are described in {@link FlashTier}, {@link FlashOpener} and
  * {@link io.hybridcache.core.engine.Reclaimer}.
@@ -157,15 +157,27 @@ final class Engine implements HybridCache {
    * (DRAM's, or the one just read from flash and promoted), which must never be handed out.
    */
   private byte[] lookup(byte[] key, ByteKey k, boolean count, boolean copy) {
-    boolean[] reading = READING.get();
-    boolean outer = !reading[0];
-    reading[0] = true;
+    boolean[] reading = beginRead();
     try {
       return lookupReading(key, k, count, copy);
     } finally {
-      if (outer) {
-        reading[0] = false;
-      }
+      endRead(reading);
+    }
+  }
+
+  /** Marks this thread as reading ({@link #READING}); returns the flag to clear, or null if it was set. */
+  private static boolean[] beginRead() {
+    boolean[] reading = READING.get();
+    if (reading[0]) {
+      return null; // an outer read ends it
+    }
+    reading[0] = true;
+    return reading;
+  }
+
+  private static void endRead(boolean[] reading) {
+    if (reading != null) {
+      reading[0] = false;
     }
   }
 
@@ -214,9 +226,7 @@ final class Engine implements HybridCache {
     Objects.requireNonNull(keys, "keys");
     keys.forEach(Engine::checkKey);
     calls.enter();
-    boolean[] reading = READING.get();
-    boolean outer = !reading[0];
-    reading[0] = true;
+    boolean[] reading = beginRead();
     try {
       byte[][] values = new byte[keys.size()][];
       List<long[]> flashCandidates = new ArrayList<>(); // {address, position}
@@ -240,9 +250,7 @@ final class Engine implements HybridCache {
       }
       return Arrays.asList(values);
     } finally {
-      if (outer) {
-        reading[0] = false;
-      }
+      endRead(reading);
       calls.exit();
     }
   }

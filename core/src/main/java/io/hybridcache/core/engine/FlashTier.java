@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,22 +54,23 @@ import org.slf4j.LoggerFactory;
  * index entries of lost segments, and takes writes again. A bulk invalidation that cannot scan the tier
  * ({@link #dropAll}) empties the index instead of leaving keys behind.
  *
- * <p>Back-pressure is explicit and bounded. An eviction that finds no free write buffer waits for the
- * flusher, and one that finds no free segment slot asks the maintenance thread to reclaim and waits for
- * it, both up to {@link CacheConfig#cascadeWait()} (zero: not at all), then is refused and counted
- * ({@code queueRejected}). An eviction on a reading thread (Caffeine evicts on any thread that touches
- * it) waits for a write buffer at most {@value #READER_WAIT_MILLIS} ms, one device write, and never for
- * reclaim (it may take the slot otherwise kept for reclaim's reinsertion instead). Reclaim keeps
- * {@code reclaimFreeSegments} slots free, one of them reserved for its own reinsertion. The wait runs on the thread whose DRAM write caused the eviction, holding
- * Caffeine's eviction lock and the victim's map-bin lock, and nothing of ours (the writer's lock is
- * given up before a slot wait). It cannot deadlock because the threads it waits for, the flusher and
- * the maintenance thread, never touch the DRAM tier and never wait for a caller thread.
- * <b>Restriction:</b> keep it so. Nothing on those threads may call into the DRAM tier (not even a stats
- * snapshot: Caffeine's {@code weightedSize} takes the eviction lock) or wait for a caller. A wait that
- * times out marks the tier stalled: evictions are then refused at once until a device write completes or
- * reclaim frees a slot, so a hung device costs one wait, not one per eviction. Close: {@link #stop} sets
- * {@code stopping}; no wait outlives it by more than a slice. An interrupted wait restores the flag and
- * is a refusal.
+ * <p>Back-pressure is explicit and bounded. An eviction that finds no free write buffer waits for
+ * the flusher, and one that finds no free segment slot asks the maintenance thread to reclaim and
+ * waits for it, both up to {@link CacheConfig#cascadeWait()} (zero: not at all), then is refused
+ * and counted ({@code queueRejected}). An eviction on a reading thread (Caffeine evicts on any
+ * thread that touches it) waits for a write buffer at most {@value #READER_WAIT_MILLIS} ms, one
+ * device write, and never for reclaim (it may take the slot otherwise kept for reclaim's
+ * reinsertion instead). Reclaim keeps {@code reclaimFreeSegments} slots free, one of them reserved
+ * for its own reinsertion. The wait runs on the thread whose DRAM write caused the eviction,
+ * holding Caffeine's eviction lock and the victim's map-bin lock, and nothing of ours (the writer's
+ * lock is given up before a slot wait). It cannot deadlock because the threads it waits for, the
+ * flusher and the maintenance thread, never touch the DRAM tier and never wait for a caller thread.
+ * <b>Restriction:</b> keep it so. Nothing on those threads may call into the DRAM tier (not even a
+ * stats snapshot: Caffeine's {@code weightedSize} takes the eviction lock) or wait for a caller. A
+ * wait that times out marks the tier stalled: evictions are then refused at once until a device
+ * write completes or reclaim frees a slot, so a hung device costs one wait, not one per eviction.
+ * Close: {@link #stop} sets {@code stopping}; no wait outlives it by more than a slice. An
+ * interrupted wait restores the flag and is a refusal.
  *
  * <p>Close is bounded: {@link #stop} waits for the maintenance thread at most until the caller's
  * deadline; one that hangs (a device that never answers) is left behind, and then the index is not
@@ -98,7 +100,7 @@ final class FlashTier {
   private final AtomicLong sequence;
   private final BlockingQueue<Command> queue = new LinkedBlockingQueue<>();
   private final Room room = new Room();
-  private final java.util.concurrent.atomic.AtomicBoolean reclaimRequested = new java.util.concurrent.atomic.AtomicBoolean();
+  private final AtomicBoolean reclaimRequested = new AtomicBoolean();
   private final Thread thread;
   private final FaultGate gate;
   private final SequenceLease lease; // every writing thread

@@ -2,18 +2,20 @@ package io.hybridcache.core.engine;
 
 import io.hybridcache.core.api.LifetimeClass;
 import io.hybridcache.core.api.VictimPolicy;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One segment: a segment id living in a device slot, with its fill and garbage accounting.
  *
- * <p>Thread-safe. Concurrency: {@code state}, {@code writtenBytes} and {@code buffers} are written under
- * the {@link SegmentWriter}'s lock (or by the reclaim thread), {@code flushedOffset} by the flusher
- * thread, and all are read by any thread (volatile); {@code garbageBytes} is added to by any thread that
- * unlinks an entry (atomic). {@code pendingInstalls} counts entries appended but not yet installed in
- * the index: reclaim waits for it to drain before it decides which of the victim's entries are live. Sizes are counted in
- * the index's sector-rounded entry sizes ({@link io.hybridcache.core.engine.IndexEntry#sizeBytes}) on
- * both sides, so the garbage ratio is exact in those units.
+ * <p>Thread-safe. Concurrency: {@code state}, {@code writtenBytes} and {@code buffers} are written
+ * under the {@link SegmentWriter}'s lock (or by the reclaim thread), {@code flushedOffset} by the
+ * flusher thread, and all are read by any thread (volatile); {@code garbageBytes} is added to by
+ * any thread that unlinks an entry (atomic). {@code pendingInstalls} counts entries appended but
+ * not yet installed in the index: reclaim waits for it to drain before it decides which of the
+ * victim's entries are live. Sizes are counted in the index's sector-rounded entry sizes ({@link
+ * io.hybridcache.core.engine.IndexEntry#sizeBytes}) on both sides, so the garbage ratio is exact in
+ * those units.
  */
 final class Segment implements VictimPolicy.SegmentInfo {
   /** Life of a segment: ACTIVE (takes appends) -> SEALED (full, serves reads) -> RECLAIMING -> gone. */
@@ -29,7 +31,7 @@ final class Segment implements VictimPolicy.SegmentInfo {
   private volatile long flushedOffset;
   private volatile long sealedSequence;
   private volatile WriteBuffer[] buffers; // its class's buffers: some may hold its unflushed tail
-  private final java.util.concurrent.atomic.AtomicInteger pendingInstalls = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger pendingInstalls = new AtomicInteger();
 
   public Segment(long id, int slot, LifetimeClass lifetimeClass, State state) {
     this.id = id;

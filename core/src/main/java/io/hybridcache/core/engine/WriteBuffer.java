@@ -8,12 +8,13 @@ import java.nio.ByteBuffer;
  * The in-memory tail of an active segment: appends land here and reach the device with one aligned
  * sequential write when the buffer is full (the paper's 16 KiB write buffer, size configurable).
  *
- * <p>Concurrency: one writer at a time (under the SegmentWriter's lock) appends and recycles, the flusher thread reads the bytes it writes to the device; any number of
- * readers copy published entries out without locks. Readers are protected by a sequence lock: the
- * writer makes {@code generation} odd while it moves the buffer to a new position and even again
- * after; a reader that sees the generation change during its copy discards the copy and reads the
- * device instead (the bytes were flushed before the buffer moved). Bytes below {@code published}
- * never change while the generation is stable.
+ * <p>Concurrency: one writer at a time (under the SegmentWriter's lock) appends and recycles, the
+ * flusher thread reads the bytes it writes to the device; any number of readers copy published
+ * entries out without locks. Readers are protected by a sequence lock: the writer makes {@code
+ * generation} odd while it moves the buffer to a new position and even again after; a reader that
+ * sees the generation change during its copy discards the copy and reads the device instead (the
+ * bytes were flushed before the buffer moved). Bytes below {@code published} never change while the
+ * generation is stable.
  */
 final class WriteBuffer {
   private static final byte[] ZEROS = new byte[4096];

@@ -60,8 +60,8 @@ final class FlashMeters {
     m.counter(r, "hybridcache.flash.rejected", rejected, null, s -> s.tooLargeRejected(), "reason", "too_large");
     m.counter(r, "hybridcache.flash.rejected", rejected, null, s -> s.degradedRejected(), "reason", "degraded");
     m.counter(r, "hybridcache.flash.rejected", rejected, null, s -> s.indexFullRejected(), "reason", "index_full");
-    m.counter(r, "hybridcache.flash.cascade.waits", "flash writes that waited for room (a free write buffer or a segment slot)",
-        null, s -> s.cascadeWaits());
+    m.counter(r, "hybridcache.flash.cascade.waits",
+        "flash writes that waited for room (a free write buffer or a segment slot)", null, s -> s.cascadeWaits());
 
     String segments = "Segment slots by state: free, active (accepting appends) or sealed";
     m.gauge(r, "hybridcache.flash.segments", segments, null, s -> s.freeSegments(), "state", "free");

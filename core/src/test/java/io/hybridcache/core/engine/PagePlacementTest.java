@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.IndexType;
 import java.nio.file.Path;
@@ -25,8 +26,10 @@ class PagePlacementTest {
     Random random = new Random(7);
     int keys = 1500;
     int[] sizes = new int[keys];
+    // evictions wait as long as allowed: a disk stall past the default 50 ms would refuse one, and this
+    // test is about placement, not back-pressure (CascadeWaitTest)
     try (Engine c = TestCaches.open(TestCaches.small(dir, IndexType.HEAP)
-        .flashBytes(128L * TestCaches.SEGMENT).build())) {
+        .flashBytes(128L * TestCaches.SEGMENT).cascadeWait(CacheConfig.MAX_CASCADE_WAIT).build())) {
       for (int i = 0; i < keys; i++) {
         sizes[i] = 200 + random.nextInt(3800); // entries from ~250 B to a whole page
         c.put(key(i), value(i, 1, sizes[i]));
@@ -39,7 +42,7 @@ class PagePlacementTest {
         }
       });
       for (int i = 0; i < keys; i++) {
-        assertArrayEquals(value(i, 1, sizes[i]), c.get(key(i)));
+        assertArrayEquals(value(i, 1, sizes[i]), c.get(key(i)), "key " + i + ": " + c.stats());
       }
       CacheStats s = c.stats();
       assertEquals(keys, s.flashHits(), s.toString());
