@@ -187,7 +187,7 @@ public final class RowCacheSettings {
         .indexType(v.index())
         .admission(v.admission())
         // Cassandra caches partitions on its read path: an eviction there never waits for flash room
-        // (the library's default waits up to 50 ms); no room is a counted rejection
+        // (the library's default waits up to 200 ms); no room is a counted rejection
         .cascadeWait(java.time.Duration.ZERO);
     boolean warm = v.choice("start", "cold", List.of("cold", "warm")).equals("warm");
     return new RowCacheSettings(file, validate(file, b), warm);

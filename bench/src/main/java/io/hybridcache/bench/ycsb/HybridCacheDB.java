@@ -45,7 +45,8 @@ import site.ycsb.Status;
  * {@value #WRITE_TRACE} (device write trace file, appended), {@value #TRIM_RECLAIMED} (true|false),
  * {@value #VICTIM_POLICY} (greedy|cost-benefit|fifo), {@value #WRITE_BUFFERS} (write buffers per
  * lifetime class, 2..64), {@value #CASCADE_WAIT_MS} (how long a dirty eviction waits for flash room, 0..10000;
- * default 0 = never),
+ * default the library's, 50), {@value #REINSERTION_BUDGET} (bytes reclaim may reinsert per byte admitted;
+ * Infinity for no budget),
  * {@value #STREAM_MAPPER} (single|static|dsm|filestream), {@value #STREAMS}, {@value #PLACEMENT_EPOCH},
  * {@value #TABLE_CLASSES} (comma-separated table names: the i-th table's records go to flash in the
  * lifetime class {@code LifetimeClass.named(16 + i, table)}, other tables in FRESH). Unset sizes take the {@link CacheConfig}
@@ -91,10 +92,11 @@ public class HybridCacheDB extends DB {
   public static final String PLACEMENT_EPOCH = PREFIX + "placement.epoch.bytes";
   public static final String TABLE_CLASSES = PREFIX + "table.classes";
   public static final String VICTIM_POLICY = PREFIX + "victim.policy";
+  public static final String REINSERTION_BUDGET = PREFIX + "reinsertion.budget";
   private static final Set<String> KNOWN = Set.of(DIR, DRAM_BYTES, FLASH_BYTES, SEGMENT_BYTES,
       WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, WRITE_BUFFERS, CASCADE_WAIT_MS,
       ADMISSION, CODEC, WRITE_TRACE, TRIM_RECLAIMED, STREAM_MAPPER, STREAMS, PLACEMENT_EPOCH, TABLE_CLASSES,
-      VICTIM_POLICY);
+      VICTIM_POLICY, REINSERTION_BUDGET);
   private static final String DEFAULT_TABLE = "usertable";
   private static final int STRIPES = 1024;
 
@@ -315,6 +317,9 @@ public class HybridCacheDB extends DB {
     if ((v = p.getProperty(VICTIM_POLICY)) != null) {
       b.victimPolicy(io.hybridcache.core.api.VictimPolicy.parse(VICTIM_POLICY, v));
     }
+    if ((v = p.getProperty(REINSERTION_BUDGET)) != null) {
+      b.reinsertionBudget(parseDouble(REINSERTION_BUDGET, v));
+    }
     tableClasses(p); // fail on a bad list here too
     return b.build();
   }
@@ -356,6 +361,14 @@ public class HybridCacheDB extends DB {
       case "false", "no", "0" -> false;
       default -> throw new IllegalArgumentException(key + " must be true or false, was " + v);
     };
+  }
+
+  private static double parseDouble(String key, String v) {
+    try {
+      return Double.parseDouble(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a number, was " + v, e);
+    }
   }
 
   private static int toInt(String key, long v) {

@@ -138,7 +138,7 @@ public class ReclaimBenchmark {
       }
     }
     reclaimer = new Reclaimer(device, rig.table, index, rig.writer, rig.counters, VictimPolicy.greedy(), 0.0,
-        (long) SLOTS * SEGMENT_BYTES, false, rig::sequence, System::currentTimeMillis);
+        Double.POSITIVE_INFINITY, (long) SLOTS * SEGMENT_BYTES, false, rig::sequence, System::currentTimeMillis);
     entries += n;
     before = device.counters().snapshot();
   }

@@ -83,6 +83,8 @@ final class FlashTier {
   private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
   /** Slots only the maintenance thread may take: reclaim's reinsertion must always find one. */
   private static final int RECLAIM_RESERVE_SLOTS = 1;
+  private static final int STALL_REPORT_SECONDS = 10;
+  private static final long STALL_REPORT_NANOS = TimeUnit.SECONDS.toNanos(STALL_REPORT_SECONDS);
   /** Longest wait of an eviction on a reading thread, for a write buffer only (one device write). */
   private static final long READER_WAIT_MILLIS = 5;
   private static final long READER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(READER_WAIT_MILLIS);
@@ -112,6 +114,9 @@ final class FlashTier {
   private final long waitNanos; // cascadeWait
   private volatile boolean stopping; // stop() began: evictions no longer wait
   private volatile boolean stalled; // a wait timed out: none waits again until a write or reclaim moves
+  private volatile long lastWrittenNanos = System.nanoTime(); // when the flusher last completed a device write
+  private volatile long lastReclaimedNanos = System.nanoTime(); // when reclaim last freed a slot
+  private final AtomicLong stallReportedNanos = new AtomicLong(System.nanoTime() - STALL_REPORT_NANOS);
   private volatile java.io.Closeable directoryLock = () -> { }; // set by FlashOpener; released last in close
   private volatile Checkpointer checkpointer; // compact index with durability PROCESS or POWER, else null
   private volatile InvalidationJournal journal; // the checkpointer's journal, or null
@@ -157,7 +162,8 @@ final class FlashTier {
     this.sequence = sequence;
     this.reader = new FlashReader(device, table, counters);
     this.reclaimer = new Reclaimer(device, table, index, writer, counters, config.victimPolicy(),
-        config.reinsertAllBelowLiveRatio(), config.flashBytes(), config.trimReclaimed(), sequence::get, System::currentTimeMillis);
+        config.reinsertAllBelowLiveRatio(), config.reinsertionBudget(), config.flashBytes(), config.trimReclaimed(),
+        sequence::get, System::currentTimeMillis);
     writer.slotSource(new SegmentWriter.SlotSource() {
       @Override
       public int freeSlot() {
@@ -172,6 +178,7 @@ final class FlashTier {
     writer.onFlushEvents(new SegmentWriter.FlushEvents() {
       @Override
       public void written() {
+        lastWrittenNanos = System.nanoTime();
         gate.succeeded();
         if (stalled) {
           stalled = false; // progress: evictions may wait again
@@ -402,6 +409,7 @@ final class FlashTier {
       if (stopping || Thread.currentThread().isInterrupted() || timedOut || kind == Write.READER) {
         if (kind == Write.EVICTION && waits && timedOut && !stopping) {
           stalled = true; // a hung device costs one wait, not one per eviction
+          reportStall();
         }
         return IndexEntry.NONE;
       }
@@ -411,6 +419,23 @@ final class FlashTier {
       }
       seen = room.await(seen, deadlineNanos, WAIT_SLICE_NANOS);
     }
+  }
+
+  /**
+   * Says, at most once per {@value #STALL_REPORT_SECONDS} s, that an eviction's wait for room timed out and
+   * what the room was waiting for: the device (no write completed lately) or reclaim (no slot freed).
+   */
+  private void reportStall() {
+    long now = System.nanoTime();
+    long last = stallReportedNanos.get();
+    if (now - last < STALL_REPORT_NANOS || !stallReportedNanos.compareAndSet(last, now)) {
+      return;
+    }
+    LOG.warn("{}: an eviction waited {} ms for flash room and was refused; until a device write completes or "
+        + "reclaim frees a slot, evictions are refused without waiting (last device write completed {} ms ago, "
+        + "last slot reclaimed {} ms ago, {} free slots; reported at most every {} s)", config.name(),
+        waitNanos / 1_000_000, (now - lastWrittenNanos) / 1_000_000, (now - lastReclaimedNanos) / 1_000_000,
+        table.freeSlots(), STALL_REPORT_SECONDS);
   }
 
   /**
@@ -761,6 +786,7 @@ final class FlashTier {
         writer.locked(() -> placement.reclaimed(done));
         victim = null;
         stalled = false; // progress: evictions may wait again
+        lastReclaimedNanos = System.nanoTime();
         room.advance();
       }
     } catch (IOException e) {

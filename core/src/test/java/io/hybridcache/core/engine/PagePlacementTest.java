@@ -26,7 +26,7 @@ class PagePlacementTest {
     Random random = new Random(7);
     int keys = 1500;
     int[] sizes = new int[keys];
-    // evictions wait as long as allowed: a disk stall past the default 50 ms would refuse one, and this
+    // evictions wait as long as allowed: a disk stall past the default wait would refuse one, and this
     // test is about placement, not back-pressure (CascadeWaitTest)
     try (Engine c = TestCaches.open(TestCaches.small(dir, IndexType.HEAP)
         .flashBytes(128L * TestCaches.SEGMENT).cascadeWait(CacheConfig.MAX_CASCADE_WAIT).build())) {

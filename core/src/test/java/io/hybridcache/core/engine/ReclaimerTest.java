@@ -33,7 +33,15 @@ class ReclaimerTest {
 
   /** Fills the first segment with keys 0..n-1 (indexed) and moves on so it is sealed; returns n. */
   private int fillFirstSegment(Index index) throws Exception {
-    int i = 0;
+    return fillSegment(index, 0);
+  }
+
+  /**
+   * Appends keys from {@code base} until one lands in a new segment, indexing those of the segment the
+   * first landed in (which is then sealed); returns how many were indexed.
+   */
+  private int fillSegment(Index index, int base) throws Exception {
+    int i = base;
     long first = -1;
     while (true) {
       long p = writer.append(LifetimeClass.FRESH, KeyHash.of(key(i)), key(i), new byte[900], 0, seq.incrementAndGet());
@@ -41,7 +49,7 @@ class ReclaimerTest {
         first = IndexEntry.segmentTag(p);
       }
       if (IndexEntry.segmentTag(p) != first) {
-        return i; // key i went to the next segment and is not indexed
+        return i - base; // key i went to the next segment and is not indexed
       }
       index.put(KeyHash.of(key(i)), p);
       i++;
@@ -49,8 +57,12 @@ class ReclaimerTest {
   }
 
   private Reclaimer reclaimer(Index index, double reinsertAllBelow) {
+    return reclaimer(index, reinsertAllBelow, Double.POSITIVE_INFINITY);
+  }
+
+  private Reclaimer reclaimer(Index index, double reinsertAllBelow, double reinsertionBudget) {
     return new Reclaimer(device, table, index, writer, counters, VictimPolicy.greedy(), reinsertAllBelow,
-        8L * SEGMENT, false, seq::get, System::currentTimeMillis);
+        reinsertionBudget, 8L * SEGMENT, false, seq::get, System::currentTimeMillis);
   }
 
   @Test
@@ -81,6 +93,51 @@ class ReclaimerTest {
     assertEquals(n / 2, counters.reclaimEvicted.sum());
   }
 
+  /** Marks keys base..base+n-1 read since written; returns the bytes one entry is accounted as. */
+  private static int markAccessed(Index index, int base, int n) {
+    int entryBytes = 0;
+    for (int i = base; i < base + n; i++) {
+      long h = KeyHash.of(key(i));
+      index.replace(h, index.get(h), IndexEntry.withAccessed(index.get(h)));
+      entryBytes = IndexEntry.sizeBytes(index.get(h));
+    }
+    return entryBytes;
+  }
+
+  @Test
+  void theReinsertionBudgetBoundsWhatReadEntriesRewrite() throws Exception {
+    Index index = new HeapIndex(1000);
+    int n = fillSegment(index, 0);
+    int m = fillSegment(index, 10_000); // segment 2: keys 10,000.. (and the first segment's overflow key)
+    int entryBytes = markAccessed(index, 0, n);
+    markAccessed(index, 10_000, m);
+    counters.bytesAdmitted.add(10L * entryBytes * 10); // at a budget of 0.1: room for 10 entries
+    Reclaimer r = reclaimer(index, 0.0, 0.1);
+    r.reclaim(table.get(1));
+    long reinserted = counters.reinserted.sum();
+    assertTrue(n > 20, "the victim holds more read entries than the budget pays for: " + n);
+    assertTrue(reinserted >= 10 && reinserted <= 11, "the budget's 10 entries (the last may overdraw it): " + reinserted);
+    assertEquals(n - reinserted, counters.reclaimEvicted.sum(), "the read entries past the budget are evicted");
+
+    r.reclaim(table.get(2)); // nothing admitted since: all its read entries are evicted
+    assertEquals(reinserted, counters.reinserted.sum(), "a spent budget pays for no more");
+    assertEquals(n - reinserted + m, counters.reclaimEvicted.sum());
+  }
+
+  @Test
+  void copyingBelowTheLiveRatioSpendsTheBudgetToo() throws Exception {
+    Index index = new HeapIndex(1000);
+    int n = fillSegment(index, 0);
+    counters.bytesAdmitted.add(1L << 30);
+    reclaimer(index, 1.0, 0.0).reclaim(table.get(1)); // live bytes below the whole budget: copy all, if paid
+    assertEquals(0, counters.reinserted.sum(), "a zero budget moves nothing");
+    assertEquals(n, counters.reclaimEvicted.sum());
+    int m = fillSegment(index, 10_000); // into segment 2, after the first one's overflow key
+    reclaimer(index, 1.0, Double.POSITIVE_INFINITY).reclaim(table.get(2));
+    assertTrue(counters.reinserted.sum() >= (long) (Reclaimer.REINSERT_CAP * m) - 1,
+        "without a budget, moved up to the per-victim cap: " + counters.reinserted.sum() + " of " + m);
+  }
+
   @Test
   void greedyPicksTheSegmentWithMostGarbage() throws Exception {
     Index index = new HeapIndex(1000);
@@ -94,7 +151,7 @@ class ReclaimerTest {
     two.addGarbage(two.writtenBytes() / 2);
     assertSame(two, reclaimer(index, 0).chooseVictim());
     Reclaimer fifo = new Reclaimer(device, table, index, writer, counters, VictimPolicy.fifo(), 0,
-        8L * SEGMENT, false, seq::get, System::currentTimeMillis);
+        Double.POSITIVE_INFINITY, 8L * SEGMENT, false, seq::get, System::currentTimeMillis);
     assertSame(one, fifo.chooseVictim());
   }
 

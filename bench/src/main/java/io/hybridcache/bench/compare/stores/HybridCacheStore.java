@@ -18,11 +18,11 @@ import java.time.Duration;
  */
 public final class HybridCacheStore implements KvStore {
   /**
-   * Evictions wait up to this long for room in the flash writer's queue: the peers keep every
-   * record they acknowledge, so ours is run the way a user who wants the same sets it (the default,
-   * zero, refuses evictions under a burst such as the load and shows as a lower hit ratio).
+   * Evictions wait up to this long for flash room: the library's default, named here because the peers
+   * keep every record they acknowledge and ours must too (no wait refuses evictions under a burst such as
+   * the load, and shows as a lower hit ratio).
    */
-  static final Duration CASCADE_WAIT = Duration.ofMillis(50);
+  static final Duration CASCADE_WAIT = CacheConfig.DEFAULT_CASCADE_WAIT;
   private final HybridCache cache;
 
   public HybridCacheStore(StoreSettings s) {
