@@ -95,8 +95,9 @@ public final class LimitsCommand implements Callable<Integer> {
       description = "value bytes of the insert bandwidth test (default: 16KiB; the test is repeated with --value-size values)")
   long insertValueSize = 16 * 1024;
 
-  @Option(names = "--insert-threads", paramLabel = "N", description = "threads putting in the insert test (default: ${DEFAULT-VALUE})")
-  int insertThreads = 1;
+  @Option(names = "--insert-threads", paramLabel = "N",
+      description = "threads putting in the insert test (default: the machine's cores, at most 4: ${DEFAULT-VALUE})")
+  int insertThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
 
   @Option(names = "--segment", paramLabel = "SIZE", converter = Sizes.Converter.class,
       description = "segment bytes of the cache tests (default: 16MiB)")
@@ -123,6 +124,9 @@ public final class LimitsCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--fio-only and --cache-only exclude each other");
     }
     int secs = runtime != null ? runtime : quick ? 3 : 10;
+    if (insertThreads < 1 || insertThreads > 64) {
+      throw new ParameterException(spec.commandLine(), "--insert-threads must be in [1, 64], was " + insertThreads);
+    }
     if (pairs < 1 || pairs > 99) {
       throw new ParameterException(spec.commandLine(), "--pairs must be in [1, 99], was " + pairs);
     }
@@ -245,6 +249,7 @@ public final class LimitsCommand implements Callable<Integer> {
           out.put("cache_insert_rejected", ins.rejected());
           out.put("cache_insert_caught_up", ins.caughtUp());
           out.put("cache_insert_value_bytes", insertValueSize);
+          out.put("cache_insert_threads", insertThreads);
         }
         if (insSmall != null) {
           out.put("cache_insert_small_mibs", insSmall.valueMiBs());

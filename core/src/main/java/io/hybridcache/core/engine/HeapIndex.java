@@ -49,9 +49,12 @@ import org.slf4j.LoggerFactory;
  * unsuccessful search is about as short as a successful one even at high load), and a tag is found
  * before any place it could be inserted, which keeps identities unique. Deletion is backward shift:
  * the following entries that are away from home move back one slot; no tombstones. A stripe grows by
- * {@value #GROWTH_FACTOR}x when an insertion would take its load past {@value #LOAD_FACTOR}, so once
- * grown its load stays between 0.75 and 0.9: 13.3 to 16 bytes per mapping. Stripes start small and
- * grow with their contents, so memory follows the entries actually held, not a capacity guess.
+ * {@value #GROWTH_FACTOR}x when an insertion would take its load past {@value #LOAD_FACTOR} (to about
+ * 0.8), and shrinks to a load of {@value #SHRINK_LOAD} when a removal takes it below {@value #MIN_LOAD}
+ * (never below its starting capacity), so a stripe larger than that stays between 0.75 and 0.9 whether
+ * entries come or go: 13.3 to 16 bytes per mapping. The gaps on both sides (0.8 after growth, 0.85
+ * after shrinking) keep one insertion or removal from undoing the last resize. Stripes start small and
+ * follow their contents, so memory follows the entries actually held, not a capacity guess.
  *
  * <h2>Concurrency</h2>
  *
@@ -85,7 +88,11 @@ final class HeapIndex implements Index {
   public static final int DEFAULT_STRIPES = 256;
 
   static final double LOAD_FACTOR = 0.9;
-  static final double GROWTH_FACTOR = 1.2;
+  static final double GROWTH_FACTOR = 1.125;
+  /** A stripe above its starting capacity shrinks when removals take its load below this... */
+  static final double MIN_LOAD = 0.75;
+  /** ...to this load. */
+  static final double SHRINK_LOAD = 0.85;
   /** A new stripe is sized for this share of its part of {@code expectedEntries}; it grows from there. */
   static final double INITIAL_SHARE = 1.0 / 16;
   static final int MIN_CAPACITY = 16;
@@ -119,6 +126,8 @@ final class HeapIndex implements Index {
   /** Lock order when several are held (saveTo only): ascending index. */
   private final Stripe[] stripes;
   private final int stripeMask;
+  /** Slots a stripe starts with (sized for a share of the expected entries) and never shrinks below. */
+  private final int minCapacity;
   private final int initialCapacity;
 
   /** An empty index expecting about {@code expectedEntries} mappings, with {@link #DEFAULT_STRIPES}. */
@@ -154,16 +163,18 @@ final class HeapIndex implements Index {
     }
     double perStripe = Math.ceil((double) expectedEntries / stripes);
     double loadingPerStripe = Math.ceil((double) loading / stripes) * 1.1;
-    double capacity = Math.ceil(Math.max(perStripe * INITIAL_SHARE, loadingPerStripe) / LOAD_FACTOR);
+    double share = Math.ceil(perStripe * INITIAL_SHARE / LOAD_FACTOR);
+    double capacity = Math.max(share, Math.ceil(loadingPerStripe / LOAD_FACTOR));
     if (perStripe / LOAD_FACTOR > MAX_CAPACITY) {
       throw new IllegalArgumentException(
           "expectedEntries too large for " + stripes + " stripes: " + expectedEntries);
     }
-    this.initialCapacity = Math.max(MIN_CAPACITY, (int) capacity);
+    this.minCapacity = Math.max(MIN_CAPACITY, (int) share);
+    this.initialCapacity = Math.max(minCapacity, (int) capacity);
     this.stripeMask = stripes - 1;
     this.stripes = new Stripe[stripes];
     for (int i = 0; i < stripes; i++) {
-      this.stripes[i] = new Stripe(initialCapacity);
+      this.stripes[i] = new Stripe(minCapacity, initialCapacity);
     }
   }
 
@@ -340,13 +351,13 @@ final class HeapIndex implements Index {
     }
   }
 
-  /** Removes every mapping and shrinks every stripe back to its initial capacity. */
+  /** Removes every mapping and shrinks every stripe back to the capacity it never shrinks below. */
   @Override
   public void clear() {
     for (Stripe s : stripes) {
       long stamp = s.lock.writeLock();
       try {
-        s.resetLocked(initialCapacity);
+        s.resetLocked(minCapacity);
       } finally {
         s.lock.unlockWrite(stamp);
       }
@@ -542,22 +553,36 @@ final class HeapIndex implements Index {
     }
   }
 
-  /** One stripe. {@code table}, {@code size} and {@code threshold} are written only under the write lock. */
+  /**
+   * One stripe. {@code table}, {@code size}, {@code threshold} and {@code shrinkBelow} are written only
+   * under the write lock.
+   */
   static final class Stripe {
     final StampedLock lock = new StampedLock();
+    /** The capacity removals never shrink the stripe below. */
+    final int minCapacity;
     /** Read optimistically by get. */
     volatile Table table;
     int size;
+    /** An insertion at this size grows the table. */
     int threshold;
+    /** A removal that leaves fewer entries than this shrinks the table (0: never, at its minimum). */
+    int shrinkBelow;
 
-    Stripe(int capacity) {
+    Stripe(int minCapacity, int capacity) {
+      this.minCapacity = minCapacity;
       resetLocked(capacity);
     }
 
     void resetLocked(int capacity) {
       table = new Table(capacity);
       size = 0;
+      sizedLocked(capacity);
+    }
+
+    void sizedLocked(int capacity) {
       threshold = thresholdFor(capacity);
+      shrinkBelow = capacity > minCapacity ? (int) Math.ceil(capacity * MIN_LOAD) : 0;
     }
   }
 
@@ -650,7 +675,15 @@ final class HeapIndex implements Index {
       }
     }
     s.table = t;
-    s.threshold = thresholdFor(capacity);
+    s.sizedLocked(capacity);
+  }
+
+  /** Rehashes {@code s} to a load of {@value #SHRINK_LOAD}, or to its minimum capacity. */
+  private static void shrinkLocked(Stripe s) {
+    int capacity = (int) Math.max(s.minCapacity, Math.ceil(s.size / SHRINK_LOAD));
+    if (capacity < s.table.tags.length) {
+      rehashLocked(s, capacity);
+    }
   }
 
   /**
@@ -690,6 +723,9 @@ final class HeapIndex implements Index {
     t.tags[hole] = 0;
     t.values[hole] = IndexEntry.NONE;
     s.size--;
+    if (s.size < s.shrinkBelow) {
+      shrinkLocked(s);
+    }
   }
 
   /**

@@ -44,6 +44,31 @@ class IndexMemoryTest {
     }
   }
 
+  /**
+   * Memory follows the entries as they leave too (reclaim evicting more than is admitted): at every
+   * tenth on the way down, at most 16 B per entry, and every remaining key still found.
+   */
+  @Test
+  void heapIndexShrinksAsEntriesLeave() {
+    HeapIndex index = new HeapIndex(N);
+    for (int i = 0; i < N; i++) {
+      index.put(IndexContractTest.key(i), IndexContractTest.entry(i & 0xFFFFF));
+    }
+    for (int i = 0; i < N * 9 / 10; i++) {
+      assertEquals(IndexContractTest.entry(i & 0xFFFFF), index.remove(IndexContractTest.key(i)));
+      int left = N - i - 1;
+      if (left % (N / 10) == 0) {
+        double perEntry = (double) index.memoryBytes() / index.size();
+        System.out.printf("HeapIndex(expected 1M) down to %,d entries: %.1f bytes/entry%n", left, perEntry);
+        assertEquals(left, index.size());
+        assertTrue(perEntry <= 16, "at " + left + " entries: " + perEntry + " bytes per entry");
+      }
+    }
+    for (int i = N * 9 / 10; i < N; i++) {
+      assertEquals(IndexContractTest.entry(i & 0xFFFFF), index.get(IndexContractTest.key(i)), "key " + i);
+    }
+  }
+
   @Test
   void chronicleIndexSizedForOneMillion() throws Exception {
     try (ChronicleIndex index = ChronicleIndex.open(dir.resolve("m.cmap"), N, false)) {

@@ -12,9 +12,10 @@ import java.time.Duration;
 
 /**
  * This library in the comparison: the DRAM budget is the Caffeine tier, the disk room is the flash
- * tier (direct I/O, 16 MiB segments, or 1/16 of a small flash tier), the index is the default Chronicle Map sized for the expected
- * entries (its DRAM is on top of the budget and shows in resident memory), and evictions wait for
- * the flash writer ({@link #CASCADE_WAIT}). Thread-safe (the cache is).
+ * tier (direct I/O, 16 MiB segments, or 1/16 of a small flash tier), the index is the persisted
+ * Chronicle Map sized for the expected entries (not the library's default compact index: its DRAM is
+ * off-heap, on top of the budget, and shows in resident memory), and evictions wait for flash room
+ * ({@link #CASCADE_WAIT}). Thread-safe (the cache is).
  */
 public final class HybridCacheStore implements KvStore {
   /**
