@@ -202,12 +202,14 @@ final class Reclaimer {
     }
     long[] hashes = new long[count];
     long[] offsets = new long[count];
+    long[] found = new long[count]; // each key's index entry as first read: handle starts from it
     if (!SegmentSummary.decode(region, victim.id(), count, hashes, offsets)) {
       return false;
     }
     int toMove = 0;
     for (int i = 0; i < count; i++) {
       long cur = index.get(hashes[i]);
+      found[i] = cur;
       if (pass.pointsHere(cur, offsets[i]) && pass.wantsToKeep(cur)) {
         toMove++;
       }
@@ -217,7 +219,7 @@ final class Reclaimer {
     }
     for (int i = 0; i < count; i++) {
       long hash = hashes[i];
-      handle(pass, hash, offsets[i], packed -> {
+      handle(pass, hash, offsets[i], found[i], packed -> {
         EntryFormat.Entry e = entryReader.read(packed);
         return e != null && KeyHash.of(e.key()) == hash ? e : null;
       });
@@ -253,7 +255,8 @@ final class Reclaimer {
         int at = p;
         int keyLength = Short.toUnsignedInt(buf.duplicate().order(ByteOrder.LITTLE_ENDIAN).getShort(p + 10));
         long hash = KeyHash.of(buf, p + EntryFormat.HEADER_BYTES, keyLength);
-        handle(pass, hash, chunkStart + p, packed -> EntryFormat.read(buf.duplicate().position(at), victim.id()));
+        handle(pass, hash, chunkStart + p, index.get(hash),
+            packed -> EntryFormat.read(buf.duplicate().position(at), victim.id()));
         p += (need + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT;
       }
       pos = chunkStart + p;
@@ -263,9 +266,13 @@ final class Reclaimer {
     }
   }
 
-  /** Moves or drops the entry of {@code hash} at {@code offset} of the victim, if it is still live. */
-  private void handle(Pass pass, long hash, long offset, EntrySource source) throws IOException {
-    long cur = index.get(hash);
+  /**
+   * Moves or drops the entry of {@code hash} at {@code offset} of the victim, if it is still live.
+   * {@code cur} is the key's index entry as read at some point since the victim's installs completed:
+   * if stale, the compare-and-set below fails and the loop reads it again. Nothing can point into the
+   * victim after those installs, so an entry that did not point here then does not now.
+   */
+  private void handle(Pass pass, long hash, long offset, long cur, EntrySource source) throws IOException {
     long moved = IndexEntry.NONE;
     EntryFormat.Entry e = null;
     while (pass.pointsHere(cur, offset)) {
