@@ -4,6 +4,7 @@ import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,8 +51,19 @@ public final class CacheProbe {
                            double pagesPerFlashHit) {}
 
   /** Insert figures; {@code seconds} runs from the first put until flushes caught up. */
+  /**
+   * {@code cpuCores}: the process's CPU seconds per second over the test (all its threads: putting,
+   * flushing, reclaim, GC), NaN where the JVM cannot tell; {@code cpuNanosPerPut} the same CPU per put.
+   */
   public record InsertResult(int threads, double valueMiBs, double putMiBs, double deviceMiBs, double seconds,
-                             long puts, long rejected, long inDram, boolean caughtUp) {}
+                             long puts, long rejected, long inDram, boolean caughtUp, double cpuCores,
+                             double cpuNanosPerPut) {}
+
+  /** CPU nanoseconds this process has used, or -1 where the JVM cannot tell. */
+  static long processCpuNanos() {
+    return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime() : -1;
+  }
 
   static byte[] key(long i) {
     return ByteBuffer.allocate(8).putLong(i).array();
@@ -169,6 +181,7 @@ public final class CacheProbe {
       var stop = new java.util.concurrent.atomic.AtomicBoolean();
       long[] puts = new long[threads];
       List<Thread> ts = new ArrayList<>();
+      long cpu0 = processCpuNanos();
       long t0 = System.nanoTime();
       for (int t = 0; t < threads; t++) {
         int id = t;
@@ -213,6 +226,8 @@ public final class CacheProbe {
         }
       }
       double secs = (System.nanoTime() - t0) / 1e9;
+      long cpu1 = processCpuNanos();
+      double cpuNanos = cpu0 < 0 || cpu1 < 0 ? Double.NaN : cpu1 - cpu0;
       long total = 0;
       for (long p : puts) {
         total += p;
@@ -223,7 +238,7 @@ public final class CacheProbe {
       return new InsertResult(threads, flashed * (double) valueBytes / secs / mib,
           total * (double) valueBytes / secs / mib,
           (s.flushBytesWritten() + s.reclaimBytesWritten()) / secs / mib, secs, total, rejected,
-          s.dramEntries(), caughtUp);
+          s.dramEntries(), caughtUp, cpuNanos / 1e9 / secs, total == 0 ? Double.NaN : cpuNanos / total);
     }
   }
 }

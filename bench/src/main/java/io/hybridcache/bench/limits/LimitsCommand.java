@@ -250,11 +250,15 @@ public final class LimitsCommand implements Callable<Integer> {
           out.put("cache_insert_caught_up", ins.caughtUp());
           out.put("cache_insert_value_bytes", insertValueSize);
           out.put("cache_insert_threads", insertThreads);
+          out.put("cache_insert_cpu_cores", ins.cpuCores());
+          out.put("cache_insert_cpu_ns_per_put", ins.cpuNanosPerPut());
         }
         if (insSmall != null) {
           out.put("cache_insert_small_mibs", insSmall.valueMiBs());
           out.put("cache_insert_small_value_bytes", valueSize);
           out.put("cache_insert_small_rejected", insSmall.rejected());
+          out.put("cache_insert_small_cpu_cores", insSmall.cpuCores());
+          out.put("cache_insert_small_cpu_ns_per_put", insSmall.cpuNanosPerPut());
         } else {
           out.putNull("cache_insert_mibs");
         }
@@ -297,6 +301,12 @@ public final class LimitsCommand implements Callable<Integer> {
     t.row("cache insert: device MiB/s written", null, ins == null ? null : ins.deviceMiBs(), null);
     t.row("cache insert with " + Sizes.format(valueSize) + " values (MiB/s)", w == null ? null : w.mibPerSec(),
         insSmall == null ? null : insSmall.valueMiBs(), insertSmall.median());
+    t.row("cache insert CPU, " + Sizes.format(insertValueSize) + " / " + Sizes.format(valueSize)
+        + " values (cores busy, of " + Runtime.getRuntime().availableProcessors() + ")", null,
+        ins == null || insSmall == null ? null : pair(ins.cpuCores(), insSmall.cpuCores()), null);
+    t.row("cache insert CPU per put, " + Sizes.format(insertValueSize) + " / " + Sizes.format(valueSize)
+        + " values (ns)", null,
+        ins == null || insSmall == null ? null : pair(ins.cpuNanosPerPut(), insSmall.cpuNanosPerPut()), null);
     t.print(System.out);
     System.out.flush();
 

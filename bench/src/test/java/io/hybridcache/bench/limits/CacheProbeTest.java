@@ -51,5 +51,6 @@ class CacheProbeTest {
     assertTrue(ins.puts() > 0);
     assertTrue(ins.caughtUp()); // nothing admitted, nothing to flush
     assertEquals(0.0, ins.valueMiBs()); // MapCache keeps everything "in DRAM": nothing reached flash
+    assertTrue(ins.cpuCores() > 0 && ins.cpuNanosPerPut() > 0, "process CPU measured: " + ins);
   }
 }
