@@ -126,9 +126,6 @@ final class HeapIndex implements Index {
   /** Lock order when several are held (saveTo only): ascending index. */
   private final Stripe[] stripes;
   private final int stripeMask;
-  /** Slots a stripe starts with (sized for a share of the expected entries) and never shrinks below. */
-  private final int minCapacity;
-  private final int initialCapacity;
 
   /** An empty index expecting about {@code expectedEntries} mappings, with {@link #DEFAULT_STRIPES}. */
   public HeapIndex(long expectedEntries) {
@@ -169,8 +166,8 @@ final class HeapIndex implements Index {
       throw new IllegalArgumentException(
           "expectedEntries too large for " + stripes + " stripes: " + expectedEntries);
     }
-    this.minCapacity = Math.max(MIN_CAPACITY, (int) share);
-    this.initialCapacity = Math.max(minCapacity, (int) capacity);
+    int minCapacity = Math.max(MIN_CAPACITY, (int) share); // a stripe never shrinks below it
+    int initialCapacity = Math.max(minCapacity, (int) capacity);
     this.stripeMask = stripes - 1;
     this.stripes = new Stripe[stripes];
     for (int i = 0; i < stripes; i++) {
@@ -357,7 +354,7 @@ final class HeapIndex implements Index {
     for (Stripe s : stripes) {
       long stamp = s.lock.writeLock();
       try {
-        s.resetLocked(minCapacity);
+        s.resetLocked(s.minCapacity);
       } finally {
         s.lock.unlockWrite(stamp);
       }
