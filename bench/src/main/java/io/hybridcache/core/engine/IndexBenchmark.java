@@ -35,6 +35,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *       the number of mappings stays constant).
  *   <li>{@code replace}: compare-and-set that flips the entry's accessed bit (what a flash hit does on
  *       its first read, and what reclaim's move does with another location); always succeeds.
+ *   <li>{@code churn}: removal of the oldest key and insertion of a new one, so the number of mappings
+ *       stays constant (what a stream of new keys does in steady state: reclaim removes the entries of
+ *       the segment it evicts, the flash install inserts new ones). Keys cycle through twice
+ *       {@code entries} hashes.
  * </ul>
  * The Chronicle map lives in a scratch directory under {@code target/jmh-data} (see
  * {@link Fixtures#DIR_PROPERTY}), deleted at teardown.
@@ -63,6 +67,8 @@ public class IndexBenchmark {
   private long[] hashes; // in random order
   private long[] values; // values[i] is what hashes[i] maps to now
   private long[] absent;
+  private long[] churnHashes; // [entries, 2 * entries): the keys churn inserts first
+  private int churnNext;
   private int next;
   private int nextAbsent;
 
@@ -79,6 +85,11 @@ public class IndexBenchmark {
       int k = order[i];
       hashes[i] = KeyHash.of(Fixtures.key(k));
       values[i] = packed(k);
+    }
+    churnHashes = new long[2 * entries];
+    System.arraycopy(hashes, 0, churnHashes, 0, entries);
+    for (int i = 0; i < entries; i++) {
+      churnHashes[entries + i] = KeyHash.of(Fixtures.key(entries + i));
     }
     absent = new long[ABSENT_KEYS];
     for (int i = 0; i < ABSENT_KEYS; i++) {
@@ -152,5 +163,19 @@ public class IndexBenchmark {
     }
     values[i] = flipped;
     return true;
+  }
+
+  /** Removes the oldest of the {@code entries} present churn keys and inserts the next one. */
+  @Benchmark
+  public long churn() {
+    int i = churnNext;
+    int n = churnHashes.length;
+    churnNext = i + 1 == n ? 0 : i + 1;
+    int j = i + entries;
+    if (j >= n) {
+      j -= n;
+    }
+    long removed = map.remove(churnHashes[i]); // NONE only for the rare key sharing another's identity
+    return removed ^ map.put(churnHashes[j], values[i % entries]);
   }
 }

@@ -18,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The compact index: 12 bytes of DRAM per slot, at most about 16 per mapping once grown (CacheLib
+ * The compact index: about 12 bytes of DRAM per slot, at most about 16 per mapping once grown (CacheLib
  * navy's BlockCache index keeps 12). Thread-safe through lock striping: the key space is split into a
  * power-of-two number of stripes, each an open-addressing table guarded by its own {@link StampedLock};
  * {@link #get} takes no lock at all in the common case, so readers never block each other.
@@ -42,19 +42,27 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Table</h2>
  *
- * Robin Hood linear probing. The home slot comes from the tag alone ({@code (tag * capacity) >>> 32},
- * so capacities need not be powers of two and a stripe can be rehashed from its tags). An insertion
- * takes the slot of any entry nearer its own home than the newcomer is to its home and carries that
- * entry on; so a lookup stops as soon as it meets an entry nearer its home than the probe is (an
- * unsuccessful search is about as short as a successful one even at high load), and a tag is found
- * before any place it could be inserted, which keeps identities unique. Deletion is backward shift:
- * the following entries that are away from home move back one slot; no tombstones. A stripe grows by
- * {@value #GROWTH_FACTOR}x when an insertion would take its load past {@value #LOAD_FACTOR} (to about
- * 0.8), and shrinks to a load of {@value #SHRINK_LOAD} when a removal takes it below {@value #MIN_LOAD}
- * (never below its starting capacity), so a stripe larger than that stays between 0.75 and 0.9 whether
- * entries come or go: 13.3 to 16 bytes per mapping. The gaps on both sides (0.8 after growth, 0.85
- * after shrinking) keep one insertion or removal from undoing the last resize. Stripes start small and
- * follow their contents, so memory follows the entries actually held, not a capacity guess.
+ * Bucketed cuckoo hashing, as CacheLib navy's index keeps a key in a small bucket it can reach
+ * directly (Fan et al., "MemC3", NSDI 2013, for the two-choice buckets). A stripe's slots form
+ * buckets of {@value #BUCKET_SLOTS}; a tag has two, both computed from the tag alone ({@link
+ * #firstBucket}, {@link #secondBucket}: bucket counts need not be powers of two, and a stripe can be
+ * rehashed from its tags). An insertion takes the first free slot of its first bucket, else of its
+ * second; if both are full it moves entries along a short path, each to its own other bucket, until one
+ * has room ({@value #MAX_PATH} moves at most, else the stripe grows). A deletion just empties its slot:
+ * nothing moves, unlike linear probing whose insertions and deletions shift the rest of a cluster (about
+ * 8 to 50 slots at these loads). Per bucket a byte counts the tags that have it as first bucket but live
+ * in their second ({@link Table#spilled}), so a lookup reads one bucket (32 bytes of tags) unless that
+ * count says to read the other. Every lookup reads both of a tag's buckets at most, and an insertion
+ * looks a tag up first, which keeps identities unique.
+ *
+ * <p>A stripe grows by {@value #GROWTH_FACTOR}x when an insertion would take its load past {@value
+ * #LOAD_FACTOR} (to about 0.8), and shrinks to a load of {@value #SHRINK_LOAD} when a removal takes it
+ * below {@value #MIN_LOAD} (never below its starting capacity), so a stripe larger than that stays
+ * between 0.77 and 0.9 whether entries come or go: 12.125 bytes per slot (a 4-byte tag, an 8-byte entry,
+ * an eighth of the bucket's counter), 13.5 to 15.8 bytes per mapping. The gaps on both sides (0.8 after
+ * growth, 0.86 after shrinking) keep one insertion or removal from undoing the last resize. Stripes
+ * start small and follow their contents, so memory follows the entries actually held, not a capacity
+ * guess.
  *
  * <h2>Concurrency</h2>
  *
@@ -62,8 +70,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code get}: an optimistic read ({@link StampedLock#tryOptimisticRead}) of the stripe's table
  *       followed by {@link StampedLock#validate}; if a writer intervened, it retries once under the
  *       read lock. A stripe's tags and values live in one {@link Table} object, replaced as a whole on
- *       growth, so a probe reads arrays of one length; its loop is bounded by that length, so a torn
- *       view can yield a wrong answer (discarded by validation) but never an exception or an endless loop.
+ *       growth, so a probe reads arrays of one geometry and at most two buckets: a torn view can
+ *       yield a wrong answer (discarded by validation) but never an exception or an endless loop.
  *   <li>Writers ({@code put}, {@code replace}, both {@code remove}s, {@code clear}) take the stripe's
  *       write lock. {@code replace(hash, expected, update)} and {@code remove(hash, expected)} compare
  *       and set the whole packed value under that lock, hence are atomic.
@@ -90,15 +98,23 @@ final class HeapIndex implements Index {
   static final double LOAD_FACTOR = 0.9;
   static final double GROWTH_FACTOR = 1.125;
   /** A stripe above its starting capacity shrinks when removals take its load below this... */
-  static final double MIN_LOAD = 0.75;
+  static final double MIN_LOAD = 0.77;
   /** ...to this load. */
-  static final double SHRINK_LOAD = 0.85;
+  static final double SHRINK_LOAD = 0.86;
   /** A new stripe is sized for this share of its part of {@code expectedEntries}; it grows from there. */
   static final double INITIAL_SHARE = 1.0 / 16;
-  static final int MIN_CAPACITY = 16;
-  /** Most slots of one stripe. */
-  static final int MAX_CAPACITY = Integer.MAX_VALUE - 8;
-  /** DRAM per slot: a 4-byte tag and an 8-byte packed entry. */
+  /** Slots per bucket (a tag probes at most two buckets: 64 bytes of tags). */
+  static final int BUCKET_SLOTS = 8;
+  static final int BUCKET_SHIFT = 3;
+  /** Fewest slots of one stripe: two buckets, so a tag's two buckets always differ. */
+  static final int MIN_CAPACITY = 2 * BUCKET_SLOTS;
+  /** Most slots of one stripe (whole buckets). */
+  static final int MAX_CAPACITY = (Integer.MAX_VALUE - 8) & -BUCKET_SLOTS;
+  /** A bucket's spilled count stops here, and stays (see {@link Table#spilled}). */
+  static final int SPILLED_STUCK = 255;
+  /** Most moves one insertion makes before the stripe grows instead. */
+  static final int MAX_PATH = 32;
+  /** DRAM per slot: a 4-byte tag and an 8-byte packed entry (plus a byte per bucket, {@link Table#spilled}). */
   static final int SLOT_BYTES = 12;
 
   static final byte[] MAGIC = "HCHEAPIX".getBytes(StandardCharsets.US_ASCII);
@@ -166,8 +182,8 @@ final class HeapIndex implements Index {
       throw new IllegalArgumentException(
           "expectedEntries too large for " + stripes + " stripes: " + expectedEntries);
     }
-    int minCapacity = Math.max(MIN_CAPACITY, (int) share); // a stripe never shrinks below it
-    int initialCapacity = Math.max(minCapacity, (int) capacity);
+    int minCapacity = capacityFor((long) share); // a stripe never shrinks below it
+    int initialCapacity = Math.max(minCapacity, capacityFor((long) capacity));
     this.stripeMask = stripes - 1;
     this.stripes = new Stripe[stripes];
     for (int i = 0; i < stripes; i++) {
@@ -315,7 +331,7 @@ final class HeapIndex implements Index {
     long bytes = arrayBytes(stripes.length, 4);
     for (Stripe s : stripes) {
       Table t = s.table;
-      bytes += 16 + arrayBytes(t.tags.length, 4) + arrayBytes(t.values.length, 8);
+      bytes += 16 + arrayBytes(t.tags.length, 4) + arrayBytes(t.values.length, 8) + arrayBytes(t.spilled.length, 1);
     }
     return bytes;
   }
@@ -543,10 +559,33 @@ final class HeapIndex implements Index {
   static final class Table {
     final int[] tags;
     final long[] values;
+    /**
+     * Per bucket, how many tags whose first bucket it is live in their second bucket, saturating at
+     * {@value #SPILLED_STUCK} (then never decremented: only a rehash recounts). A lookup whose first
+     * bucket holds no such tag stops there.
+     */
+    final byte[] spilled;
 
     Table(int capacity) {
       tags = new int[capacity];
       values = new long[capacity];
+      spilled = new byte[capacity >>> BUCKET_SHIFT];
+    }
+
+    /** A tag of first bucket {@code first} now lives in its second bucket. */
+    void spill(int first) {
+      int n = spilled[first] & 0xFF;
+      if (n < SPILLED_STUCK) {
+        spilled[first] = (byte) (n + 1);
+      }
+    }
+
+    /** A tag of first bucket {@code first} left its second bucket. */
+    void unspill(int first) {
+      int n = spilled[first] & 0xFF;
+      if (n < SPILLED_STUCK) {
+        spilled[first] = (byte) (n - 1);
+      }
     }
   }
 
@@ -593,6 +632,71 @@ final class HeapIndex implements Index {
     return tag == 0 ? 1 : tag;
   }
 
+  /**
+   * Checks the table invariants under each stripe's write lock, for tests: every tag lives in its first
+   * or second bucket, at most once per stripe; every bucket's spilled count (unless stuck) is the number
+   * of tags of that first bucket in their second; the size is the number of used slots; the load is at
+   * most {@value #LOAD_FACTOR}.
+   *
+   * @throws IllegalStateException naming the first broken invariant
+   */
+  void checkInvariants() {
+    for (int si = 0; si < stripes.length; si++) {
+      Stripe s = stripes[si];
+      long stamp = s.lock.writeLock();
+      try {
+        Table t = s.table;
+        int buckets = t.spilled.length;
+        int[] spills = new int[buckets];
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        int used = 0;
+        for (int i = 0; i < t.tags.length; i++) {
+          int tag = t.tags[i];
+          if (tag == 0) {
+            continue;
+          }
+          used++;
+          int first = firstBucket(tag, buckets);
+          int bucket = i >>> BUCKET_SHIFT;
+          if (bucket != first) {
+            if (bucket != secondBucket(tag, first, buckets)) {
+              throw new IllegalStateException("stripe " + si + ": tag in slot " + i + " is in neither bucket");
+            }
+            spills[first]++;
+          }
+          if (!seen.add(tag)) {
+            throw new IllegalStateException("stripe " + si + ": tag in slot " + i + " twice");
+          }
+        }
+        for (int b = 0; b < buckets; b++) {
+          int counted = t.spilled[b] & 0xFF;
+          if (counted != SPILLED_STUCK && counted != spills[b]) {
+            throw new IllegalStateException("stripe " + si + " bucket " + b + ": spilled " + counted + " but "
+                + spills[b] + " tags spilled");
+          }
+        }
+        if (used != s.size || used > s.threshold) {
+          throw new IllegalStateException("stripe " + si + ": size " + s.size + ", " + used + " slots used, threshold "
+              + s.threshold);
+        }
+      } finally {
+        s.lock.unlockWrite(stamp);
+      }
+    }
+  }
+
+  /** The slot {@code hash} occupies in its stripe, or -1 (tests: to see entries move). */
+  int slotIndexOf(long hash) {
+    long mixed = mix(hash);
+    Stripe s = stripeFor(mixed);
+    long stamp = s.lock.readLock();
+    try {
+      return slotOf(s.table, tagOf(mixed));
+    } finally {
+      s.lock.unlockRead(stamp);
+    }
+  }
+
   /** The hash {@link #forEach} reports for a key stored under {@code hash} (tests). */
   long identity(long hash) {
     long mixed = mix(hash);
@@ -614,61 +718,139 @@ final class HeapIndex implements Index {
     }
     if (s.size >= s.threshold) {
       growLocked(s);
-      t = s.table;
     }
-    insert(t, tag, entry);
+    while (!insert(s.table, tag, entry)) { // both buckets full and no short path of moves frees one
+      growLocked(s);
+    }
     s.size++;
     return IndexEntry.NONE;
   }
 
-  /** Robin Hood insertion of a tag known to be absent; the table has a free slot. */
-  private static void insert(Table t, int tag, long entry) {
-    int capacity = t.tags.length;
-    int i = home(tag, capacity);
-    int distance = 0;
-    while (true) {
-      int there = t.tags[i];
-      if (there == 0) {
-        t.tags[i] = tag;
-        t.values[i] = entry;
-        return;
+  /**
+   * Inserts a tag known to be absent: into the first free slot of its first bucket, else of its second,
+   * else along a path of moves (cuckoo hashing: an entry of a full bucket moves to its other bucket).
+   * False, with the table unchanged, if neither bucket has room and no path of at most {@value
+   * #MAX_PATH} moves makes some.
+   */
+  private static boolean insert(Table t, int tag, long entry) {
+    int[] tags = t.tags;
+    int buckets = tags.length >>> BUCKET_SHIFT;
+    int first = firstBucket(tag, buckets);
+    int second = secondBucket(tag, first, buckets);
+    int free = freeSlot(tags, first);
+    if (free < 0) {
+      free = freeSlot(tags, second);
+      if (free < 0) {
+        return insertByMoving(t, tag, entry, first, second);
       }
-      int theirs = distance(there, i, capacity);
-      if (theirs < distance) { // take the slot of an entry nearer its home; carry it on
-        long value = t.values[i];
-        t.tags[i] = tag;
-        t.values[i] = entry;
-        tag = there;
-        entry = value;
-        distance = theirs;
-      }
-      if (++i == capacity) {
-        i = 0;
-      }
-      distance++;
+      t.spill(first);
     }
+    tags[free] = tag;
+    t.values[free] = entry;
+    return true;
+  }
+
+  /**
+   * Random-walk cuckoo insertion that moves nothing until it has found room: it picks a slot of a full
+   * bucket, follows that entry to its other bucket, and so on until a bucket has a free slot; then it
+   * shifts the entries along the path (the last into the free slot) and puts the newcomer in the path's
+   * first slot. A walk that would revisit a slot, or that needs more than {@value #MAX_PATH} moves,
+   * gives up (the caller grows the stripe).
+   */
+  private static boolean insertByMoving(Table t, int tag, long entry, int first, int second) {
+    int[] tags = t.tags;
+    long[] values = t.values;
+    int buckets = tags.length >>> BUCKET_SHIFT;
+    int[] path = new int[MAX_PATH];
+    int random = tag * 0x2545_F491;
+    int bucket = (random & 1) == 0 ? first : second;
+    for (int depth = 0; depth < MAX_PATH; depth++) {
+      random = random * 1_103_515_245 + 12_345;
+      int victim = unvisited(path, depth, bucket, random >>> 16);
+      if (victim < 0) {
+        return false;
+      }
+      path[depth] = victim;
+      int there = tags[victim];
+      int home = firstBucket(there, buckets);
+      bucket = bucket == home ? secondBucket(there, home, buckets) : home;
+      int free = freeSlot(tags, bucket);
+      if (free >= 0) {
+        int to = free;
+        for (int k = depth; k >= 0; k--) {
+          int moving = tags[path[k]];
+          int movingHome = firstBucket(moving, buckets);
+          if (to >>> BUCKET_SHIFT == movingHome) {
+            t.unspill(movingHome); // back to its first bucket
+          } else {
+            t.spill(movingHome);
+          }
+          tags[to] = moving;
+          values[to] = values[path[k]];
+          to = path[k];
+        }
+        tags[to] = tag;
+        values[to] = entry;
+        if (to >>> BUCKET_SHIFT != first) {
+          t.spill(first);
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A slot of {@code bucket} not among the first {@code length} of {@code path}, from {@code start}; -1 if none. */
+  private static int unvisited(int[] path, int length, int bucket, int start) {
+    for (int n = 0; n < BUCKET_SLOTS; n++) {
+      int slot = (bucket << BUCKET_SHIFT) + ((start + n) & (BUCKET_SLOTS - 1));
+      boolean seen = false;
+      for (int k = 0; k < length && !seen; k++) {
+        seen = path[k] == slot;
+      }
+      if (!seen) {
+        return slot;
+      }
+    }
+    return -1;
+  }
+
+  /** The first free slot of {@code bucket}, or -1. */
+  private static int freeSlot(int[] tags, int bucket) {
+    int base = bucket << BUCKET_SHIFT;
+    for (int i = base; i < base + BUCKET_SLOTS; i++) {
+      if (tags[i] == 0) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** Rehashes {@code s} into a table {@value #GROWTH_FACTOR}x larger (or fails at the maximum). */
   private static void growLocked(Stripe s) {
-    Table old = s.table;
-    int capacity = old.tags.length;
+    int capacity = s.table.tags.length;
     if (capacity >= MAX_CAPACITY) {
-      if (s.size >= capacity - 1) {
-        throw new IndexFullException("heap index stripe full at " + capacity + " slots");
-      }
-      s.threshold = capacity - 1;
-      return;
+      throw new IndexFullException("heap index stripe full at " + capacity + " slots");
     }
-    rehashLocked(s, (int) Math.min(MAX_CAPACITY, Math.max(capacity + 1L, (long) (capacity * GROWTH_FACTOR))));
+    rehashLocked(s, grown(capacity));
   }
 
+  /** The next capacity up from {@code capacity}: {@value #GROWTH_FACTOR}x, at least one bucket more. */
+  private static int grown(int capacity) {
+    return capacityFor(Math.max(capacity + BUCKET_SLOTS, (long) (capacity * GROWTH_FACTOR)));
+  }
+
+  /** Rehashes {@code s} into a table of {@code capacity} slots, or the next larger one its entries fit. */
   private static void rehashLocked(Stripe s, int capacity) {
     Table old = s.table;
     Table t = new Table(capacity);
     for (int i = 0; i < old.tags.length; i++) {
-      if (old.tags[i] != 0) {
-        insert(t, old.tags[i], old.values[i]);
+      if (old.tags[i] != 0 && !insert(t, old.tags[i], old.values[i])) {
+        if (capacity >= MAX_CAPACITY) {
+          throw new IndexFullException("heap index stripe full at " + capacity + " slots");
+        }
+        rehashLocked(s, grown(capacity));
+        return;
       }
     }
     s.table = t;
@@ -677,7 +859,7 @@ final class HeapIndex implements Index {
 
   /** Rehashes {@code s} to a load of {@value #SHRINK_LOAD}, or to its minimum capacity. */
   private static void shrinkLocked(Stripe s) {
-    int capacity = (int) Math.max(s.minCapacity, Math.ceil(s.size / SHRINK_LOAD));
+    int capacity = Math.max(s.minCapacity, capacityFor((long) Math.ceil(s.size / SHRINK_LOAD)));
     if (capacity < s.table.tags.length) {
       rehashLocked(s, capacity);
     }
@@ -690,7 +872,7 @@ final class HeapIndex implements Index {
    */
   void reserve(long additional) {
     double perStripe = Math.ceil((double) (size() + additional) / stripes.length) * 1.1;
-    int capacity = (int) Math.min(MAX_CAPACITY, Math.ceil(perStripe / LOAD_FACTOR));
+    int capacity = capacityFor((long) Math.ceil(perStripe / LOAD_FACTOR));
     for (Stripe s : stripes) {
       long stamp = s.lock.writeLock();
       try {
@@ -703,22 +885,15 @@ final class HeapIndex implements Index {
     }
   }
 
-  /** Backward-shift deletion of {@code slot}: later entries away from home move back one slot each. */
+  /** Empties {@code slot} (nothing moves) and shrinks the stripe if that took it below its bound. */
   private static void removeAtLocked(Stripe s, int slot) {
     Table t = s.table;
-    int capacity = t.tags.length;
-    int hole = slot;
-    int j = slot + 1 == capacity ? 0 : slot + 1;
-    while (t.tags[j] != 0 && distance(t.tags[j], j, capacity) > 0) {
-      t.tags[hole] = t.tags[j];
-      t.values[hole] = t.values[j];
-      hole = j;
-      if (++j == capacity) {
-        j = 0;
-      }
+    int first = firstBucket(t.tags[slot], t.spilled.length);
+    if (slot >>> BUCKET_SHIFT != first) {
+      t.unspill(first);
     }
-    t.tags[hole] = 0;
-    t.values[hole] = IndexEntry.NONE;
+    t.tags[slot] = 0;
+    t.values[slot] = IndexEntry.NONE;
     s.size--;
     if (s.size < s.shrinkBelow) {
       shrinkLocked(s);
@@ -727,7 +902,7 @@ final class HeapIndex implements Index {
 
   /**
    * Lock-free probe for {@link #get}: may run against a table being changed, so it reads the table
-   * once (the caller passes it), and never probes more than its length.
+   * once (the caller passes it), and never probes more than its two buckets.
    */
   private static long find(Table t, int tag) {
     int slot = slotOf(t, tag);
@@ -735,40 +910,52 @@ final class HeapIndex implements Index {
   }
 
   /**
-   * Slot of {@code tag}, or -1: stops at an empty slot or at an entry nearer its home than the probe
-   * is to the tag's home (Robin Hood order: the tag cannot be further on). At most capacity probes.
+   * Slot of {@code tag}, or -1: it can only be in its first bucket, or in its second if some tag of
+   * that first bucket spilled there.
    */
   private static int slotOf(Table t, int tag) {
     int[] tags = t.tags;
-    int capacity = tags.length;
-    int i = home(tag, capacity);
-    for (int distance = 0; distance < capacity; distance++) {
-      int there = tags[i];
-      if (there == tag) {
+    byte[] spilled = t.spilled;
+    int buckets = spilled.length;
+    int first = firstBucket(tag, buckets);
+    int slot = slotIn(tags, first, tag);
+    if (slot >= 0 || spilled[first] == 0) {
+      return slot;
+    }
+    return slotIn(tags, secondBucket(tag, first, buckets), tag);
+  }
+
+  private static int slotIn(int[] tags, int bucket, int tag) {
+    int base = bucket << BUCKET_SHIFT;
+    for (int i = base; i < base + BUCKET_SLOTS; i++) {
+      if (tags[i] == tag) {
         return i;
-      }
-      if (there == 0 || distance(there, i, capacity) < distance) {
-        return -1;
-      }
-      if (++i == capacity) {
-        i = 0;
       }
     }
     return -1;
   }
 
-  /** How far slot {@code i} is from the home of the tag stored in it. */
-  private static int distance(int tag, int i, int capacity) {
-    int d = i - home(tag, capacity);
-    return d < 0 ? d + capacity : d;
+  /** The bucket a tag tries first: from its high bits, so any bucket count works. */
+  static int firstBucket(int tag, int buckets) {
+    return (int) (((tag & 0xFFFF_FFFFL) * buckets) >>> 32);
   }
 
-  private static int home(int tag, int capacity) {
-    return (int) (((tag & 0xFFFF_FFFFL) * capacity) >>> 32);
+  /** The tag's other bucket: from a re-mix of the tag, never {@code first} (a stripe has >= 2 buckets). */
+  static int secondBucket(int tag, int first, int buckets) {
+    int h = tag * 0x9E37_79B9;
+    h ^= h >>> 15;
+    int bucket = (int) (((h & 0xFFFF_FFFFL) * buckets) >>> 32);
+    return bucket != first ? bucket : (first + 1 == buckets ? 0 : first + 1);
+  }
+
+  /** {@code slots} rounded up to whole buckets, at least {@link #MIN_CAPACITY}, at most {@link #MAX_CAPACITY}. */
+  static int capacityFor(long slots) {
+    long rounded = (Math.max(slots, MIN_CAPACITY) + BUCKET_SLOTS - 1) & -BUCKET_SLOTS;
+    return (int) Math.min(MAX_CAPACITY, rounded);
   }
 
   private static int thresholdFor(int capacity) {
-    return Math.min(capacity - 1, (int) (capacity * LOAD_FACTOR));
+    return (int) (capacity * LOAD_FACTOR);
   }
 
   private static final long C1 = 0xff51afd7ed558ccdL;

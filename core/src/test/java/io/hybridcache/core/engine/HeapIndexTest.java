@@ -12,11 +12,15 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -135,31 +139,40 @@ class HeapIndexTest extends IndexContractTest {
   }
 
   /**
-   * Optimistic reads racing backward shifts in one small, crowded table: a writer keeps removing and
-   * re-inserting churn keys, which moves the permanent keys along the probe run; two readers must
-   * always find every permanent key. A regression guard, not a proof: with validation removed from
-   * {@code get} this still passed 13M reader rounds on x86 (a shift moves a key by one slot, mostly
-   * within one cache line), so the torn view validation discards is rare here; jcstress would be
-   * the tool to force it.
+   * Optimistic reads racing cuckoo moves in one small, crowded stripe (8 buckets of 8 slots, 57
+   * mappings: the most it holds without growing): a writer keeps replacing churn keys with new ones,
+   * and an insertion that finds both its buckets full moves permanent keys to their other bucket; two
+   * readers must always find every permanent key. The writer counts the insertions that had to move
+   * something, so the test fails if moves never happen. A regression guard, not a proof (jcstress would
+   * be the tool to force every torn view).
    */
   @Test
-  void readersNeverMissKeysMovedByBackwardShift() throws Exception {
-    HeapIndex heap = new HeapIndex(8, 1); // 12 slots, grows past 9 mappings: it never does here
-    int permanent = 6;
-    int churn = 3;
+  void readersNeverMissKeysMovedByCuckooInsertions() throws Exception {
+    HeapIndex heap = new HeapIndex(920, 1); // 64 slots, grows past 57 mappings: it never does here
+    int permanent = 50;
+    int churn = 7;
     for (int i = 0; i < permanent + churn; i++) {
       heap.put(key(i), entry(i));
     }
     long memory = heap.memoryBytes();
-    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    long[] before = slots(heap, permanent);
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicLong moved = new AtomicLong();
     List<Callable<Long>> tasks = new ArrayList<>();
     tasks.add(
         () -> {
           try {
-            for (int i = 0; i < 1_000_000; i++) {
-              int c = permanent + i % churn;
-              assertEquals(entry(c), heap.remove(key(c)));
-              heap.put(key(c), entry(c));
+            for (int i = 0; i < 300_000; i++) { // churn keys: a sliding window of 7 over 200
+              int out = permanent + i % 200;
+              int in = permanent + (i + churn) % 200;
+              assertEquals(entry(out), heap.remove(key(out)));
+              assertEquals(IndexEntry.NONE, heap.put(key(in), entry(in)));
+              if ((i & 1023) == 0) {
+                long[] now = slots(heap, permanent);
+                if (!Arrays.equals(now, before)) {
+                  moved.incrementAndGet();
+                }
+              }
             }
           } finally {
             done.set(true);
@@ -182,6 +195,53 @@ class HeapIndexTest extends IndexContractTest {
     runTogether(tasks);
     assertEquals(memory, heap.memoryBytes(), "the table never grew");
     assertEquals(permanent + churn, heap.size());
+    assertTrue(moved.get() > 0, "no permanent key ever moved: the test did not exercise cuckoo moves");
+    heap.checkInvariants();
+  }
+
+  /** Where each of the first {@code n} keys sits (slot numbers), for spotting moves. */
+  private static long[] slots(HeapIndex heap, int n) {
+    long[] where = new long[n];
+    for (int i = 0; i < n; i++) {
+      where[i] = heap.slotIndexOf(key(i));
+    }
+    return where;
+  }
+
+  /**
+   * Random puts and removes against a model, on one stripe kept crowded (between 0.77 and 0.9 full, where
+   * insertions often find both buckets full and move entries): after every step the index agrees with
+   * the model, and every 64 steps the table invariants hold (each tag in one of its two buckets, once;
+   * each bucket's spilled count exact; size and load). A wrong spilled count would let a lookup stop
+   * early and an insertion add a second slot for a present key.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3})
+  void crowdedStripeMatchesModel(int seed) {
+    HeapIndex heap = new HeapIndex(0, 1);
+    Map<Long, Long> model = new HashMap<>();
+    SplittableRandom random = new SplittableRandom(seed);
+    int universe = 4_000;
+    for (int step = 0; step < 200_000; step++) {
+      int k = random.nextInt(universe);
+      boolean grow = step < 100_000 ? random.nextInt(10) < 7 : random.nextInt(10) < 4;
+      if (grow) {
+        long e = entry(random.nextInt(1 << 20));
+        assertEquals(model.getOrDefault(key(k), IndexEntry.NONE), heap.put(key(k), e), "put " + k);
+        model.put(key(k), e);
+      } else {
+        Long gone = model.remove(key(k));
+        assertEquals(gone == null ? IndexEntry.NONE : gone, heap.remove(key(k)), "remove " + k);
+      }
+      assertEquals(model.getOrDefault(key(k), IndexEntry.NONE), heap.get(key(k)), "get " + k);
+      if ((step & 63) == 0) {
+        heap.checkInvariants();
+      }
+    }
+    Map<Long, Long> identities = new HashMap<>();
+    model.forEach((k, e) -> identities.put(heap.identity(k), e));
+    assertEquals(identities, snapshot(heap));
+    heap.checkInvariants();
   }
 
   // ------------------------------------------------------------------ snapshot file
