@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.LifetimeClass;
+import io.hybridcache.core.device.FaultInjectingDevice;
 import io.hybridcache.core.device.MemoryDevice;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -67,6 +68,80 @@ class SegmentLogTest {
     long next = writer.append(LifetimeClass.FRESH, 7L, bytes("x"), new byte[10_000], 0, seq.incrementAndGet());
     assertNotEquals(first, IndexEntry.segmentTag(next));
     assertTrue(IndexEntry.segmentTag(next) >= last, "ids only grow");
+  }
+
+  /**
+   * An append whose own deadline is short (an eviction on a reading thread: 5 ms) still waits for the
+   * lock up to the floor: the lock is held for an offset bump and a copy, so a longer wait for it is
+   * scheduling delay on a busy machine, not back-pressure, and must not cost the entry. Measured before
+   * the floor was raised from 1 to 50 ms: the README's main job refused such an eviction in 4 runs of
+   * 16 (one record lost). Here a second thread holds the lock until the append's deadline has passed.
+   */
+  @Test
+  void anAppendWithAShortDeadlineWaitsForTheLockUpToTheFloor() throws Exception {
+    java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    Thread holder = new Thread(() -> writer.locked(() -> {
+      held.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }));
+    holder.start();
+    held.await();
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5);
+    AtomicLong result = new AtomicLong(-1);
+    Thread appender = new Thread(() ->
+        result.set(writer.append(LifetimeClass.FRESH, 7L, bytes("k"), bytes("v"), 0, seq.incrementAndGet(), deadline)));
+    appender.start();
+    long past = deadline + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
+    while (System.nanoTime() < past) { // the subject is time itself: the append's own bound passes
+      java.util.concurrent.locks.LockSupport.parkNanos(past - System.nanoTime());
+    }
+    assertTrue(appender.isAlive(), "the append gave up at its own 5 ms deadline while the lock was held");
+    release.countDown();
+    appender.join();
+    holder.join();
+    assertNotEquals(IndexEntry.NONE, result.get(), "the append got the lock and its room");
+  }
+
+  /**
+   * The floor does not apply while the lock's holder waits for room (the device's pace): a short-deadline
+   * append then gives up at its own deadline, as an eviction on a reading thread must. The device holds
+   * every write, so a writer without a deadline fills both buffers and waits for one under the lock.
+   */
+  @Test
+  void anAppendWithAShortDeadlineDoesNotWaitTheFloorBehindAWaitForRoom() throws Exception {
+    FaultInjectingDevice held = new FaultInjectingDevice(new MemoryDevice(8, SEGMENT)).holdWrites();
+    SegmentTable heldTable = new SegmentTable(8);
+    heldTable.rebuildFreeList();
+    SegmentWriter heldWriter = new SegmentWriter(held, heldTable, new Counters(), null, 16 * 1024, seq::get);
+    heldWriter.slotSource(heldTable::takeFreeSlot);
+    Thread filler = new Thread(() -> {
+      for (int i = 0; i < 3; i++) { // the third finds both buffers taken: it waits for room, under the lock
+        heldWriter.append(LifetimeClass.FRESH, 7L, bytes("f" + i), new byte[10_000], 0, seq.incrementAndGet());
+      }
+    });
+    filler.start();
+    try {
+      long limit = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+      while (!(filler.getState() == Thread.State.WAITING && heldWriter.hasQueuedRoomWaiter())) {
+        assertTrue(System.nanoTime() < limit, "the filler never waited for room");
+        Thread.onSpinWait();
+      }
+      long start = System.nanoTime();
+      long p = heldWriter.append(LifetimeClass.FRESH, 7L, bytes("r"), bytes("v"), 0, seq.incrementAndGet(),
+          start + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5));
+      long waited = System.nanoTime() - start;
+      assertEquals(IndexEntry.NONE, p, "no lock: the holder is waiting for the device");
+      assertTrue(waited < SegmentWriter.LOCK_FLOOR_NANOS, "waited " + waited + " ns: the floor applied");
+    } finally {
+      held.releaseWrites();
+      filler.join();
+      heldWriter.close();
+    }
   }
 
   @Test
