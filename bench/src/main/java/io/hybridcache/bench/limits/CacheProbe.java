@@ -50,10 +50,10 @@ public final class CacheProbe {
                            double dramHitShare, double missShare, double deviceReadsPerFlashHit, long gets,
                            double pagesPerFlashHit) {}
 
-  /** Insert figures; {@code seconds} runs from the first put until flushes caught up. */
   /**
-   * {@code cpuCores}: the process's CPU seconds per second over the test (all its threads: putting,
-   * flushing, reclaim, GC), NaN where the JVM cannot tell; {@code cpuNanosPerPut} the same CPU per put.
+   * Insert figures; {@code seconds} runs from the first put until flushes caught up. {@code cpuCores}:
+   * the process's CPU seconds per second over the test (all its threads: putting, flushing, reclaim,
+   * GC), NaN where the JVM cannot tell; {@code cpuNanosPerPut} the same CPU per put.
    */
   public record InsertResult(int threads, double valueMiBs, double putMiBs, double deviceMiBs, double seconds,
                              long puts, long rejected, long inDram, boolean caughtUp, double cpuCores,

@@ -11,7 +11,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.locks.StampedLock;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -595,6 +597,8 @@ final class HeapIndex implements Index {
    */
   static final class Stripe {
     final StampedLock lock = new StampedLock();
+    /** Scratch for a cuckoo insertion's path of moves (under the write lock), so an insertion allocates nothing. */
+    final int[] path = new int[MAX_PATH];
     /** The capacity removals never shrink the stripe below. */
     final int minCapacity;
     /** Read optimistically by get. */
@@ -648,7 +652,7 @@ final class HeapIndex implements Index {
         Table t = s.table;
         int buckets = t.spilled.length;
         int[] spills = new int[buckets];
-        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        Set<Integer> seen = new HashSet<>();
         int used = 0;
         for (int i = 0; i < t.tags.length; i++) {
           int tag = t.tags[i];
@@ -719,7 +723,7 @@ final class HeapIndex implements Index {
     if (s.size >= s.threshold) {
       growLocked(s);
     }
-    while (!insert(s.table, tag, entry)) { // both buckets full and no short path of moves frees one
+    while (!insert(s.table, tag, entry, s.path)) { // both buckets full and no short path of moves frees one
       growLocked(s);
     }
     s.size++;
@@ -732,7 +736,7 @@ final class HeapIndex implements Index {
    * False, with the table unchanged, if neither bucket has room and no path of at most {@value
    * #MAX_PATH} moves makes some.
    */
-  private static boolean insert(Table t, int tag, long entry) {
+  private static boolean insert(Table t, int tag, long entry, int[] path) {
     int[] tags = t.tags;
     int buckets = tags.length >>> BUCKET_SHIFT;
     int first = firstBucket(tag, buckets);
@@ -741,7 +745,7 @@ final class HeapIndex implements Index {
     if (free < 0) {
       free = freeSlot(tags, second);
       if (free < 0) {
-        return insertByMoving(t, tag, entry, first, second);
+        return insertByMoving(t, tag, entry, first, second, path);
       }
       t.spill(first);
     }
@@ -757,11 +761,10 @@ final class HeapIndex implements Index {
    * first slot. A walk that would revisit a slot, or that needs more than {@value #MAX_PATH} moves,
    * gives up (the caller grows the stripe).
    */
-  private static boolean insertByMoving(Table t, int tag, long entry, int first, int second) {
+  private static boolean insertByMoving(Table t, int tag, long entry, int first, int second, int[] path) {
     int[] tags = t.tags;
     long[] values = t.values;
     int buckets = tags.length >>> BUCKET_SHIFT;
-    int[] path = new int[MAX_PATH];
     int random = tag * 0x2545_F491;
     int bucket = (random & 1) == 0 ? first : second;
     for (int depth = 0; depth < MAX_PATH; depth++) {
@@ -845,7 +848,7 @@ final class HeapIndex implements Index {
     Table old = s.table;
     Table t = new Table(capacity);
     for (int i = 0; i < old.tags.length; i++) {
-      if (old.tags[i] != 0 && !insert(t, old.tags[i], old.values[i])) {
+      if (old.tags[i] != 0 && !insert(t, old.tags[i], old.values[i], s.path)) {
         if (capacity >= MAX_CAPACITY) {
           throw new IndexFullException("heap index stripe full at " + capacity + " slots");
         }

@@ -428,7 +428,7 @@ final class SegmentWriter {
   }
 
   /** Whether some thread waits under the lock for a free buffer (tests). */
-  boolean hasQueuedRoomWaiter() {
+  boolean waitsForRoom() {
     return roomWaiters.get() > 0;
   }
 

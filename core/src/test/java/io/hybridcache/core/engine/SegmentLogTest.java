@@ -13,8 +13,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /** The append path and the lock-free read path: buffer reads before a flush, one device read after. */
@@ -79,8 +82,8 @@ class SegmentLogTest {
    */
   @Test
   void anAppendWithAShortDeadlineWaitsForTheLockUpToTheFloor() throws Exception {
-    java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
     Thread holder = new Thread(() -> writer.locked(() -> {
       held.countDown();
       try {
@@ -91,14 +94,14 @@ class SegmentLogTest {
     }));
     holder.start();
     held.await();
-    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5);
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5);
     AtomicLong result = new AtomicLong(-1);
     Thread appender = new Thread(() ->
         result.set(writer.append(LifetimeClass.FRESH, 7L, bytes("k"), bytes("v"), 0, seq.incrementAndGet(), deadline)));
     appender.start();
-    long past = deadline + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
+    long past = deadline + TimeUnit.MILLISECONDS.toNanos(10);
     while (System.nanoTime() < past) { // the subject is time itself: the append's own bound passes
-      java.util.concurrent.locks.LockSupport.parkNanos(past - System.nanoTime());
+      LockSupport.parkNanos(past - System.nanoTime());
     }
     assertTrue(appender.isAlive(), "the append gave up at its own 5 ms deadline while the lock was held");
     release.countDown();
@@ -126,14 +129,14 @@ class SegmentLogTest {
     });
     filler.start();
     try {
-      long limit = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-      while (!(filler.getState() == Thread.State.WAITING && heldWriter.hasQueuedRoomWaiter())) {
+      long limit = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!(filler.getState() == Thread.State.WAITING && heldWriter.waitsForRoom())) {
         assertTrue(System.nanoTime() < limit, "the filler never waited for room");
         Thread.onSpinWait();
       }
       long start = System.nanoTime();
       long p = heldWriter.append(LifetimeClass.FRESH, 7L, bytes("r"), bytes("v"), 0, seq.incrementAndGet(),
-          start + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5));
+          start + TimeUnit.MILLISECONDS.toNanos(5));
       long waited = System.nanoTime() - start;
       assertEquals(IndexEntry.NONE, p, "no lock: the holder is waiting for the device");
       assertTrue(waited < SegmentWriter.LOCK_FLOOR_NANOS, "waited " + waited + " ns: the floor applied");
