@@ -1,5 +1,6 @@
 package io.hybridcache.core.engine;
 
+import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
@@ -57,23 +58,29 @@ final class EntryFormat {
     if (key.length == 0 || key.length > MAX_KEY_BYTES) {
       throw new IllegalArgumentException("key length must be 1.." + MAX_KEY_BYTES + ": " + key.length);
     }
-    ByteBuffer b = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-    int start = b.position();
-    b.putInt(MAGIC)
-        .putInt(0)
-        .put(FORMAT_VERSION)
-        .put((byte) (expiryMillis != 0 ? FLAG_EXPIRY : 0))
-        .putShort((short) key.length)
-        .putInt(value.length)
-        .putInt((int) segmentId)
-        .putInt(lifetimeClass)
-        .putLong(sequence)
-        .putLong(expiryMillis)
-        .put(key)
-        .put(value);
-    int end = b.position();
+    // absolute puts on the caller's buffer (a little-endian one is written in place: no view object per entry)
+    ByteBuffer b = buf.order() == ByteOrder.LITTLE_ENDIAN ? buf : buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    int start = buf.position();
+    int end = start + HEADER_BYTES + key.length + value.length;
+    if (end > buf.limit()) {
+      throw new BufferOverflowException();
+    }
+    b.putInt(start, MAGIC)
+        .putInt(start + 4, 0)
+        .put(start + 8, FORMAT_VERSION)
+        .put(start + 9, (byte) (expiryMillis != 0 ? FLAG_EXPIRY : 0))
+        .putShort(start + 10, (short) key.length)
+        .putInt(start + 12, value.length)
+        .putInt(start + 16, (int) segmentId)
+        .putInt(start + 20, lifetimeClass)
+        .putLong(start + 24, sequence)
+        .putLong(start + 32, expiryMillis)
+        .put(start + HEADER_BYTES, key)
+        .put(start + HEADER_BYTES + key.length, value);
+    int limit = b.limit();
     CRC32C crc = new CRC32C();
-    crc.update(b.duplicate().position(start + CRC_START).limit(end));
+    crc.update(b.limit(end).position(start + CRC_START)); // leaves the position at end
+    b.limit(limit);
     b.putInt(start + 4, (int) crc.getValue());
     buf.position(end);
   }

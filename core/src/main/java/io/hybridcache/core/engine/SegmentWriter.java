@@ -261,8 +261,11 @@ final class SegmentWriter {
 
   private long appendLocked(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis,
       long seq, int size, long deadlineNanos, boolean pending, boolean mayTakeReserve) {
-    ClassLog log = logs.computeIfAbsent(lifetimeClass.id(),
-        id -> new ClassLog(lifetimeClass, bufferBytes, buffersPerClass));
+    ClassLog log = logs.get(lifetimeClass.id()); // no capturing lambda per append: this is the put path
+    if (log == null) {
+      log = new ClassLog(lifetimeClass, bufferBytes, buffersPerClass);
+      logs.put(lifetimeClass.id(), log);
+    }
     if (log.lifetimeClass != lifetimeClass) {
       log.lifetimeClass = lifetimeClass; // new segments carry the caller's name, not a restart's placeholder
     }

@@ -3,6 +3,7 @@ package io.hybridcache.core.engine;
 import io.hybridcache.core.device.Device;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The in-memory tail of an active segment: appends land here and reach the device with one aligned
@@ -19,6 +20,7 @@ import java.nio.ByteBuffer;
 final class WriteBuffer {
   private static final byte[] ZEROS = new byte[4096];
   private final ByteBuffer buf;
+  private final ByteBuffer appendView; // under the writer's lock: appendSlice repositions it, allocating nothing
   private volatile long generation;
   private volatile int published;
   // Written only while generation is odd (under the writer's lock); readers validate with the generation.
@@ -28,6 +30,7 @@ final class WriteBuffer {
 
   public WriteBuffer(int capacity) {
     this.buf = Device.allocateAligned(capacity);
+    this.appendView = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
   }
 
   public int capacity() {
@@ -53,7 +56,7 @@ final class WriteBuffer {
 
   /** Room for the entry in buffer {@code [used, used + bytes)}; caller writes it and then publishes. */
   ByteBuffer appendSlice(int bytes) {
-    return buf.duplicate().position(used).limit(used + bytes);
+    return appendView.limit(used + bytes).position(used); // valid until the next call
   }
 
   /**
