@@ -831,15 +831,18 @@ final class HeapIndex implements Index {
 
   /** Rehashes {@code s} into a table {@value #GROWTH_FACTOR}x larger (or fails at the maximum). */
   private static void growLocked(Stripe s) {
-    int capacity = s.table.tags.length;
+    rehashLocked(s, grown(s.table.tags.length));
+  }
+
+  /**
+   * The next capacity up from {@code capacity}: {@value #GROWTH_FACTOR}x, at least one bucket more.
+   *
+   * @throws IndexFullException if {@code capacity} is already {@link #MAX_CAPACITY}
+   */
+  private static int grown(int capacity) {
     if (capacity >= MAX_CAPACITY) {
       throw new IndexFullException("heap index stripe full at " + capacity + " slots");
     }
-    rehashLocked(s, grown(capacity));
-  }
-
-  /** The next capacity up from {@code capacity}: {@value #GROWTH_FACTOR}x, at least one bucket more. */
-  private static int grown(int capacity) {
     return capacityFor(Math.max(capacity + BUCKET_SLOTS, (long) (capacity * GROWTH_FACTOR)));
   }
 
@@ -849,9 +852,6 @@ final class HeapIndex implements Index {
     Table t = new Table(capacity);
     for (int i = 0; i < old.tags.length; i++) {
       if (old.tags[i] != 0 && !insert(t, old.tags[i], old.values[i], s.path)) {
-        if (capacity >= MAX_CAPACITY) {
-          throw new IndexFullException("heap index stripe full at " + capacity + " slots");
-        }
         rehashLocked(s, grown(capacity));
         return;
       }

@@ -259,13 +259,19 @@ final class SegmentWriter {
     }
   }
 
+  /** The log of {@code c}'s id, made on first use (no capturing lambda: appends call this per entry). */
+  private ClassLog logLocked(LifetimeClass c) {
+    ClassLog log = logs.get(c.id());
+    if (log == null) {
+      log = new ClassLog(c, bufferBytes, buffersPerClass);
+      logs.put(c.id(), log);
+    }
+    return log;
+  }
+
   private long appendLocked(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis,
       long seq, int size, long deadlineNanos, boolean pending, boolean mayTakeReserve) {
-    ClassLog log = logs.get(lifetimeClass.id()); // no capturing lambda per append: this is the put path
-    if (log == null) {
-      log = new ClassLog(lifetimeClass, bufferBytes, buffersPerClass);
-      logs.put(lifetimeClass.id(), log);
-    }
+    ClassLog log = logLocked(lifetimeClass);
     if (log.lifetimeClass != lifetimeClass) {
       log.lifetimeClass = lifetimeClass; // new segments carry the caller's name, not a restart's placeholder
     }
@@ -486,8 +492,7 @@ final class SegmentWriter {
   public void resume(Segment s) {
     lock.lock();
     try {
-      ClassLog log = logs.computeIfAbsent(s.lifetimeClass().id(),
-          id -> new ClassLog(s.lifetimeClass(), bufferBytes, buffersPerClass));
+      ClassLog log = logLocked(s.lifetimeClass());
       long resumeAt = Device.roundUp(s.flushedOffset()); // a flush may have ended mid-page: start the next one
       if (log.segment != null || resumeAt + Device.ALIGNMENT > segmentBytes) {
         s.seal(sequence.getAsLong());
