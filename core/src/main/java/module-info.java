@@ -11,7 +11,7 @@ module io.hybridcache.core {
   requires java.management;
   requires jdk.unsupported; // com.sun.nio.file.ExtendedOpenOption.DIRECT
   requires org.slf4j;
-  requires zero.allocation.hashing;
+  requires hash4j;
   requires static chronicle.map; // only for IndexType.CHRONICLE
   requires static micrometer.core; // only for io.hybridcache.core.metrics (an optional dependency)
 
