@@ -27,6 +27,8 @@ final class Counters {
   public final LongAdder reinserted = new LongAdder();
   public final LongAdder reclaimEvicted = new LongAdder();
   public final LongAdder reclaimedSegments = new LongAdder();
+  /** Of those, segments whose live entries were learnt from their summary (the rest were scanned whole). */
+  public final LongAdder reclaimedFromSummary = new LongAdder();
   public final LongAdder queueRejected = new LongAdder();
   public final LongAdder cascadeWaits = new LongAdder();
   public final LongAdder tooLargeRejected = new LongAdder();

@@ -164,7 +164,9 @@ final class Reclaimer {
     victim.setReclaiming();
     try {
       Pass pass = new Pass(victim);
-      if (!fromSummary(pass)) {
+      if (fromSummary(pass)) {
+        counters.reclaimedFromSummary.increment();
+      } else {
         scan(pass);
       }
     } catch (IOException | RuntimeException e) {

@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@link ChronicleIndex}: the shared contract plus reopening, recovery, corruption and capacity. */
+@NeedsChronicle
 class ChronicleIndexTest extends IndexContractTest {
 
   private final AtomicInteger files = new AtomicInteger();

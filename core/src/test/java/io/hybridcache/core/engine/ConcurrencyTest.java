@@ -15,9 +15,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Many threads mixing get / put / remove / spills (which drive reclaim) on shared and owned keys.
@@ -30,9 +29,18 @@ class ConcurrencyTest {
   private static final int OWNED = 200;
   @TempDir Path dir;
 
-  @ParameterizedTest
-  @EnumSource(IndexType.class)
-  void mixedOperationsKeepVersionsOrdered(IndexType index) throws Exception {
+  @Test
+  void mixedOperationsKeepVersionsOrdered() throws Exception {
+    mixedOperationsKeepVersionsOrdered(IndexType.HEAP);
+  }
+
+  @Test
+  @NeedsChronicle
+  void mixedOperationsKeepVersionsOrderedOnChronicle() throws Exception {
+    mixedOperationsKeepVersionsOrdered(IndexType.CHRONICLE);
+  }
+
+  private void mixedOperationsKeepVersionsOrdered(IndexType index) throws Exception {
     AtomicLong versions = new AtomicLong();
     ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
     long[][] lastOwned = new long[THREADS][OWNED];

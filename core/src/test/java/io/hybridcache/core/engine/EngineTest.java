@@ -22,15 +22,22 @@ import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 class EngineTest {
   @TempDir Path dir;
 
-  @ParameterizedTest
-  @EnumSource(IndexType.class)
-  void flashHitCostsExactlyOneDeviceRead(IndexType index) {
+  @Test
+  void flashHitCostsExactlyOneDeviceRead() {
+    flashHitCostsExactlyOneDeviceRead(IndexType.HEAP);
+  }
+
+  @Test
+  @NeedsChronicle
+  void flashHitCostsExactlyOneDeviceReadOnChronicle() {
+    flashHitCostsExactlyOneDeviceRead(IndexType.CHRONICLE);
+  }
+
+  private void flashHitCostsExactlyOneDeviceRead(IndexType index) {
     try (Engine c = TestCaches.open(TestCaches.small(dir, index).build())) {
       for (int i = 0; i < 500; i++) {
         c.put(key(i), value(i, 1, 1000));
@@ -56,6 +63,7 @@ class EngineTest {
   }
 
   @Test
+  @NeedsChronicle
   void putReplacesAndRemoveInvalidatesBothTiers() {
     try (Engine c = TestCaches.open(TestCaches.small(dir, IndexType.CHRONICLE).build())) {
       c.put(key(1), value(1, 1, 300));
@@ -103,9 +111,18 @@ class EngineTest {
     }
   }
 
-  @ParameterizedTest
-  @EnumSource(IndexType.class)
-  void cleanCloseReopensWarmWithEverything(IndexType index) {
+  @Test
+  void cleanCloseReopensWarmWithEverything() {
+    cleanCloseReopensWarmWithEverything(IndexType.HEAP);
+  }
+
+  @Test
+  @NeedsChronicle
+  void cleanCloseReopensWarmWithEverythingOnChronicle() {
+    cleanCloseReopensWarmWithEverything(IndexType.CHRONICLE);
+  }
+
+  private void cleanCloseReopensWarmWithEverything(IndexType index) {
     CacheConfig cfg = TestCaches.small(dir, index).build();
     try (HybridCache c = TestCaches.open(cfg)) {
       for (int i = 0; i < 300; i++) {
@@ -124,6 +141,7 @@ class EngineTest {
   }
 
   @Test
+  @NeedsChronicle
   void flashNeverExceedsItsBudgetAndReclaimRuns() throws IOException {
     CacheConfig cfg = TestCaches.small(dir, IndexType.CHRONICLE).build();
     try (Engine c = TestCaches.open(cfg)) {

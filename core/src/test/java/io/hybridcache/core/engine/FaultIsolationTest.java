@@ -23,8 +23,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * One fault costs the least it can: an interrupted reader its own lookup, a damaged segment file its
@@ -90,9 +88,18 @@ class FaultIsolationTest {
     }
   }
 
-  @ParameterizedTest
-  @EnumSource(IndexType.class)
-  void aTruncatedSegmentFileCostsOnlyItsSegment(IndexType index) throws Exception {
+  @Test
+  void aTruncatedSegmentFileCostsOnlyItsSegment() throws Exception {
+    aTruncatedSegmentFileCostsOnlyItsSegment(IndexType.HEAP);
+  }
+
+  @Test
+  @NeedsChronicle
+  void aTruncatedSegmentFileCostsOnlyItsSegmentOnChronicle() throws Exception {
+    aTruncatedSegmentFileCostsOnlyItsSegment(IndexType.CHRONICLE);
+  }
+
+  private void aTruncatedSegmentFileCostsOnlyItsSegment(IndexType index) throws Exception {
     try (Engine c = open(TestCaches.small(dir, index).build())) {
       fill(c);
       Segment victim = sealedSegment(c);
@@ -165,6 +172,7 @@ class FaultIsolationTest {
 
   /** Chronicle: its index persists across an unclean stop, so entries left in it would come back. */
   @Test
+  @NeedsChronicle
   void keysWhileDegradedDropsTheFlashIndexSoNothingComesBack() throws Exception {
     try (Engine c = open(TestCaches.small(dir, IndexType.CHRONICLE).faultThreshold(1)
         .faultRetryInterval(java.time.Duration.ofHours(1)).build())) {

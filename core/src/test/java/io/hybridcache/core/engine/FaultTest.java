@@ -14,6 +14,7 @@ import io.hybridcache.core.device.FaultInjectingDevice;
 import io.hybridcache.core.device.FileDevice;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -71,9 +72,18 @@ class FaultTest {
     }
   }
 
-  @ParameterizedTest
-  @EnumSource(IndexType.class)
-  void readFaultsAreMissesNotExceptions(IndexType index) {
+  @Test
+  void readFaultsAreMissesNotExceptions() {
+    readFaultsAreMissesNotExceptions(IndexType.HEAP);
+  }
+
+  @Test
+  @NeedsChronicle
+  void readFaultsAreMissesNotExceptionsOnChronicle() {
+    readFaultsAreMissesNotExceptions(IndexType.CHRONICLE);
+  }
+
+  private void readFaultsAreMissesNotExceptions(IndexType index) {
     AtomicReference<FaultInjectingDevice> device = new AtomicReference<>();
     CacheConfig cfg = TestCaches.small(dir, index).build();
     try (Engine c = Engine.open(cfg, (d, n, b, direct) -> {

@@ -23,6 +23,7 @@ class IndexFullTest {
   @TempDir Path dir;
 
   @Test
+  @NeedsChronicle
   void aFullIndexIsCountedApartAndCostsNoWrites() {
     CacheConfig cfg = TestCaches.small(dir, IndexType.CHRONICLE).flashBytes(512L * TestCaches.SEGMENT)
         .expectedEntries(1000).build();

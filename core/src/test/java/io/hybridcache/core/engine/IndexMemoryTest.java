@@ -70,6 +70,7 @@ class IndexMemoryTest {
   }
 
   @Test
+  @NeedsChronicle
   void chronicleIndexSizedForOneMillion() throws Exception {
     try (ChronicleIndex index = ChronicleIndex.open(dir.resolve("m.cmap"), N, false)) {
       long empty = index.memoryBytes();

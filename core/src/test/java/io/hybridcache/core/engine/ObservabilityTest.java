@@ -83,6 +83,7 @@ class ObservabilityTest {
   }
 
   @Test
+  @NeedsChronicle
   void statsRemainReadableAfterClose() {
     Engine c = TestCaches.open(TestCaches.small(dir, IndexType.CHRONICLE).build());
     for (int i = 0; i < 100; i++) {

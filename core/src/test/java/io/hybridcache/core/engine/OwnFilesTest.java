@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * leaving it in place), and a layout change replaces only its own files, or refuses with
  * {@link LayoutChange#FAIL}.
  */
+@NeedsChronicle
 class OwnFilesTest {
   @TempDir Path tmp;
 

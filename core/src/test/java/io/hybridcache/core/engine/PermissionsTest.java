@@ -22,7 +22,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -78,9 +77,18 @@ class PermissionsTest {
     }
   }
 
-  @ParameterizedTest
-  @EnumSource(IndexType.class)
-  void byDefaultOnlyTheOwnerGetsIn(IndexType index) throws IOException {
+  @Test
+  void byDefaultOnlyTheOwnerGetsIn() throws IOException {
+    byDefaultOnlyTheOwnerGetsIn(IndexType.HEAP);
+  }
+
+  @Test
+  @NeedsChronicle
+  void byDefaultOnlyTheOwnerGetsInOnChronicle() throws IOException {
+    byDefaultOnlyTheOwnerGetsIn(IndexType.CHRONICLE);
+  }
+
+  private void byDefaultOnlyTheOwnerGetsIn(IndexType index) throws IOException {
     fill(TestCaches.small(dir(), index).build());
     String indexFile = index == IndexType.HEAP ? "index.ckpt" : "index.cm";
     assertModes("rwx------", "rw-------", Set.of("LOCK", "layout.properties", "segments.meta", "CLEAN", indexFile,
@@ -88,6 +96,7 @@ class PermissionsTest {
   }
 
   @Test
+  @NeedsChronicle
   void theOptionIsAppliedExactlyToFilesDirectoriesAndTheTrace() throws IOException {
     Path trace = tmp.resolve("traces").resolve("trace.csv");
     fill(TestCaches.small(dir(), IndexType.CHRONICLE).filePermissions("rw-rw----").writeTrace(trace).build());

@@ -15,8 +15,6 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,9 +36,18 @@ class WritePathInterleavingTest {
    * hold the key's map-bin lock): it waits, then its invalidation unlinks the older version just
    * installed, and the new version wins in every tier.
    */
-  @ParameterizedTest
-  @EnumSource(IndexType.class)
-  void aPutOfTheKeyWaitsForTheInstallAndWins(IndexType index) throws Exception {
+  @Test
+  void aPutOfTheKeyWaitsForTheInstallAndWins() throws Exception {
+    aPutOfTheKeyWaitsForTheInstallAndWins(IndexType.HEAP);
+  }
+
+  @Test
+  @NeedsChronicle
+  void aPutOfTheKeyWaitsForTheInstallAndWinsOnChronicle() throws Exception {
+    aPutOfTheKeyWaitsForTheInstallAndWins(IndexType.CHRONICLE);
+  }
+
+  private void aPutOfTheKeyWaitsForTheInstallAndWins(IndexType index) throws Exception {
     try (Engine c = Engine.open(TestCaches.small(dir, index).flashBytes(128L * TestCaches.SEGMENT).build())) {
       long target = new ByteKey(key(TARGET)).hash64();
       AtomicReference<Throwable> failure = new AtomicReference<>();

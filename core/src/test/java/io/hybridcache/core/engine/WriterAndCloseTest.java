@@ -29,8 +29,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The writer never dies and close always returns: an Error thrown on the writer is a counted, visible
@@ -60,9 +58,18 @@ class WriterAndCloseTest {
     return c;
   }
 
-  @ParameterizedTest
-  @EnumSource(IndexType.class)
-  void anErrorOnTheWriterIsACountedFaultAndTheWriterLivesOn(IndexType index) throws Exception {
+  @Test
+  void anErrorOnTheWriterIsACountedFaultAndTheWriterLivesOn() throws Exception {
+    anErrorOnTheWriterIsACountedFaultAndTheWriterLivesOn(IndexType.HEAP);
+  }
+
+  @Test
+  @NeedsChronicle
+  void anErrorOnTheWriterIsACountedFaultAndTheWriterLivesOnOnChronicle() throws Exception {
+    anErrorOnTheWriterIsACountedFaultAndTheWriterLivesOn(IndexType.CHRONICLE);
+  }
+
+  private void anErrorOnTheWriterIsACountedFaultAndTheWriterLivesOn(IndexType index) throws Exception {
     Engine c = open(TestCaches.small(dir, index).faultRetryInterval(Duration.ofHours(1)).build());
     device.get().throwOnWrites(new InternalError("injected: unsafe access on an unbacked mapping"));
     for (int i = 0; i < 4000; i++) {
@@ -106,9 +113,18 @@ class WriterAndCloseTest {
    * cache closed (new calls throw) but waits for the reader, which returns its value, before it closes
    * the index and device.
    */
-  @ParameterizedTest
-  @EnumSource(IndexType.class)
-  void closeWaitsForAReaderInFlightAndLaterCallsThrow(IndexType index) throws Exception {
+  @Test
+  void closeWaitsForAReaderInFlightAndLaterCallsThrow() throws Exception {
+    closeWaitsForAReaderInFlightAndLaterCallsThrow(IndexType.HEAP);
+  }
+
+  @Test
+  @NeedsChronicle
+  void closeWaitsForAReaderInFlightAndLaterCallsThrowOnChronicle() throws Exception {
+    closeWaitsForAReaderInFlightAndLaterCallsThrow(IndexType.CHRONICLE);
+  }
+
+  private void closeWaitsForAReaderInFlightAndLaterCallsThrow(IndexType index) throws Exception {
     Engine c = openWithKeysOnFlash(index);
     device.get().holdReads();
     AtomicBoolean readerReturned = new AtomicBoolean();
@@ -130,9 +146,18 @@ class WriterAndCloseTest {
     assertTrue(closed.get(30, SECONDS), "close returned only after the reader");
   }
 
-  @ParameterizedTest
-  @EnumSource(IndexType.class)
-  void closeUnderEightReadingThreads(IndexType index) throws Exception {
+  @Test
+  void closeUnderEightReadingThreads() throws Exception {
+    closeUnderEightReadingThreads(IndexType.HEAP);
+  }
+
+  @Test
+  @NeedsChronicle
+  void closeUnderEightReadingThreadsOnChronicle() throws Exception {
+    closeUnderEightReadingThreads(IndexType.CHRONICLE);
+  }
+
+  private void closeUnderEightReadingThreads(IndexType index) throws Exception {
     Engine c = openWithKeysOnFlash(index);
     ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
     CountDownLatch started = new CountDownLatch(8);

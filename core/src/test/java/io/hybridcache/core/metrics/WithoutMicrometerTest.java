@@ -2,11 +2,11 @@ package io.hybridcache.core.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.hybridcache.core.ChildJvms;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -22,14 +22,9 @@ class WithoutMicrometerTest {
   void theCacheWorksWithoutMicrometerOnTheClassPath() throws Exception {
     String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
         .filter(e -> !e.contains(File.separator + "micrometer")).collect(Collectors.joining(File.pathSeparator));
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(Arrays.stream(System.getProperty("hybridcache.jvm.opens", "").split("\\s+"))
-        .filter(s -> !s.isBlank()).toList());
-    cmd.addAll(List.of("-Xmx256m", "-cp", classPath, WithoutMicrometerChild.class.getName(),
-        dir.resolve("cache").toString()));
     File stderr = dir.resolve("stderr.txt").toFile();
-    Process child = new ProcessBuilder(cmd).redirectError(stderr).start();
+    Process child = ChildJvms.start(WithoutMicrometerChild.class, classPath, "256m", List.of(), stderr,
+        dir.resolve("cache").toString());
     String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertEquals(true, child.waitFor(60, TimeUnit.SECONDS));
     assertEquals(0, child.exitValue(), () -> out + readQuietly(stderr));
