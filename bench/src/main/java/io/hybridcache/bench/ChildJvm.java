@@ -17,13 +17,17 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Runs a child JVM (same java executable and classpath as this one, with the flags Chronicle Map
- * needs on Java 17) or any other child process: streams its stderr to ours with a prefix and
- * captures its stdout. Not thread-safe: one {@link #run} at a time per caller.
+ * Runs a child JVM (same java executable and classpath as this one, and no module flags unless it opens
+ * Chronicle Map: {@link #javaCommand(List, String, List, boolean)}) or any other child process: streams its
+ * stderr to ours with a prefix and captures its stdout. Not thread-safe: one {@link #run} at a time per
+ * caller.
  */
 public final class ChildJvm {
-  /** The --add-opens/--add-exports flags of FACTS.md (the parent pom's hybridcache.jvm.opens). */
-  public static final List<String> JVM_FLAGS = java.util.stream.Stream.concat(
+  /**
+   * The flags Chronicle Map needs ({@link io.hybridcache.core.api.IndexType#CHRONICLE_JVM_FLAGS}) and its
+   * analytics switched off: given to a child only when it opens Chronicle Map (the Chronicle index or peer).
+   */
+  public static final List<String> CHRONICLE_FLAGS = java.util.stream.Stream.concat(
       io.hybridcache.core.api.IndexType.CHRONICLE_JVM_FLAGS.stream(),
       java.util.stream.Stream.of("-Dchronicle.analytics.disable=true")).toList();
 
@@ -34,11 +38,18 @@ public final class ChildJvm {
   /** What a child printed and how it ended. */
   public record Result(int exitCode, List<String> stdout, List<String> stderrTail) {}
 
-  /** {@code java <JVM_FLAGS> <jvmArgs> -cp <our classpath> mainClass args...}. */
+  /** {@code java <jvmArgs> -cp <our classpath> mainClass args...}: a plain JVM, as users run. */
   public static List<String> javaCommand(List<String> jvmArgs, String mainClass, List<String> args) {
+    return javaCommand(jvmArgs, mainClass, args, false);
+  }
+
+  /** As {@link #javaCommand(List, String, List)}, with {@link #CHRONICLE_FLAGS} first if {@code chronicle}. */
+  public static List<String> javaCommand(List<String> jvmArgs, String mainClass, List<String> args, boolean chronicle) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(JVM_FLAGS);
+    if (chronicle) {
+      cmd.addAll(CHRONICLE_FLAGS);
+    }
     cmd.addAll(jvmArgs);
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));

@@ -237,7 +237,7 @@ public final class CompareCommand implements Callable<Integer> {
     // glibc's per-thread malloc arenas let off-heap stores (OHC mallocs each entry) grow far past their
     // capacity under churn; Cassandra's launcher caps them the same way. The same for every store.
     List<String> cmd = new ArrayList<>(List.of("env", "MALLOC_ARENA_MAX=4"));
-    cmd.addAll(ChildJvm.javaCommand(jvm, CompareRunner.class.getName(), args));
+    cmd.addAll(ChildJvm.javaCommand(jvm, CompareRunner.class.getName(), args, s.opensChronicle()));
 
     MemoryCgroup group = null;
     if (memoryLimit.equals("auto")) {

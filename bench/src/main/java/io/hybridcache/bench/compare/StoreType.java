@@ -34,6 +34,11 @@ public enum StoreType {
     this.description = description;
   }
 
+  /** Whether the store opens Chronicle Map (the Chronicle peer, and ours with its Chronicle index): its JVM then needs {@code ChildJvm.CHRONICLE_FLAGS}. */
+  public boolean opensChronicle() {
+    return this == HYBRIDCACHE || this == CHRONICLE_MAP;
+  }
+
   /** The name on the command line and in results. */
   public String cliName() {
     return cliName;

@@ -2,6 +2,7 @@ package io.hybridcache.bench.jmh;
 
 import io.hybridcache.bench.BenchMain;
 import io.hybridcache.bench.ChildJvm;
+import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.engine.IndexBenchmark;
 import io.hybridcache.core.engine.ReclaimBenchmark;
 import io.hybridcache.core.engine.WriteBufferBenchmark;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatFactory;
@@ -36,9 +38,9 @@ import picocli.CommandLine.Unmatched;
  * ({@code jmh -l} lists the benchmarks, {@code jmh -h} shows JMH's options), e.g.
  * {@code java -jar bench/target/hybridcache-bench.jar jmh -f 1 -wi 2 -i 3 -w 1s -r 1s IndexBenchmark}.
  *
- * <p>Either way the forked JVMs get {@link ChildJvm#JVM_FLAGS} appended (the flags Chronicle Map needs
- * on Java 17; {@code java -jar} gives them to this JVM through the manifest, not to the forks), ahead of
- * any {@code -jvmArgsAppend} given.
+ * <p>Forked JVMs run as users run, with no module flags, unless the run includes the Chronicle index
+ * ({@link IndexBenchmark} without {@code -p index=HEAP}): its forks get {@link ChildJvm#CHRONICLE_FLAGS}
+ * ahead of any {@code -jvmArgsAppend} given. The default set therefore runs the Chronicle index apart.
  */
 @Command(name = "jmh", description = {
     "Runs the JMH micro-benchmarks.",
@@ -61,7 +63,9 @@ public final class JmhCommand implements Callable<Integer> {
   /** The default set: JMH argument lists, run one after the other. */
   static List<List<String>> defaultRuns() {
     return List.of(
-        run(List.of("-f", "1", "-wi", "1", "-i", "2", "-w", "1s", "-r", "1s", "-foe", "true"), TIMED),
+        run(List.of("-f", "1", "-wi", "1", "-i", "2", "-w", "1s", "-r", "1s", "-foe", "true", "-p", "index=HEAP"), TIMED),
+        run(List.of("-f", "1", "-wi", "1", "-i", "2", "-w", "1s", "-r", "1s", "-foe", "true", "-p", "index=CHRONICLE"),
+            List.of(IndexBenchmark.class)),
         run(List.of("-f", "1", "-wi", "3", "-i", "10", "-foe", "true"), SINGLE_SHOT));
   }
 
@@ -127,11 +131,30 @@ public final class JmhCommand implements Callable<Integer> {
     }
   }
 
-  /** {@code options} with {@link ChildJvm#JVM_FLAGS} ahead of its own {@code -jvmArgsAppend}. */
+  /**
+   * {@code options} with {@link ChildJvm#CHRONICLE_FLAGS} ahead of its own {@code -jvmArgsAppend} if the run
+   * opens Chronicle Map ({@link #opensChronicle}); otherwise {@code options} as given.
+   */
   static Options withChildJvmFlags(Options options) {
-    List<String> append = new ArrayList<>(ChildJvm.JVM_FLAGS);
+    if (!opensChronicle(options)) {
+      return options;
+    }
+    List<String> append = new ArrayList<>(ChildJvm.CHRONICLE_FLAGS);
     Collection<String> own = options.getJvmArgsAppend().orElse(List.of());
     append.addAll(own);
     return new OptionsBuilder().parent(options).jvmArgsAppend(append.toArray(new String[0])).build();
+  }
+
+  /**
+   * Whether a run includes {@link IndexBenchmark} (its includes match it, or there are none) with the
+   * Chronicle index among its {@code index} values (no {@code -p index=...}, or one that names CHRONICLE).
+   */
+  static boolean opensChronicle(Options options) {
+    String benchmark = IndexBenchmark.class.getName() + ".get";
+    List<String> includes = options.getIncludes();
+    boolean included = includes.isEmpty()
+        || includes.stream().anyMatch(i -> Pattern.compile(i).matcher(benchmark).find());
+    Collection<String> index = options.getParameter("index").orElse(null); // JMH's Optional: no map()
+    return included && (index == null || index.contains(IndexType.CHRONICLE.name()));
   }
 }

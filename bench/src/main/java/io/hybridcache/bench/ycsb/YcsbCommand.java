@@ -267,7 +267,8 @@ public final class YcsbCommand implements Callable<Integer> {
     long heapMiB = Math.max(1024, (2 * dram + 512 * CacheConfig.MIB) / CacheConfig.MIB);
     jvm.add("-Xmx" + heapMiB + "m");
     jvm.addAll(jvmArgs);
-    List<String> cmd = ChildJvm.javaCommand(jvm, "site.ycsb.Client", clientArgs(phase, wl, cacheDir, statsFile));
+    List<String> cmd = ChildJvm.javaCommand(jvm, "site.ycsb.Client", clientArgs(phase, wl, cacheDir, statsFile),
+        index == IndexType.CHRONICLE && db.equals("hybridcache"));
     err.println("ycsb: " + phase + " phase: " + ChildJvm.quote(cmd));
     long t0 = System.nanoTime();
     ChildJvm.Result r = ChildJvm.run(cmd, "[" + phase + "] ", err, null, outFile);

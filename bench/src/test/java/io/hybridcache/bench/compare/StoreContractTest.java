@@ -15,9 +15,11 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every store of the comparison against the {@link KvStore} contract, on real files: round trip,
@@ -28,6 +30,16 @@ class StoreContractTest {
   private static final long BUDGET = 2L << 20;
   @TempDir
   Path dir;
+
+  /** The stores a plain JVM runs: every one but those that open Chronicle Map. */
+  static Stream<StoreType> plainStores() {
+    return Stream.of(StoreType.values()).filter(t -> !t.opensChronicle());
+  }
+
+  /** The stores that open Chronicle Map: run in the test JVM with its flags (tag "chronicle"). */
+  static Stream<StoreType> chronicleStores() {
+    return Stream.of(StoreType.values()).filter(StoreType::opensChronicle);
+  }
 
   private KvStore open(StoreType type) {
     return type.open(new StoreSettings(dir.resolve(type.cliName()), BUDGET, 64L << 20, 20_000, 1_100));
@@ -43,8 +55,19 @@ class StoreContractTest {
   }
 
   @ParameterizedTest
-  @EnumSource(StoreType.class)
+  @MethodSource("plainStores")
   void roundTripOverwriteDelete(StoreType type) throws Exception {
+    roundTripOverwriteDeleteOf(type);
+  }
+
+  @ParameterizedTest
+  @MethodSource("chronicleStores")
+  @Tag("chronicle")
+  void roundTripOverwriteDeleteOnChronicle(StoreType type) throws Exception {
+    roundTripOverwriteDeleteOf(type);
+  }
+
+  private void roundTripOverwriteDeleteOf(StoreType type) throws Exception {
     try (KvStore s = open(type)) {
       assertNull(s.get("user1"));
       s.put("user1", value("user1", 1, 1_000));
@@ -58,8 +81,19 @@ class StoreContractTest {
   }
 
   @ParameterizedTest
-  @EnumSource(StoreType.class)
+  @MethodSource("plainStores")
   void fourTimesTheBudgetNeverReturnsAWrongValue(StoreType type) throws Exception {
+    fourTimesTheBudgetNeverReturnsAWrongValueOf(type);
+  }
+
+  @ParameterizedTest
+  @MethodSource("chronicleStores")
+  @Tag("chronicle")
+  void fourTimesTheBudgetNeverReturnsAWrongValueOnChronicle(StoreType type) throws Exception {
+    fourTimesTheBudgetNeverReturnsAWrongValueOf(type);
+  }
+
+  private void fourTimesTheBudgetNeverReturnsAWrongValueOf(StoreType type) throws Exception {
     int n = (int) (4 * BUDGET / 1_000);
     try (KvStore s = open(type)) {
       for (int i = 0; i < n; i++) {
@@ -85,8 +119,19 @@ class StoreContractTest {
   }
 
   @ParameterizedTest
-  @EnumSource(StoreType.class)
+  @MethodSource("plainStores")
   void manyThreadsReadTheirOwnLastWrite(StoreType type) throws Exception {
+    manyThreadsReadTheirOwnLastWriteOf(type);
+  }
+
+  @ParameterizedTest
+  @MethodSource("chronicleStores")
+  @Tag("chronicle")
+  void manyThreadsReadTheirOwnLastWriteOnChronicle(StoreType type) throws Exception {
+    manyThreadsReadTheirOwnLastWriteOf(type);
+  }
+
+  private void manyThreadsReadTheirOwnLastWriteOf(StoreType type) throws Exception {
     int threads = 8;
     int keys = 200;
     CyclicBarrier start = new CyclicBarrier(threads);
