@@ -34,10 +34,16 @@ OUT=$(java -cp "$CP" consumer.Quickstart 2>&1)
 echo "$OUT" | sed 's/^/[consumer-it] java 17: /'
 echo "$OUT" | grep -q 'gets=' || { say "FAIL: the quickstart did not print its stats"; exit 1; }
 if echo "$OUT" | grep -qi 'exception\|add-opens'; then say "FAIL: the quickstart failed or asked for flags"; exit 1; fi
+# JDK 25 and later: also with sun.misc.Unsafe memory access denied (JEP 471), as a later JDK will by default
 for JDK in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-21-openjdk-amd64; do
   if [ -x "$JDK/bin/java" ]; then
-    OUT=$("$JDK/bin/java" -cp "$CP" consumer.Quickstart 2>&1) || { echo "$OUT"; say "FAIL on $JDK"; exit 1; }
-    echo "$OUT" | sed "s|^|[consumer-it] $(basename $JDK): |"
+    FLAGS=()
+    if "$JDK/bin/java" --sun-misc-unsafe-memory-access=deny -version >/dev/null 2>&1; then
+      FLAGS=(--sun-misc-unsafe-memory-access=deny)
+    fi
+    OUT=$("$JDK/bin/java" "${FLAGS[@]}" -cp "$CP" consumer.Quickstart 2>&1) || { echo "$OUT"; say "FAIL on $JDK ${FLAGS[*]}"; exit 1; }
+    if echo "$OUT" | grep -qi 'exception\|unsafe'; then echo "$OUT"; say "FAIL on $JDK ${FLAGS[*]}: an exception or an Unsafe warning"; exit 1; fi
+    echo "$OUT" | sed "s|^|[consumer-it] $(basename $JDK) ${FLAGS[*]}: |"
     echo "$OUT" | grep -q 'gets=' || { say "FAIL: the quickstart did not run on $JDK"; exit 1; }
   fi
 done

@@ -41,6 +41,16 @@ class StoreContractTest {
     return Stream.of(StoreType.values()).filter(StoreType::opensChronicle);
   }
 
+  /** The whole contract for the stores that open Chronicle Map, in the test JVM with its flags. */
+  @ParameterizedTest
+  @MethodSource("chronicleStores")
+  @Tag("chronicle")
+  void theContractOnChronicle(StoreType type) throws Exception {
+    roundTripOverwriteDeleteOf(type);
+    fourTimesTheBudgetNeverReturnsAWrongValueOf(type);
+    manyThreadsReadTheirOwnLastWriteOf(type);
+  }
+
   private KvStore open(StoreType type) {
     return type.open(new StoreSettings(dir.resolve(type.cliName()), BUDGET, 64L << 20, 20_000, 1_100));
   }
@@ -60,13 +70,6 @@ class StoreContractTest {
     roundTripOverwriteDeleteOf(type);
   }
 
-  @ParameterizedTest
-  @MethodSource("chronicleStores")
-  @Tag("chronicle")
-  void roundTripOverwriteDeleteOnChronicle(StoreType type) throws Exception {
-    roundTripOverwriteDeleteOf(type);
-  }
-
   private void roundTripOverwriteDeleteOf(StoreType type) throws Exception {
     try (KvStore s = open(type)) {
       assertNull(s.get("user1"));
@@ -83,13 +86,6 @@ class StoreContractTest {
   @ParameterizedTest
   @MethodSource("plainStores")
   void fourTimesTheBudgetNeverReturnsAWrongValue(StoreType type) throws Exception {
-    fourTimesTheBudgetNeverReturnsAWrongValueOf(type);
-  }
-
-  @ParameterizedTest
-  @MethodSource("chronicleStores")
-  @Tag("chronicle")
-  void fourTimesTheBudgetNeverReturnsAWrongValueOnChronicle(StoreType type) throws Exception {
     fourTimesTheBudgetNeverReturnsAWrongValueOf(type);
   }
 
@@ -121,13 +117,6 @@ class StoreContractTest {
   @ParameterizedTest
   @MethodSource("plainStores")
   void manyThreadsReadTheirOwnLastWrite(StoreType type) throws Exception {
-    manyThreadsReadTheirOwnLastWriteOf(type);
-  }
-
-  @ParameterizedTest
-  @MethodSource("chronicleStores")
-  @Tag("chronicle")
-  void manyThreadsReadTheirOwnLastWriteOnChronicle(StoreType type) throws Exception {
     manyThreadsReadTheirOwnLastWriteOf(type);
   }
 
