@@ -1,6 +1,7 @@
 package io.hybridcache.core.engine;
 
 import io.hybridcache.core.device.FileModes;
+import io.hybridcache.core.device.FileSpace;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteOrder;
@@ -33,8 +34,9 @@ import java.util.Set;
  * {@code force} runs outside the monitor. The inactive half is zeroed outside the monitor (no appender
  * touches it).
  *
- * <p>Format of {@value #FILE}, little-endian: two halves of {@code 4096 + capacity * 16} bytes. A half
- * starts with its header page:
+ * <p>Format of {@value #FILE}, little-endian: two halves of {@code 4096 + capacity * 16} bytes, every
+ * byte allocated on disk before the file is mapped (never sparse: see {@link #create}). A half starts
+ * with its header page:
  *
  * <pre>
  *  0  8  magic "HCJRNL01"
@@ -84,14 +86,20 @@ final class InvalidationJournal implements Closeable {
 
   /**
    * Makes a new, empty journal in {@code file} (replacing any), its first half in {@code epoch}. With
-   * {@code force}, every record is forced to the device before {@link #append} returns.
+   * {@code force}, every record is forced to the device before {@link #append} returns. Every byte of
+   * the file is allocated before it is mapped ({@link FileSpace#createZeroed}), so no store to the
+   * mapping can fault on a full disk.
+   *
+   * @throws IOException if the disk cannot hold the file ("No space left on device"): the open fails and
+   *     the file is left empty
    */
   static InvalidationJournal create(Path file, long epoch, int capacity, boolean force) throws IOException {
     long halfBytes = HEADER_BYTES + (long) capacity * RECORD_BYTES;
     FileChannel ch = FileModes.create(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
     try {
-      ch.truncate(0);
-      ch.write(java.nio.ByteBuffer.wrap(new byte[] {0}), 2 * halfBytes - 1); // sparse zeros
+      // every mapped byte backed: a store onto a hole of a full disk is a SIGBUS, raised as an InternalError
+      // at some later point of the storing thread, where it can leave a lock held (issue 25)
+      FileSpace.createZeroed(ch, file, 2 * halfBytes);
       MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, 2 * halfBytes);
       InvalidationJournal j = new InvalidationJournal(ch, map, capacity, force);
       j.writeHeader(0, epoch);
