@@ -70,6 +70,7 @@ final class InvalidationJournal implements Closeable {
   private int active; // guarded by this
   private long epoch; // guarded by this
   private volatile boolean overflowed;
+  private LockProbe probe = LockProbe.NONE; // tests: an Error inside a locked region
 
   private InvalidationJournal(FileChannel channel, MappedByteBuffer map, int capacity, boolean force) {
     this.channel = channel;
@@ -77,6 +78,11 @@ final class InvalidationJournal implements Closeable {
     this.capacity = capacity;
     this.force = force;
     map.order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /** Tests: {@code p} runs first inside every region under this object's monitor (set before sharing). */
+  void probe(LockProbe p) {
+    probe = p;
   }
 
   /** Records per half for an index expecting {@code expectedEntries} mappings. */
@@ -145,6 +151,7 @@ final class InvalidationJournal implements Closeable {
   private void append(long hash, long seq) {
     int at;
     synchronized (this) {
+      probe.inside("append");
       long n = used[active];
       int base = (int) (active * halfBytes());
       if (n >= capacity) {
@@ -192,6 +199,7 @@ final class InvalidationJournal implements Closeable {
       map.force(base, (int) halfBytes());
     }
     synchronized (this) {
+      probe.inside("switchTo");
       used[other] = 0;
       active = other;
       epoch = newEpoch;
@@ -208,6 +216,7 @@ final class InvalidationJournal implements Closeable {
     int other;
     long written;
     synchronized (this) {
+      probe.inside("clearOther");
       other = 1 - active;
       written = used[other];
       used[other] = 0;
