@@ -3,6 +3,7 @@ package io.hybridcache.core.engine;
 import static io.hybridcache.core.engine.TestCaches.key;
 import static io.hybridcache.core.engine.TestCaches.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -53,6 +54,7 @@ class DiskFullTest {
   private static final long PUTS_WHILE_FULL = 60_000;
   private static final int THREADS = 4;
   private static final long MIB = 1 << 20;
+  private static final int SLOTS = 16;
 
   private SmallTmpfs tmpfs;
   private final List<Worker> workers = new ArrayList<>();
@@ -133,13 +135,55 @@ class DiskFullTest {
     }
   }
 
+  /** The disk fills while slot files are still being allocated: new segments fail, the tier degrades. */
   @Test
-  void aDiskFilledUnderFourCallersDegradesRecoversAndNeverHangs() throws Exception {
-    Path root = tmpfs.root();
-    CacheConfig config = CacheConfig.builder(root.resolve("cache"))
+  void aDiskFilledBeforeEverySlotIsAllocatedDegradesRecoversAndNeverHangs() throws Exception {
+    Engine cache = start();
+    awaitStats(cache, "4 MiB written to flash", s -> s.flushBytesWritten() >= 4 * MIB);
+
+    Path filler = tmpfs.root().resolve("filler");
+    long filled = fill(filler);
+    CacheStats degraded = awaitStats(cache, "the tier degraded on the full disk", CacheStats::degraded);
+    CacheStats full = holdFull(cache, degraded);
+
+    Files.delete(filler); // the space returns
+    CacheStats back = awaitStats(cache, "the tier back in service, writing again",
+        s -> !s.degraded() && s.flushBytesWritten() >= full.flushBytesWritten() + 2 * MIB);
+    String figures = stopAndClose(cache, filled, full, back);
+    assertTrue(full.ioErrors() > 0, "the full disk shows as I/O errors: " + figures);
+  }
+
+  /**
+   * The disk fills once every slot file is allocated (the held-out run's second case): segment writes go
+   * on, the index checkpoints fail and are retried with back-off, not on every maintenance turn.
+   */
+  @Test
+  void aDiskFilledOnceEverySlotIsAllocatedCostsOnlyCheckpointsRetriedWithBackOff() throws Exception {
+    Engine cache = start();
+    Path segments = tmpfs.root().resolve("cache").resolve(OwnedFiles.SEGMENTS);
+    awaitStats(cache, "every slot file allocated", s -> slotFiles(segments) == SLOTS);
+
+    Path filler = tmpfs.root().resolve("filler");
+    long filled = fill(filler);
+    CacheStats failing = awaitStats(cache, "a checkpoint failing on the full disk", s -> s.checkpointFailures() > 0);
+    long t0 = System.nanoTime();
+    CacheStats full = holdFull(cache, failing);
+    double heldSeconds = (System.nanoTime() - t0) / 1e9;
+
+    Files.delete(filler);
+    CacheStats back = awaitStats(cache, "a checkpoint durable again", s -> s.checkpoints() > full.checkpoints());
+    String figures = stopAndClose(cache, filled, full, back);
+    long retries = full.checkpointFailures() - failing.checkpointFailures();
+    assertTrue(retries <= 2 + Math.log(1 + heldSeconds) / Math.log(2), retries + " retries in " + heldSeconds
+        + " s: a back-off doubling from 1 s allows about log2 of the time: " + figures);
+    assertFalse(back.degraded(), "no segment write failed: " + figures);
+  }
+
+  private Engine start() {
+    CacheConfig config = CacheConfig.builder(tmpfs.root().resolve("cache"))
         .indexType(IndexType.HEAP)
         .dramBytes(2 * MIB)
-        .flashBytes(16 * MIB)
+        .flashBytes(SLOTS * MIB)
         .segmentBytes(MIB)
         .writeBufferBytes(64 * 1024)
         .expectedEntries(100_000)
@@ -152,22 +196,17 @@ class DiskFullTest {
       workers.add(new Worker(cache, i));
     }
     workers.forEach(w -> w.thread.start());
+    return cache;
+  }
 
-    awaitStats(cache, "4 MiB written to flash", s -> s.flushBytesWritten() >= 4 * MIB);
+  /** Keeps the disk full for {@link #PUTS_WHILE_FULL} puts after {@code from}. */
+  private CacheStats holdFull(Engine cache, CacheStats from) throws Exception {
+    return awaitStats(cache, PUTS_WHILE_FULL + " puts on the full disk",
+        s -> s.puts() >= from.puts() + PUTS_WHILE_FULL);
+  }
 
-    Path filler = root.resolve("filler");
-    long filled = fill(filler);
-    CacheStats degraded = awaitStats(cache, "the tier degraded on the full disk", CacheStats::degraded);
-    long putsWhenDegraded = degraded.puts();
-    CacheStats full = awaitStats(cache, PUTS_WHILE_FULL + " puts on the full disk",
-        s -> s.puts() >= putsWhenDegraded + PUTS_WHILE_FULL);
-    long errorsWhileFull = full.ioErrors();
-
-    Files.delete(filler); // the space returns
-    long writtenAtReturn = full.flushBytesWritten();
-    CacheStats back = awaitStats(cache, "the tier back in service, writing again",
-        s -> !s.degraded() && s.flushBytesWritten() >= writtenAtReturn + 2 * MIB);
-
+  /** Stops the callers (each within the call limit) and closes the cache (within its timeout); the figures. */
+  private String stopAndClose(Engine cache, long filled, CacheStats full, CacheStats back) throws Exception {
     stop = true;
     for (Worker w : workers) {
       w.thread.join(TimeUnit.NANOSECONDS.toMillis(CALL_LIMIT_NANOS) + 1_000);
@@ -186,11 +225,19 @@ class DiskFullTest {
         + workers.stream().mapToLong(w -> w.longestNanos.get()).max().orElse(0) / 1_000_000 + " ms";
     System.out.println("DiskFullTest: " + figures);
     assertEquals("0 Throwables", thrown(), "no call throws: " + figures);
-    assertTrue(errorsWhileFull > 0, "the full disk shows as I/O errors: " + figures);
     assertEquals(0, back.writerFaults(), "a full disk is an I/O error, never a fault: " + figures);
     for (Worker w : workers) {
       assertTrue(w.longestNanos.get() < CALL_LIMIT_NANOS, w.thread.getName() + " waited "
           + w.longestNanos.get() / 1_000_000 + " ms: " + figures);
+    }
+    return figures;
+  }
+
+  private static long slotFiles(Path segments) {
+    try (java.util.stream.Stream<Path> files = Files.list(segments)) {
+      return files.count();
+    } catch (IOException e) {
+      return -1;
     }
   }
 
