@@ -48,9 +48,14 @@ package io.hybridcache.core.api;
  * @param interruptedReads lookups that missed because the calling thread was interrupted mid-read
  * @param lastFault the newest fault, "time: cause (where)", or "" if none since open
  * @param checkpoints compact-index checkpoints made durable since open (warm restart after a kill)
- * @param checkpointFailures checkpoints that failed (each is retried; recovery uses the previous one)
+ * @param checkpointFailures checkpoints that failed (each is retried after a back-off of 1 s doubling to
+ *     64 s; until one succeeds, recovery uses the previous one and the journal)
  * @param devicePagesRead 4 KiB pages read by those device reads (an entry of at most 4 KiB is placed
  *     within one page, so a flash hit on it reads one)
+ * @param nextUncleanOpenCold true when a crash of the process now would make the next open cold: the
+ *     compact index's invalidation journal overflowed while checkpoints failed (a full disk) or fell
+ *     behind, until a checkpoint begun after that is durable; always with the compact index and
+ *     durability NONE
  */
 public record CacheStats(
     long gets,
@@ -93,7 +98,8 @@ public record CacheStats(
     String lastFault,
     long devicePagesRead,
     long checkpoints,
-    long checkpointFailures) {
+    long checkpointFailures,
+    boolean nextUncleanOpenCold) {
 
   public double hitRatioDram() {
     return gets == 0 ? 0 : (double) dramHits / gets;

@@ -53,6 +53,9 @@ public interface HybridCacheMXBean {
   long getCheckpoints();
   long getCheckpointFailures();
 
+  /** See {@link CacheStats#nextUncleanOpenCold()}. */
+  boolean isNextUncleanOpenCold();
+
   double getHitRatioDram();
   double getHitRatioFlash();
   double getHitRatio();

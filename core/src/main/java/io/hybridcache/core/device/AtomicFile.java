@@ -16,6 +16,9 @@ import java.util.Set;
  * crash leaves either the old file or the new one, never a torn one. Thread-safe: stateless; callers
  * do not write the same file concurrently.
  *
+ * <p>A replacement that fails (a full disk) leaves the old file and deletes the temp file it opened, so
+ * its space goes back at once; a temp path it could not open as a file (not its own) is left alone.
+ *
  * <p>The new file gets the permissions of its directory without the x bits ({@link FileModes}), set on
  * the temp file before anything is written to it.
  */
@@ -34,16 +37,27 @@ public final class AtomicFile {
   public static void replace(Path file, Contents contents) throws IOException {
     Path tmp = file.resolveSibling(file.getFileName() + TEMP_SUFFIX);
     Set<PosixFilePermission> perms = FileModes.inDirectory(file.toAbsolutePath().getParent());
-    try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING), FileModes.attributes(perms))) {
-      FileModes.trySet(tmp, perms); // exactly: past the umask, and over a stale temp file of a crash
-      contents.writeTo(ch);
-      ch.force(true);
-    }
+    FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING), FileModes.attributes(perms));
     try {
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+      try (ch) {
+        FileModes.trySet(tmp, perms); // exactly: past the umask, and over a stale temp file of a crash
+        contents.writeTo(ch);
+        ch.force(true);
+      }
+      try {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      // the temp file is ours (opened above as a regular file): a part written on a full disk goes at once
+      try {
+        Files.deleteIfExists(tmp);
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
     }
   }
 

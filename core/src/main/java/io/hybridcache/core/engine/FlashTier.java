@@ -228,6 +228,12 @@ final class FlashTier {
   Placement placement() { return placement; }
   boolean degraded() { return gate.degraded(); }
   String lastFault() { return gate.lastFault(); }
+
+  /** True when a crash now would make the next open cold (see {@link Checkpointer#nextUncleanOpenCold}). */
+  boolean nextUncleanOpenCold() {
+    Checkpointer c = checkpointer;
+    return c != null ? c.nextUncleanOpenCold() : index instanceof HeapIndex; // compact, durability NONE: no checkpoints
+  }
   /** Tests: called with the key hash on the writing thread after each append, before its install. */
   void afterAppend(java.util.function.LongConsumer hook) { afterAppend = hook; }
   /** Whether the maintenance thread runs (tests: it must survive any fault). */

@@ -84,6 +84,10 @@ import org.slf4j.LoggerFactory;
  *       order (the only place that holds more than one lock): the file is a point-in-time snapshot;
  *       writers wait for it, readers do not.
  *   <li>{@code size} and {@code memoryBytes} sum per-stripe figures without a global lock.
+ *   <li>Every lock is taken right before a {@code try} whose {@code finally} releases it, so an Error
+ *       inside (an OutOfMemoryError of a growing table) never leaves it held ({@code
+ *       LockedRegionErrorTest}). An asynchronous Error can strike between the two, which is why the
+ *       cache never maps a sparse file (an unbacked page of a full disk is a SIGBUS).
  * </ul>
  *
  * <h2>Format</h2>
@@ -144,6 +148,7 @@ final class HeapIndex implements Index {
   /** Lock order when several are held (saveTo only): ascending index. */
   private final Stripe[] stripes;
   private final int stripeMask;
+  private LockProbe probe = LockProbe.NONE; // tests: an Error inside a locked region
 
   /** An empty index expecting about {@code expectedEntries} mappings, with {@link #DEFAULT_STRIPES}. */
   public HeapIndex(long expectedEntries) {
@@ -193,6 +198,21 @@ final class HeapIndex implements Index {
     }
   }
 
+  /** Tests: {@code p} runs first inside every locked region (set before the index is shared). */
+  void probe(LockProbe p) {
+    probe = p;
+  }
+
+  /** Tests: true if no stripe's lock is held, for reading or writing. */
+  boolean locksFree() {
+    for (Stripe s : stripes) {
+      if (s.lock.isWriteLocked() || s.lock.isReadLocked()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The number of stripes (identities, hence {@link #forEach}'s hashes, depend on it). */
   public int stripeCount() {
     return stripes.length;
@@ -218,6 +238,7 @@ final class HeapIndex implements Index {
     }
     stamp = lock.readLock();
     try {
+      probe.inside("get");
       return find(s.table, tag);
     } finally {
       lock.unlockRead(stamp);
@@ -238,6 +259,7 @@ final class HeapIndex implements Index {
     Stripe s = stripeFor(mixed);
     long stamp = s.lock.writeLock();
     try {
+      probe.inside("put");
       return putLocked(s, tagOf(mixed), entry);
     } finally {
       s.lock.unlockWrite(stamp);
@@ -270,6 +292,7 @@ final class HeapIndex implements Index {
     Stripe s = stripeFor(mixed);
     long stamp = s.lock.writeLock();
     try {
+      probe.inside("compareAndSet");
       Table t = s.table;
       int slot = slotOf(t, tagOf(mixed));
       if (slot < 0 || t.values[slot] != expected) {
@@ -295,6 +318,7 @@ final class HeapIndex implements Index {
     Stripe s = stripeFor(mixed);
     long stamp = s.lock.writeLock();
     try {
+      probe.inside("remove");
       Table t = s.table;
       int slot = slotOf(t, tagOf(mixed));
       if (slot < 0) {
@@ -317,6 +341,7 @@ final class HeapIndex implements Index {
       if (stamp == 0 || !s.lock.validate(stamp)) {
         stamp = s.lock.readLock();
         try {
+          probe.inside("size");
           n = s.size;
         } finally {
           s.lock.unlockRead(stamp);
@@ -347,6 +372,7 @@ final class HeapIndex implements Index {
       int n = 0;
       long stamp = s.lock.readLock();
       try {
+        probe.inside("forEach");
         Table t = s.table;
         if (copy.length < 2 * s.size) {
           copy = new long[2 * s.size];
@@ -372,6 +398,7 @@ final class HeapIndex implements Index {
     for (Stripe s : stripes) {
       long stamp = s.lock.writeLock();
       try {
+        probe.inside("clear");
         s.resetLocked(s.minCapacity);
       } finally {
         s.lock.unlockWrite(stamp);
@@ -404,6 +431,7 @@ final class HeapIndex implements Index {
         for (; locked < stripes.length; locked++) {
           stamps[locked] = stripes[locked].lock.readLock();
         }
+        probe.inside("saveTo");
         long count = 0;
         for (Stripe s : stripes) {
           count += s.size;
@@ -649,6 +677,7 @@ final class HeapIndex implements Index {
       Stripe s = stripes[si];
       long stamp = s.lock.writeLock();
       try {
+        probe.inside("checkInvariants");
         Table t = s.table;
         int buckets = t.spilled.length;
         int[] spills = new int[buckets];
@@ -695,6 +724,7 @@ final class HeapIndex implements Index {
     Stripe s = stripeFor(mixed);
     long stamp = s.lock.readLock();
     try {
+      probe.inside("slotIndexOf");
       return slotOf(s.table, tagOf(mixed));
     } finally {
       s.lock.unlockRead(stamp);
@@ -879,6 +909,7 @@ final class HeapIndex implements Index {
     for (Stripe s : stripes) {
       long stamp = s.lock.writeLock();
       try {
+        probe.inside("reserve");
         if (s.threshold < perStripe && s.table.tags.length < capacity) {
           rehashLocked(s, capacity);
         }

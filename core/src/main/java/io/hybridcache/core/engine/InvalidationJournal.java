@@ -1,6 +1,7 @@
 package io.hybridcache.core.engine;
 
 import io.hybridcache.core.device.FileModes;
+import io.hybridcache.core.device.FileSpace;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteOrder;
@@ -33,8 +34,9 @@ import java.util.Set;
  * {@code force} runs outside the monitor. The inactive half is zeroed outside the monitor (no appender
  * touches it).
  *
- * <p>Format of {@value #FILE}, little-endian: two halves of {@code 4096 + capacity * 16} bytes. A half
- * starts with its header page:
+ * <p>Format of {@value #FILE}, little-endian: two halves of {@code 4096 + capacity * 16} bytes, every
+ * byte allocated on disk before the file is mapped (never sparse: see {@link #create}). A half starts
+ * with its header page:
  *
  * <pre>
  *  0  8  magic "HCJRNL01"
@@ -68,6 +70,7 @@ final class InvalidationJournal implements Closeable {
   private int active; // guarded by this
   private long epoch; // guarded by this
   private volatile boolean overflowed;
+  private LockProbe probe = LockProbe.NONE; // tests: an Error inside a locked region
 
   private InvalidationJournal(FileChannel channel, MappedByteBuffer map, int capacity, boolean force) {
     this.channel = channel;
@@ -77,6 +80,11 @@ final class InvalidationJournal implements Closeable {
     map.order(ByteOrder.LITTLE_ENDIAN);
   }
 
+  /** Tests: {@code p} runs first inside every region under this object's monitor (set before sharing). */
+  void probe(LockProbe p) {
+    probe = p;
+  }
+
   /** Records per half for an index expecting {@code expectedEntries} mappings. */
   static int capacityFor(long expectedEntries) {
     return (int) Math.max(MIN_CAPACITY, Math.min(MAX_CAPACITY, expectedEntries / 8));
@@ -84,14 +92,20 @@ final class InvalidationJournal implements Closeable {
 
   /**
    * Makes a new, empty journal in {@code file} (replacing any), its first half in {@code epoch}. With
-   * {@code force}, every record is forced to the device before {@link #append} returns.
+   * {@code force}, every record is forced to the device before {@link #append} returns. Every byte of
+   * the file is allocated before it is mapped ({@link FileSpace#createZeroed}), so no store to the
+   * mapping can fault on a full disk.
+   *
+   * @throws IOException if the disk cannot hold the file ("No space left on device"): the open fails and
+   *     the file is left empty
    */
   static InvalidationJournal create(Path file, long epoch, int capacity, boolean force) throws IOException {
     long halfBytes = HEADER_BYTES + (long) capacity * RECORD_BYTES;
     FileChannel ch = FileModes.create(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
     try {
-      ch.truncate(0);
-      ch.write(java.nio.ByteBuffer.wrap(new byte[] {0}), 2 * halfBytes - 1); // sparse zeros
+      // every mapped byte backed: a store onto a hole of a full disk is a SIGBUS, raised as an InternalError
+      // at some later point of the storing thread, where it can leave a lock held (issue 25)
+      FileSpace.createZeroed(ch, file, 2 * halfBytes);
       MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, 2 * halfBytes);
       InvalidationJournal j = new InvalidationJournal(ch, map, capacity, force);
       j.writeHeader(0, epoch);
@@ -137,6 +151,7 @@ final class InvalidationJournal implements Closeable {
   private void append(long hash, long seq) {
     int at;
     synchronized (this) {
+      probe.inside("append");
       long n = used[active];
       int base = (int) (active * halfBytes());
       if (n >= capacity) {
@@ -184,6 +199,7 @@ final class InvalidationJournal implements Closeable {
       map.force(base, (int) halfBytes());
     }
     synchronized (this) {
+      probe.inside("switchTo");
       used[other] = 0;
       active = other;
       epoch = newEpoch;
@@ -200,6 +216,7 @@ final class InvalidationJournal implements Closeable {
     int other;
     long written;
     synchronized (this) {
+      probe.inside("clearOther");
       other = 1 - active;
       written = used[other];
       used[other] = 0;

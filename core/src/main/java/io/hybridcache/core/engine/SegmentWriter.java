@@ -107,6 +107,7 @@ final class SegmentWriter {
   private final AtomicInteger roomWaiters = new AtomicInteger();
   private volatile IOException failed; // the first write error since the last awaitFlushes
   private boolean traceFailed;
+  private LockProbe probe = LockProbe.NONE; // tests: an Error inside a locked region
 
   /** The active segment of one lifetime class and its buffers. All fields under the lock. */
   private static final class ClassLog {
@@ -189,6 +190,16 @@ final class SegmentWriter {
     });
   }
 
+  /** Tests: {@code p} runs first inside every locked region (set before the writer is shared). */
+  void probe(LockProbe p) {
+    probe = p;
+  }
+
+  /** Tests: true if some thread holds the lock. */
+  boolean lockHeld() {
+    return lock.isLocked();
+  }
+
   public void slotSource(SlotSource s) {
     this.slots = s;
   }
@@ -231,6 +242,7 @@ final class SegmentWriter {
       return IndexEntry.NONE;
     }
     try {
+      probe.inside("append");
       return appendLocked(lifetimeClass, keyHash, key, value, expiryMillis, seq, size, deadlineNanos, pending,
           mayTakeReserve);
     } finally {
@@ -338,6 +350,7 @@ final class SegmentWriter {
   public void flushAll() throws IOException {
     lock.lock();
     try {
+      probe.inside("flushAll");
       for (ClassLog log : logs.values()) {
         if (log.segment != null) {
           syncLocked(log);
@@ -356,6 +369,7 @@ final class SegmentWriter {
   public void flushAllToWholePages() throws IOException {
     lock.lock();
     try {
+      probe.inside("flushAllToWholePages");
       for (ClassLog log : logs.values()) {
         if (log.segment != null) {
           flushLocked(log, Long.MAX_VALUE);
@@ -445,6 +459,7 @@ final class SegmentWriter {
   public boolean hasUnflushed() {
     lock.lock();
     try {
+      probe.inside("hasUnflushed");
       for (ClassLog log : logs.values()) {
         if (log.segment != null && log.current.used() > log.synced) {
           return true;
@@ -463,6 +478,7 @@ final class SegmentWriter {
   public long[][] appendPositions() {
     lock.lock();
     try {
+      probe.inside("appendPositions");
       int n = 0;
       long[] ids = new long[logs.size()];
       long[] offsets = new long[logs.size()];
@@ -482,6 +498,7 @@ final class SegmentWriter {
   void locked(Runnable r) {
     lock.lock();
     try {
+      probe.inside("locked");
       r.run();
     } finally {
       lock.unlock();
@@ -492,6 +509,7 @@ final class SegmentWriter {
   public void resume(Segment s) {
     lock.lock();
     try {
+      probe.inside("resume");
       ClassLog log = logLocked(s.lifetimeClass());
       long resumeAt = Device.roundUp(s.flushedOffset()); // a flush may have ended mid-page: start the next one
       if (log.segment != null || resumeAt + Device.ALIGNMENT > segmentBytes) {
@@ -530,6 +548,7 @@ final class SegmentWriter {
   public void abandonAll() {
     lock.lock();
     try {
+      probe.inside("abandonAll");
       for (ClassLog log : logs.values()) {
         abandonLocked(log);
       }
@@ -542,6 +561,7 @@ final class SegmentWriter {
   public boolean abandon(Segment s) {
     lock.lock();
     try {
+      probe.inside("abandon");
       ClassLog log = logs.get(s.lifetimeClass().id());
       if (log == null || log.segment != s) {
         return false;
@@ -576,16 +596,20 @@ final class SegmentWriter {
     if (slot < 0) {
       return false;
     }
-    long id = table.allocateSegmentId();
-    long seq = sequence.getAsLong();
-    Segment s = new Segment(id, slot, log.lifetimeClass, Segment.State.ACTIVE);
-    log.segment = s;
-    opened(log); // the hint is set before the slot's first write
+    long id;
+    Segment s;
+    // an Error too, from anything after the slot is taken (the write-life hint's device call, the sequence):
+    // never leave a half-opened segment or leak its slot
     try {
+      id = table.allocateSegmentId();
+      long seq = sequence.getAsLong();
+      s = new Segment(id, slot, log.lifetimeClass, Segment.State.ACTIVE);
+      log.segment = s;
+      opened(log); // the hint is set before the slot's first write
       ByteBuffer header = SegmentHeader.encode(id, log.lifetimeClass.id(), seq);
       record(slot, 0, Device.ALIGNMENT, log);
       submit(s, 0, header, -1, null, null);
-    } catch (Throwable e) { // an Error too: never leave a half-opened segment or leak its slot
+    } catch (Throwable e) {
       log.segment = null;
       table.returnFreeSlot(slot);
       throw e;

@@ -96,6 +96,7 @@ final class StatsMXBean implements HybridCacheMXBean {
   @Override public long getDevicePagesRead() { return stats.get().devicePagesRead(); }
   @Override public long getCheckpoints() { return stats.get().checkpoints(); }
   @Override public long getCheckpointFailures() { return stats.get().checkpointFailures(); }
+  @Override public boolean isNextUncleanOpenCold() { return stats.get().nextUncleanOpenCold(); }
 
   @Override public double getHitRatioDram() { return stats.get().hitRatioDram(); }
   @Override public double getHitRatioFlash() { return stats.get().hitRatioFlash(); }

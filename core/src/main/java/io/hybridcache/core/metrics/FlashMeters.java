@@ -30,6 +30,8 @@ final class FlashMeters {
         s -> s.checkpoints());
     m.counter(r, "hybridcache.index.checkpoint.failures", "Compact-index checkpoints that failed (retried)", null,
         s -> s.checkpointFailures());
+    m.gauge(r, "hybridcache.index.cold.after.crash", "1 while a crash now would make the next open cold, else 0",
+        null, s -> s.nextUncleanOpenCold() ? 1 : 0);
     m.counter(r, "hybridcache.flash.buffer.hits", "Flash hits served from an unflushed write buffer", null,
         s -> s.bufferHits());
     m.counter(r, "hybridcache.flash.corrupt.reads", "Flash reads rejected by the magic, CRC, segment or key check",

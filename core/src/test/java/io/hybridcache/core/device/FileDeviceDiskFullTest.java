@@ -7,13 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -29,39 +25,21 @@ import org.junit.jupiter.api.Test;
 class FileDeviceDiskFullTest {
   private static final int BLOCK = Device.ALIGNMENT;
   private static final long KIB = 1024;
+  private static SmallTmpfs tmpfs;
   private static Path mountPoint;
 
   private FileDevice device;
 
   @BeforeAll
   static void mountSmallFilesystem() throws IOException, InterruptedException {
-    mountPoint = Files.createTempDirectory("hybridcache-diskfull");
-    String output;
-    int exit;
-    try {
-      Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs",
-          mountPoint.toString()).redirectErrorStream(true).start();
-      output = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-      exit = mount.waitFor(60, TimeUnit.SECONDS) ? mount.exitValue() : -1;
-    } catch (IOException e) {
-      output = e.toString();
-      exit = -1;
-    }
-    if (exit != 0) {
-      Files.deleteIfExists(mountPoint);
-      mountPoint = null;
-    }
-    Assumptions.assumeTrue(exit == 0, "cannot mount a small tmpfs here: " + output);
+    tmpfs = SmallTmpfs.mount("2m");
+    mountPoint = tmpfs.root();
   }
 
   @AfterAll
   static void unmount() throws IOException, InterruptedException {
-    if (mountPoint == null) {
-      return;
-    }
-    Process umount = new ProcessBuilder("umount", mountPoint.toString()).inheritIO().start();
-    if (umount.waitFor(60, TimeUnit.SECONDS) && umount.exitValue() == 0) {
-      Files.deleteIfExists(mountPoint);
+    if (tmpfs != null) {
+      tmpfs.close();
     }
   }
 
@@ -70,13 +48,7 @@ class FileDeviceDiskFullTest {
     if (device != null) {
       device.close();
     }
-    try (Stream<Path> files = Files.walk(mountPoint)) {
-      for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
-        if (!path.equals(mountPoint)) {
-          Files.delete(path);
-        }
-      }
-    }
+    tmpfs.empty();
   }
 
   private static void assertDiskFull(IOException e) {
