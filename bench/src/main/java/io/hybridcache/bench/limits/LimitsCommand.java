@@ -104,7 +104,8 @@ public final class LimitsCommand implements Callable<Integer> {
   long segment = 16 * CacheConfig.MIB;
 
   @Option(names = "--index", paramLabel = "heap|chronicle", converter = YcsbCommand.IndexConverter.class,
-      description = "flash index of the cache tests (default: heap, the compact index, as the library)")
+      description = "flash index of the cache tests (default: heap, the compact index, as the library; chronicle"
+          + " runs in this JVM: give it Chronicle's flags, java <flags> -jar ..., which its error names)")
   IndexType index = IndexType.HEAP;
 
   @Option(names = "--pairs", paramLabel = "N", description = "fio-then-cache pairs; ratios are the median over the pairs,"
