@@ -267,8 +267,10 @@ final class Engine implements HybridCache {
       if (v != null) {
         return v;
       }
-      byte[] loaded = loads.get(k, () -> read(key, k, false), loader,
-          (kk, value) -> put(kk, value, 0L, LifetimeClass.FRESH, false));
+      byte[] loaded = loads.get(k, () -> {
+        dram.map().computeIfAbsent(k, kk -> null); // waits for a put or remove of k in progress (SingleFlight)
+        return read(key, k, false);
+      }, loader, this::installLoaded);
       return loaded == null ? null : loaded.clone();
     } finally {
       calls.exit();
@@ -334,30 +336,46 @@ final class Engine implements HybridCache {
     Objects.requireNonNull(value, "value");
     calls.enter();
     try {
-      put(new ByteKey(key.clone()), value, expiryMillis, lifetimeClass, true);
+      put(new ByteKey(key.clone()), value, expiryMillis, lifetimeClass);
     } finally {
       calls.exit();
     }
   }
 
-  /** A put of a key the caller cannot change; {@code supersede} false for a load's own install. */
-  private void put(ByteKey k, byte[] value, long expiryMillis, LifetimeClass lifetimeClass, boolean supersede) {
+  /** A put of a key the caller cannot change. */
+  private void put(ByteKey k, byte[] value, long expiryMillis, LifetimeClass lifetimeClass) {
     counters.puts.increment();
-    if (supersede) {
-      loads.supersede(k); // a load in progress for k must not install after this put
-    }
     if (!cacheable(k.bytes().length, value.length)) {
       counters.tooLargeRejected.increment();
       removeLocked(k);
       return;
     }
     byte[] copy = value.clone();
-    dram.map().compute(k, (kk, old) -> {
-      // drawn here: a key's sequences grow in the order its puts and removes take effect (WarmRecovery)
-      long seq = sequence.incrementAndGet();
-      flash.invalidate(kk.hash64(), seq);
-      return new DramEntry(copy, true, seq, expiryMillis, lifetimeClass);
-    });
+    dram.map().compute(k, (kk, old) -> written(kk, copy, expiryMillis, lifetimeClass));
+  }
+
+  /**
+   * A loaded value, installed only if no put or remove of the key took effect since the load checked the
+   * cache (decided under the key's map-bin lock, see {@link SingleFlight}); one no tier can hold is
+   * counted and dropped (the key was absent when the load began).
+   */
+  private void installLoaded(ByteKey k, byte[] value, SingleFlight.Load load) {
+    counters.puts.increment();
+    if (!cacheable(k.bytes().length, value.length)) {
+      counters.tooLargeRejected.increment();
+      return;
+    }
+    byte[] copy = value.clone();
+    dram.map().compute(k, (kk, old) -> load.superseded() ? old : written(kk, copy, 0L, LifetimeClass.FRESH));
+  }
+
+  /** The new DRAM entry of a put; call inside the DRAM tier's compute for the key. */
+  private DramEntry written(ByteKey k, byte[] copy, long expiryMillis, LifetimeClass lifetimeClass) {
+    loads.supersede(k); // a load in progress for k must not install after this put
+    // drawn here: a key's sequences grow in the order its puts and removes take effect (WarmRecovery)
+    long seq = sequence.incrementAndGet();
+    flash.invalidate(k.hash64(), seq);
+    return new DramEntry(copy, true, seq, expiryMillis, lifetimeClass);
   }
 
   /** Whether some tier can hold an entry of these lengths. */
@@ -379,10 +397,10 @@ final class Engine implements HybridCache {
   }
 
   private boolean removeLocked(ByteKey key) {
-    loads.supersede(key); // a load in progress for key must not install after this remove
     boolean[] held = {false};
     DramEntry[] was = {null};
     dram.map().compute(key, (kk, old) -> {
+      loads.supersede(kk); // a load in progress for the key must not install after this remove
       held[0] = flash.invalidate(kk.hash64(), sequence.incrementAndGet()) | (old != null);
       was[0] = old;
       return null;

@@ -11,32 +11,43 @@ import java.util.function.Supplier;
  * and Go's singleflight): the first caller of a missing key runs the loader; callers arriving meanwhile
  * wait for it and get its value or its exception.
  *
- * <p>Concurrency: a load is registered in {@code loads} before the cache is checked again, so a put that
- * completed before registration is seen by that check, and a put or remove that starts after it marks the
- * load superseded ({@link #supersede}) before it writes. The loaded value is installed under the load's
- * monitor only if it was not superseded, so an install never lands after a newer put or remove of the
- * key. A loader that asks for its own key on its own thread fails instead of waiting for itself.
- * Reclaim: a finished load leaves {@code loads} before its waiters are released.
+ * <p>Concurrency: a load is registered in {@code loads} before the cache is checked again, and that check
+ * first waits for any write of the key in progress (the caller's {@code cached}), so a put or remove that
+ * took effect before the check is seen by it, and one that takes effect after it marks the load superseded
+ * ({@link #supersede}, called inside the write's DRAM compute for the key). The loaded value is installed
+ * inside a compute for the key as well, and only if the load was not superseded ({@link Install}): both
+ * run under the key's map-bin lock, so an install never lands after a newer put or remove of the key that
+ * took effect during the load. A loader that asks for its own key on its own thread fails instead of
+ * waiting for itself. Reclaim: a finished load leaves {@code loads} before its waiters are released.
  */
 final class SingleFlight {
 
-  /** Writes a loaded value into the cache. */
+  /**
+   * Writes a loaded value into the cache, inside a compute for the key that checks {@link
+   * Load#superseded()} first and installs nothing if it is set.
+   */
   @FunctionalInterface
   interface Install {
-    void put(ByteKey key, byte[] value);
+    void put(ByteKey key, byte[] value, Load load);
   }
 
-  private static final class Load {
+  /** One load in progress. */
+  static final class Load {
     final Thread loader = Thread.currentThread();
     final CompletableFuture<byte[]> result = new CompletableFuture<>();
-    boolean superseded; // guarded by this
+    private volatile boolean superseded; // set and read under the key's map-bin lock
+
+    /** True once a put or remove of the key took effect after the load's check of the cache. */
+    boolean superseded() {
+      return superseded;
+    }
   }
 
   private final ConcurrentHashMap<ByteKey, Load> loads = new ConcurrentHashMap<>();
 
   /**
-   * The cached value, else the loaded one. {@code cached} reads the cache without counting a get;
-   * {@code install} stores a loaded value that was not superseded.
+   * The cached value, else the loaded one. {@code cached} waits for a write of the key in progress, then
+   * reads the cache without counting a get; {@code install} stores a loaded value that was not superseded.
    */
   byte[] get(ByteKey key, Supplier<byte[]> cached, Function<byte[], byte[]> loader, Install install) {
     Load mine = new Load();
@@ -51,11 +62,7 @@ final class SingleFlight {
       byte[] now = cached.get(); // a put may have landed between the caller's miss and the registration
       byte[] value = now != null ? now : loader.apply(key.bytes().clone());
       if (now == null && value != null) {
-        synchronized (mine) {
-          if (!mine.superseded) {
-            install.put(key, value);
-          }
-        }
+        install.put(key, value, mine);
       }
       loads.remove(key, mine);
       mine.result.complete(value);
@@ -67,16 +74,17 @@ final class SingleFlight {
     }
   }
 
-  /** A put or remove of {@code key} is about to write: a load in progress must not install after it. */
+  /**
+   * A put or remove of {@code key} takes effect: a load in progress must not install after it. Call inside
+   * the write's DRAM compute for the key.
+   */
   void supersede(ByteKey key) {
     if (loads.isEmpty()) {
       return;
     }
     Load l = loads.get(key);
     if (l != null) {
-      synchronized (l) {
-        l.superseded = true;
-      }
+      l.superseded = true;
     }
   }
 

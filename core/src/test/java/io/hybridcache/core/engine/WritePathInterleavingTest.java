@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -93,6 +95,50 @@ class WritePathInterleavingTest {
     }
   }
 
+  /**
+   * Issue 25 item 1: a put that waits for its key's map-bin lock (held by an eviction of another key in
+   * the same bin) before it takes effect, and a {@code get(key, loader)} that registers and misses
+   * meanwhile: once the put (or remove) has returned, the load must not install its (older) value over it.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aLoadThatMissedWhileAPutWaitedDoesNotInstallOverThePut(boolean remove) throws Exception {
+    try (Engine c = Engine.open(TestCaches.small(dir, IndexType.HEAP).flashBytes(128L * TestCaches.SEGMENT).build())) {
+      int mate = binMateOfTarget();
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      CountDownLatch resume = new CountDownLatch(1);
+      Thread evictor = pauseEvictionOfTarget(c, resume, failure);
+      Thread writer = start("writer", failure, () -> {
+        if (remove) {
+          c.remove(key(mate));
+        } else {
+          c.put(key(mate), value(mate, 3, VALUE));
+        }
+      });
+      awaitBlocked(writer); // the put has begun and waits for the bin's lock
+      CountDownLatch loading = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      Thread loader = start("loader", failure, () -> c.get(key(mate), k -> {
+        loading.countDown();
+        await(release);
+        return value(mate, 2, VALUE); // read from the source before the put's new value
+      }));
+      // before the fix the load misses both tiers and runs its loader here; with it, the load's check of
+      // the cache waits for the put's lock too, then either sees the put or is superseded by it
+      awaitLoadingOrBlocked(loader, loading);
+      resume.countDown();
+      writer.join(SECONDS.toMillis(60));
+      assertFalse(writer.isAlive(), "the put returned while the loader runs");
+      release.countDown();
+      loader.join(SECONDS.toMillis(60));
+      evictor.join(SECONDS.toMillis(60));
+      assertFalse(loader.isAlive() || evictor.isAlive());
+      assertNull(failure.get());
+      assertArrayEquals(remove ? null : value(mate, 3, VALUE), c.get(key(mate)),
+          "the " + (remove ? "remove" : "put") + " that returned during the load wins");
+    }
+  }
+
   /** Reclaim waits for an entry appended to a segment but not yet installed before judging the segment. */
   @Test
   void reclaimWaitsForPendingInstalls() throws Exception {
@@ -134,6 +180,25 @@ class WritePathInterleavingTest {
     return evictor;
   }
 
+  /**
+   * A key (never put by {@link #pauseEvictionOfTarget}) whose {@link ByteKey} falls in the target's bin
+   * of the DRAM tier's {@link java.util.concurrent.ConcurrentHashMap} for any table of up to 2^20 bins
+   * (its spread hash has the same low 20 bits): a compute of it waits for the target's eviction.
+   */
+  private static int binMateOfTarget() {
+    int want = spread(new ByteKey(key(TARGET)).hashCode()) & 0xF_FFFF;
+    for (int k = 1_000_000; ; k++) {
+      if ((spread(new ByteKey(key(k)).hashCode()) & 0xF_FFFF) == want) {
+        return k;
+      }
+    }
+  }
+
+  /** ConcurrentHashMap's spread of a hash code. */
+  private static int spread(int h) {
+    return (h ^ (h >>> 16)) & 0x7fffffff;
+  }
+
   private static Thread start(String name, AtomicReference<Throwable> failure, Runnable r) {
     Thread t = new Thread(() -> {
       try {
@@ -154,6 +219,17 @@ class WritePathInterleavingTest {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Polls until {@code loading} fired or {@code t} is blocked on a monitor, at most 30 s. */
+  private static void awaitLoadingOrBlocked(Thread t, CountDownLatch loading) {
+    long deadline = System.nanoTime() + SECONDS.toNanos(30);
+    while (loading.getCount() > 0 && t.getState() != Thread.State.BLOCKED) {
+      if (!t.isAlive() || System.nanoTime() - deadline > 0) {
+        fail(t.getName() + " neither loads nor waits for the key's lock: " + t.getState());
+      }
+      LockSupport.parkNanos(1_000_000);
     }
   }
 
