@@ -659,13 +659,22 @@ final class FlashTier {
     }
   }
 
-  /** Installs an appended entry in the index (the key's map-bin lock held: nothing newer can exist). */
+  /**
+   * Installs an appended entry in the index (the key's map-bin lock held: nothing newer can exist). An
+   * entry it replaces is another key's with the same index identity (the key's own were unlinked by its
+   * put): that key's later put or remove will find no slot to journal, so the replacement is journaled
+   * for the identity now, above every sequence drawn so far ({@link WarmRecovery} kills by identity).
+   */
   private void install(long hash, long seq, long packed, int entryBytes) {
     Segment s = table.byTag(IndexEntry.segmentTag(packed));
     try {
       long old = index.put(hash, packed);
       if (old != IndexEntry.NONE) {
         addGarbage(old);
+        InvalidationJournal j = journal;
+        if (j != null) {
+          j.invalidated(hash, sequence.get() + 1); // costs this entry too after a crash: a miss
+        }
       }
       counters.bytesAdmitted.add(entryBytes);
     } catch (IndexFullException e) {

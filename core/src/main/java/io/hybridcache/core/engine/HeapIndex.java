@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * identified by stripe and tag. Two keys with the same identity share one slot: a put of one replaces
  * the other, a remove of one removes the other. That costs a miss, never a wrong or an older value: the
  * flash entry carries its full key, which every read compares, and one identity never has two slots, so
- * an invalidation always removes the only entry the key could be read from. {@link #forEach} hands out
+ * an invalidation always removes the only entry the key could be read from. After a crash the same holds
+ * because recovery matches journal records to entries by identity ({@link WarmRecovery}), and an install
+ * that replaces another key's entry journals it. {@link #forEach} hands out
  * for each slot a hash with that identity (the inverse mix of tag and stripe), valid for every call here.
  *
  * <h2>Table</h2>

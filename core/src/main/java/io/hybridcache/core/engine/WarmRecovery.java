@@ -24,10 +24,12 @@ import org.slf4j.LoggerFactory;
  * took effect. A put or remove that could leave an older version of its key on flash (the key was
  * indexed, or a write of it was queued) journals (key hash, its sequence) before it returns; recovery
  * drops the checkpoint's entry for every journaled key and replays an entry only if no record of its key
- * has a higher sequence. Entries that leave the index without such a call are those of segments reclaim
- * or fault handling drops (journaled as dropped segments before any entry is unlinked: none of their
- * entries is replayed or kept), entries the index had no room for (journaled as invalidations), and
- * stale, corrupt or expired ones (which fail the same checks when replayed or read). Of several replayed
+ * has a higher sequence (matched by index identity, stripe and tag, not by full hash: keys that share an
+ * identity share a slot, see {@link #killedIdentities}). Entries that leave the index without such a call
+ * are those of segments reclaim or fault handling drops (journaled as dropped segments before any entry
+ * is unlinked: none of their entries is replayed or kept), entries the index had no room for (journaled
+ * as invalidations), entries another key with the same identity replaced (journaled by the install that
+ * replaced them), and stale, corrupt or expired ones (which fail the same checks when replayed or read). Of several replayed
  * copies of a key the highest sequence wins (a reclaim copy keeps its original's sequence and content).
  *
  * <p>Scan: every allocated slot's header page is read; a segment opened after the checkpoint began is
@@ -144,16 +146,30 @@ final class WarmRecovery {
           });
     }
     long installed = 0;
+    Map<Long, Long> killed = killedIdentities(r, index);
     index.reserve(newest.size()); // one rehash at most, instead of growing step by step while installing
     for (Map.Entry<Long, long[]> en : newest.entrySet()) {
       long hash = en.getKey();
       long[] v = en.getValue();
-      if (!r.kills(hash, v[0])) {
+      Long k = killed.get(index.identity(hash));
+      if (v[0] >= r.clearedBelow && (k == null || k <= v[0])) {
         index.put(hash, v[1]);
         installed++;
       }
     }
     return installed;
+  }
+
+  /**
+   * Per index identity (stripe and tag, {@link HeapIndex#identity}), the highest sequence of a record of
+   * a key with that identity: an entry below it is dead. The index keeps one slot per identity, so a record
+   * of one key may stand for another that shared its slot ({@link FlashTier}'s install journals the key
+   * it replaced under the installing key's hash); killing by identity costs such keys a miss, never more.
+   */
+  private static Map<Long, Long> killedIdentities(InvalidationJournal.Records r, HeapIndex index) {
+    Map<Long, Long> killed = new HashMap<>();
+    r.keys.forEach((hash, seq) -> killed.merge(index.identity(hash), seq, Math::max));
+    return killed;
   }
 
   /** Receives each intact entry of a scanned segment: its offset, key hash, sequence and size. */

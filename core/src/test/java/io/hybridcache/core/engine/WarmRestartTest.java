@@ -220,6 +220,61 @@ class WarmRestartTest {
     }
   }
 
+  /**
+   * Issue 25 item 2: two keys with one compact-index identity (stripe and tag). k2's entry is written
+   * after the checkpoint began; k1's entry takes the shared slot; remove(k1) journals k1; put(k2, v3)
+   * finds no slot. After a kill, k2's older entry (in a segment the replay reads) must not come back.
+   */
+  @Test
+  void keysSharingAnIndexIdentityNeverBringBackAnOlderVersion() throws Exception {
+    Path d = dir.resolve("cache");
+    try (Engine cache = TestCaches.open(config(d, IndexType.HEAP, Durability.PROCESS))) {
+      int[] pair = sameIdentity((HeapIndex) cache.flashTier().index());
+      byte[] k1 = TestCaches.key(pair[0]);
+      byte[] k2 = TestCaches.key(pair[1]);
+      HeapIndex index = (HeapIndex) cache.flashTier().index();
+      cache.put(k2, v(pair[1], 2));
+      cache.writeBackAndDropDram(); // k2 v2 on flash, after the open's checkpoint began
+      assertArrayEquals(v(pair[1], 2), cache.get(k2));
+      cache.put(k1, v(pair[0], 1));
+      cache.writeBackAndDropDram(); // k1's entry takes the shared slot
+      assertEquals(index.identity(new ByteKey(k2).hash64()), index.identity(new ByteKey(k1).hash64()));
+      assertNull(cache.get(k2), "k1 holds the slot");
+      cache.remove(k1);
+      cache.put(k2, v(pair[1], 3)); // acknowledged; stays in DRAM
+      Path killed = killCopy(d, "killed");
+      try (Engine after = TestCaches.open(config(killed, IndexType.HEAP, Durability.PROCESS))) {
+        byte[] got = after.get(k2);
+        assertTrue(got == null || TestCaches.versionOf(pair[1], got) == 3,
+            "k2 came back as version " + (got == null ? -1 : TestCaches.versionOf(pair[1], got))
+                + " after put v3 was acknowledged");
+        assertNull(after.get(k1), "k1 was removed before the kill");
+      }
+    }
+  }
+
+  /**
+   * Two key numbers whose keys ({@link TestCaches#key}) have the same identity in {@code index}: found
+   * by brute force among 4 M keys (identities have about 40 bits; several pairs are expected).
+   */
+  private static int[] sameIdentity(HeapIndex index) {
+    int n = 1 << 22;
+    int stripeBits = Integer.numberOfTrailingZeros(index.stripeCount());
+    long[] packed = new long[n]; // identity (tag and stripe, at most 40 bits), then the key number (22 bits)
+    for (int i = 0; i < n; i++) {
+      long mixed = HeapIndex.mix(new ByteKey(TestCaches.key(i)).hash64());
+      long identity = ((HeapIndex.tagOf(mixed) & 0xFFFF_FFFFL) << stripeBits) | (mixed & (index.stripeCount() - 1));
+      packed[i] = identity << 22 | i;
+    }
+    java.util.Arrays.sort(packed);
+    for (int i = 1; i < n; i++) {
+      if (packed[i] >>> 22 == packed[i - 1] >>> 22) {
+        return new int[] {(int) (packed[i - 1] & (n - 1)), (int) (packed[i] & (n - 1))};
+      }
+    }
+    throw new AssertionError("no two of " + n + " keys share an identity");
+  }
+
   /** With NONE a crash starts cold (no checkpoint, no journal); a clean close stays warm. */
   @Test
   void durabilityNoneIsWarmOnlyAfterACleanClose() throws Exception {
