@@ -12,9 +12,11 @@ import java.util.Set;
 
 /**
  * Replaces a small metadata file durably: the new contents go to {@code NAME.tmp}, are forced to the
- * device, and the temp file is renamed over the target (atomically where the file system can), so a
- * crash leaves either the old file or the new one, never a torn one. Thread-safe: stateless; callers
- * do not write the same file concurrently.
+ * device, the temp file is renamed over the target (atomically where the file system can), and the
+ * directory is synced, so a crash leaves either the old file or the new one, never a torn one, and once
+ * {@link #replace} returns even an OS crash or power loss leaves the new one (callers recycle what the old
+ * one needed, e.g. the checkpointer's older journal half). Thread-safe: stateless; callers do not write
+ * the same file concurrently.
  *
  * <p>A replacement that fails (a full disk) leaves the old file and deletes the temp file it opened, so
  * its space goes back at once; a temp path it could not open as a file (not its own) is left alone.
@@ -58,6 +60,14 @@ public final class AtomicFile {
         e.addSuppressed(suppressed);
       }
       throw e;
+    }
+    syncDirectory(file.toAbsolutePath().getParent()); // the rename itself survives an OS crash
+  }
+
+  /** Forces {@code dir}'s entries (creations, renames) to the device: fsync of the directory. */
+  public static void syncDirectory(Path dir) throws IOException {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
     }
   }
 

@@ -454,8 +454,8 @@ public final class FileDevice implements Device {
     }
     if (directoryDirty) {
       directoryDirty = false; // cleared first: a file created during the force marks it again
-      try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
-        dir.force(true);
+      try {
+        AtomicFile.syncDirectory(directory);
       } catch (IOException e) {
         directoryDirty = true;
         throw e;

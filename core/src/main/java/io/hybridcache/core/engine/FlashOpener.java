@@ -239,7 +239,7 @@ final class FlashOpener {
   private static Checkpointer startCheckpoints(CacheConfig config, HeapIndex heap, SegmentWriter writer,
       SegmentTable table, AtomicLong sequence, Counters counters, long seenEpoch, List<Closeable> opened)
       throws IOException {
-    long epoch = seenEpoch + 1;
+    long epoch = seenEpoch + 2; // an older checkpoint beside this journal is then found out (WarmRecovery)
     long[][] active = writer.appendPositions();
     IndexCheckpoint.write(checkpointFile(config), heap, epoch, true,
         new IndexCheckpoint.Start(table.nextSegmentIdPeek(), sequence.get(), active[0], active[1]));

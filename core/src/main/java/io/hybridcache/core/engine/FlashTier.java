@@ -125,7 +125,7 @@ final class FlashTier {
 
   private record Reclaim() implements Command {}
 
-  private record Barrier(boolean flush, CompletableFuture<Boolean> done) implements Command {}
+  private record Barrier(boolean flush, boolean checkpoint, CompletableFuture<Boolean> done) implements Command {}
 
   private record Stop() implements Command {}
 
@@ -450,7 +450,15 @@ final class FlashTier {
    * not happen by {@code deadlineNanos}, or the flush was skipped or failed.
    */
   boolean barrier(boolean flush, long deadlineNanos) {
-    return await(new Barrier(flush, new CompletableFuture<>()), deadlineNanos);
+    return await(new Barrier(flush, false, new CompletableFuture<>()), deadlineNanos);
+  }
+
+  /**
+   * As {@link #barrier} with a flush, then an index checkpoint taken on the maintenance thread and made
+   * durable; false if any of it did not happen by {@code deadlineNanos}, or there is no checkpointer (tests).
+   */
+  boolean checkpointNow(long deadlineNanos) {
+    return await(new Barrier(true, true, new CompletableFuture<>()), deadlineNanos);
   }
 
   /** Drops every flash entry (waiting for the writer at most until {@code deadlineNanos}). */
@@ -822,7 +830,10 @@ final class FlashTier {
       } else if (c instanceof Reclaim) {
         reclaimIfLow(); // a request drained into this batch after the turn's own reclaim must not wait a turn
       } else if (c instanceof Barrier b) {
-        b.done().complete(!b.flush() || !gate.degraded() && flushQuietly());
+        boolean ok = !b.flush() || !gate.degraded() && flushQuietly();
+        Checkpointer cp = checkpointer;
+        b.done().complete(ok && (!b.checkpoint() || cp != null
+            && cp.checkpointNow(System.nanoTime() + config.closeTimeout().toNanos())));
       }
     } catch (Throwable t) {
       gate.fault(t, "flash maintenance, " + c.getClass().getSimpleName());

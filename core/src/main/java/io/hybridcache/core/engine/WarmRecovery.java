@@ -19,6 +19,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe: used once by the opening thread, before the writer starts.
  *
+ * <p>The journal keeps two halves: the checkpoint's epoch and the next. A half of an epoch two or more
+ * above the checkpoint's means a later checkpoint was made durable and the checkpoint's own half recycled,
+ * so this checkpoint file is older than the journal (a lost rename): recovery then starts cold. The open's
+ * base checkpoint skips an epoch ({@link FlashOpener}) so that its lost rename shows the same way.
+ *
  * <p>Why no older version can come back. Every version of a key carries the sequence of its put, drawn
  * inside the DRAM tier's compute for the key, so a key's sequences grow in the order its puts and removes
  * took effect. A put or remove that could leave an older version of its key on flash (the key was
@@ -63,6 +68,11 @@ final class WarmRecovery {
     InvalidationJournal.Records r = InvalidationJournal.read(journal, c.epoch());
     if (r.untrusted) {
       LOG.warn("{}: the invalidation journal overflowed or cannot be read; starting cold", name);
+      return null;
+    }
+    if (r.maxEpoch > c.epoch() + 1) { // a later checkpoint was durable before that half was recycled
+      LOG.warn("{}: the invalidation journal (epoch {}) no longer holds the records of checkpoint epoch {}"
+          + " (an OS crash lost a later checkpoint's rename); starting cold", name, r.maxEpoch, c.epoch());
       return null;
     }
     HeapIndex index = c.index();

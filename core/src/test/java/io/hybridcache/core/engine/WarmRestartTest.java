@@ -275,6 +275,43 @@ class WarmRestartTest {
     throw new AssertionError("no two of " + n + " keys share an identity");
   }
 
+  /**
+   * Issue 25 item 4: an OS crash that loses checkpoint renames (the directory was not synced) leaves the
+   * previous {@code index.ckpt} beside a journal whose half of that checkpoint's epoch was recycled by the
+   * later checkpoints. Its invalidations are gone: the removed keys must not come back.
+   */
+  @Test
+  void aPreviousCheckpointBesideARecycledJournalNeverServesRemovedKeys() throws Exception {
+    Path d = dir.resolve("cache");
+    try (Engine cache = TestCaches.open(config(d, IndexType.HEAP, Durability.POWER))) {
+      for (int k = 0; k < KEYS; k++) {
+        cache.put(TestCaches.key(k), v(k, 1));
+      }
+      cache.writeBackAndDropDram(); // v1 on flash, after the open's checkpoint began
+      Path previous = dir.resolve("previous.ckpt");
+      Files.copy(d.resolve(OwnedFiles.CHECKPOINT), previous);
+      for (int k = 0; k < KEYS; k += 2) {
+        assertTrue(cache.remove(TestCaches.key(k))); // journaled in the previous checkpoint's epoch
+      }
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+      assertTrue(cache.flashTier().checkpointNow(deadline), "the next checkpoint");
+      assertTrue(cache.flashTier().checkpointNow(deadline), "and the one that recycles the older half");
+      Path rebooted = killCopy(d, "rebooted");
+      Files.copy(previous, rebooted.resolve(OwnedFiles.CHECKPOINT), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      BootId.source = () -> "another-boot";
+      try (Engine after = TestCaches.open(config(rebooted, IndexType.HEAP, Durability.POWER))) {
+        for (int k = 0; k < KEYS; k++) {
+          byte[] got = after.get(TestCaches.key(k));
+          if (k % 2 == 0) {
+            assertNull(got, "key " + k + ": removed before the crash, came back");
+          } else if (got != null) {
+            assertArrayEquals(v(k, 1), got, "key " + k);
+          }
+        }
+      }
+    }
+  }
+
   /** With NONE a crash starts cold (no checkpoint, no journal); a clean close stays warm. */
   @Test
   void durabilityNoneIsWarmOnlyAfterACleanClose() throws Exception {
