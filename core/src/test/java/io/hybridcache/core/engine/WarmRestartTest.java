@@ -45,6 +45,14 @@ class WarmRestartTest {
     return TestCaches.value(k, version, 500);
   }
 
+  /** Version 1 of every key, written to flash (DRAM emptied). */
+  private static void putV1OnFlash(Engine cache) {
+    for (int k = 0; k < KEYS; k++) {
+      cache.put(TestCaches.key(k), v(k, 1));
+    }
+    cache.writeBackAndDropDram();
+  }
+
   /** What a kill -9 leaves: the directory as the page cache holds it now (the lock file is the process's). */
   private Path killCopy(Path from, String name) throws IOException {
     Path to = dir.resolve(name);
@@ -75,10 +83,7 @@ class WarmRestartTest {
     Path d = dir.resolve("cache");
     CacheConfig c = config(d, IndexType.HEAP, Durability.PROCESS);
     Engine cache = TestCaches.open(c);
-    for (int k = 0; k < KEYS; k++) {
-      cache.put(TestCaches.key(k), v(k, 1));
-    }
-    cache.writeBackAndDropDram();
+    putV1OnFlash(cache);
     if (v1InCheckpoint) {
       cache.close();
       cache = TestCaches.open(c); // the open writes a checkpoint holding every v1
@@ -174,10 +179,7 @@ class WarmRestartTest {
   private void anUncleanStopInAnotherBootStartsCold(IndexType index) throws Exception {
     Path d = dir.resolve("cache");
     try (Engine cache = TestCaches.open(config(d, index, Durability.PROCESS))) {
-      for (int k = 0; k < KEYS; k++) {
-        cache.put(TestCaches.key(k), v(k, 1));
-      }
-      cache.writeBackAndDropDram();
+      putV1OnFlash(cache);
       Path killed = killCopy(d, "killed");
       Path rebooted = killCopy(d, "rebooted");
       try (Engine after = TestCaches.open(config(killed, index, Durability.PROCESS))) {
@@ -198,10 +200,7 @@ class WarmRestartTest {
   void powerDurabilityStaysWarmAcrossABootAndNeverServesV1() throws Exception {
     Path d = dir.resolve("cache");
     try (Engine cache = TestCaches.open(config(d, IndexType.HEAP, Durability.POWER))) {
-      for (int k = 0; k < KEYS; k++) {
-        cache.put(TestCaches.key(k), v(k, 1));
-      }
-      cache.writeBackAndDropDram();
+      putV1OnFlash(cache);
       for (int k = 0; k < KEYS; k += 2) {
         cache.put(TestCaches.key(k), v(k, 2));
       }
@@ -284,10 +283,7 @@ class WarmRestartTest {
   void aPreviousCheckpointBesideARecycledJournalNeverServesRemovedKeys() throws Exception {
     Path d = dir.resolve("cache");
     try (Engine cache = TestCaches.open(config(d, IndexType.HEAP, Durability.POWER))) {
-      for (int k = 0; k < KEYS; k++) {
-        cache.put(TestCaches.key(k), v(k, 1));
-      }
-      cache.writeBackAndDropDram(); // v1 on flash, after the open's checkpoint began
+      putV1OnFlash(cache); // v1 on flash, after the open's checkpoint began
       Path previous = dir.resolve("previous.ckpt");
       Files.copy(d.resolve(OwnedFiles.CHECKPOINT), previous);
       for (int k = 0; k < KEYS; k += 2) {
@@ -318,10 +314,7 @@ class WarmRestartTest {
     Path d = dir.resolve("cache");
     CacheConfig c = config(d, IndexType.HEAP, Durability.NONE);
     try (Engine cache = TestCaches.open(c)) {
-      for (int k = 0; k < KEYS; k++) {
-        cache.put(TestCaches.key(k), v(k, 1));
-      }
-      cache.writeBackAndDropDram();
+      putV1OnFlash(cache);
       try (Engine after = TestCaches.open(config(killCopy(d, "killed"), IndexType.HEAP, Durability.NONE))) {
         assertEquals(0, after.stats().flashEntries());
       }
