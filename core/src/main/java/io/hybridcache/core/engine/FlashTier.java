@@ -108,6 +108,7 @@ final class FlashTier {
   private final SequenceLease lease; // every writing thread
   private final ConcurrentLinkedQueue<Segment> damaged = new ConcurrentLinkedQueue<>();
   private volatile java.util.function.LongConsumer afterAppend; // tests: a point between append and install
+  private volatile Runnable beforeDropAll; // tests: the maintenance thread, before it releases every segment
   private volatile boolean dropRequested; // dropAll: the writer releases every segment
   private volatile boolean indexFull; // the index refused a new key; checked before writing
   private volatile long indexFullAt; // index size when it refused
@@ -236,6 +237,8 @@ final class FlashTier {
   }
   /** Tests: called with the key hash on the writing thread after each append, before its install. */
   void afterAppend(java.util.function.LongConsumer hook) { afterAppend = hook; }
+  /** Tests: run on the maintenance thread when it handles a clear or drop, before it releases segments. */
+  void beforeDropAll(Runnable hook) { beforeDropAll = hook; }
   /** Whether the maintenance thread runs (tests: it must survive any fault). */
   boolean writerAlive() { return thread.isAlive(); }
 
@@ -489,16 +492,6 @@ final class FlashTier {
       j.cleared(sequence.incrementAndGet());
     }
     dropRequested = true;
-  }
-
-  /** Journals the active segments as dropped, before they are abandoned (their entries must not come back). */
-  private void journalActiveDropped() {
-    InvalidationJournal j = journal;
-    if (j != null) {
-      for (long id : writer.appendPositions()[0]) {
-        j.segmentDropped(id);
-      }
-    }
   }
 
   private void journalDropped(Segment s) {
@@ -777,6 +770,10 @@ final class FlashTier {
   private void maintain() {
     if (dropRequested) {
       dropRequested = false;
+      Runnable hook = beforeDropAll;
+      if (hook != null) {
+        hook.run();
+      }
       clearLocked();
       room.advance();
     }
@@ -909,8 +906,7 @@ final class FlashTier {
    * takes writes again.
    */
   private void recoverLocked() {
-    journalActiveDropped();
-    writer.abandonAll();
+    writer.abandonAll(this::journalDropped); // journaled before abandoned: their entries must not come back
     ByteBuffer page = Device.allocateAligned(Device.ALIGNMENT);
     for (Segment s : table.segments().toArray(new Segment[0])) {
       if (s.state() == Segment.State.ACTIVE) {
@@ -935,12 +931,18 @@ final class FlashTier {
     gate.reopen(dropped);
   }
 
+  /**
+   * Releases every segment but those opened since the active ones were abandoned, each journaled first:
+   * entries written after the clear record (between {@link #forgetAll} and this) must not come back after
+   * a crash either, and a discard may leave their bytes in place. Then unlinks the entries of released
+   * segments only: an entry of a segment opened meanwhile stays indexed, so its key's next put or remove
+   * still finds it and journals.
+   */
   private void clearLocked() {
-    journalActiveDropped();
-    writer.abandonAll();
-    index.clear();
+    writer.abandonAll(this::journalDropped);
     for (Segment s : table.segments().toArray(new Segment[0])) {
       if (s.state() != Segment.State.ACTIVE) {
+        journalDropped(s);
         writer.recordTrim(s.slot()); // before the slot is free: an evicting thread may reuse it at once
         try {
           device.discard(s.slot());
@@ -950,5 +952,6 @@ final class FlashTier {
         table.release(s);
       }
     }
+    removeEntriesOf(tag -> table.byTag(tag) == null);
   }
 }

@@ -541,15 +541,25 @@ final class SegmentWriter {
     }
   }
 
+  /** As {@link #abandonAll(java.util.function.Consumer)}, telling no one (the catalogue's record log). */
+  public void abandonAll() {
+    abandonAll(s -> { });
+  }
+
   /**
    * Drops every active segment (after a device error, a clear): their entries become unreachable (reads
-   * of them miss) and their slots return to the free list once no write of them is in flight.
+   * of them miss) and their slots return to the free list once no write of them is in flight. Each is
+   * handed to {@code dropping} first, under the lock, so no segment opens between the two (the flash tier
+   * journals them: none of their entries may come back after a crash).
    */
-  public void abandonAll() {
+  public void abandonAll(java.util.function.Consumer<Segment> dropping) {
     lock.lock();
     try {
       probe.inside("abandonAll");
       for (ClassLog log : logs.values()) {
+        if (log.segment != null) {
+          dropping.accept(log.segment);
+        }
         abandonLocked(log);
       }
     } finally {

@@ -57,6 +57,7 @@ public final class FaultInjectingDevice implements Device {
   private final AtomicReference<Hold> hold = new AtomicReference<>();
   private final AtomicReference<Hold> readHold = new AtomicReference<>();
   private volatile Error writeError;
+  private volatile boolean ignoreDiscards;
 
   /** A closed write gate: {@code open} releases the parked writes, {@code parked} counts down at the first. */
   private record Hold(CountDownLatch open, CountDownLatch parked) {}
@@ -249,7 +250,15 @@ public final class FaultInjectingDevice implements Device {
 
   @Override
   public void discard(int slot) throws IOException {
-    delegate.discard(slot);
+    if (!ignoreDiscards) {
+      delegate.discard(slot);
+    }
+  }
+
+  /** Discards become no-ops from now on, as on a file system without punch-hole (a discard is advice). */
+  public FaultInjectingDevice ignoreDiscards() {
+    ignoreDiscards = true;
+    return this;
   }
 
   @Override

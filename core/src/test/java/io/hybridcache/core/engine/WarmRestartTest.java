@@ -2,15 +2,21 @@ package io.hybridcache.core.engine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.Durability;
 import io.hybridcache.core.api.IndexType;
+import io.hybridcache.core.device.FaultInjectingDevice;
+import io.hybridcache.core.device.FileDevice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -303,6 +309,57 @@ class WarmRestartTest {
           } else if (got != null) {
             assertArrayEquals(v(k, 1), got, "key " + k);
           }
+        }
+      }
+    }
+  }
+
+  /**
+   * Issue 25 item 3: entries written between a {@code clear()}'s clear record and the maintenance thread's
+   * release of the segments (to segments sealed meanwhile) are dropped by that clear; their keys removed
+   * after it returned must not come back after a kill, even where a discard leaves the bytes in place.
+   */
+  @Test
+  void entriesWrittenDuringAClearNeverComeBackAfterAKill() throws Exception {
+    Path d = dir.resolve("cache");
+    // 16 MiB of flash: no checkpoint is due (2 MiB written) before the kill, so the segments are replayed
+    CacheConfig c = TestCaches.small(d, IndexType.HEAP).durability(Durability.PROCESS)
+        .flashBytes(256L * TestCaches.SEGMENT).build();
+    AtomicReference<FaultInjectingDevice> device = new AtomicReference<>();
+    try (Engine cache = Engine.open(c, (p, n, b, direct) -> {
+      device.set(new FaultInjectingDevice(FileDevice.open(p, n, b, direct)).ignoreDiscards());
+      return device.get();
+    })) {
+      CountDownLatch dropping = new CountDownLatch(1);
+      CountDownLatch written = new CountDownLatch(1);
+      cache.flashTier().beforeDropAll(() -> {
+        dropping.countDown();
+        try {
+          written.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      Thread clearing = new Thread(cache::clear, "clear");
+      clearing.start();
+      assertTrue(dropping.await(60, TimeUnit.SECONDS), "the maintenance thread handles the clear");
+      int keys = 3_000; // 1.5 MB through 1 MiB of DRAM: evictions seal segments on this thread
+      for (int k = 0; k < keys; k++) {
+        cache.put(TestCaches.key(k), v(k, 1));
+      }
+      assertTrue(cache.stats().sealedSegments() > 0, cache.stats().toString());
+      written.countDown();
+      clearing.join(TimeUnit.SECONDS.toMillis(60));
+      assertFalse(clearing.isAlive(), "clear() returned");
+      for (int k = 0; k < keys; k++) {
+        cache.remove(TestCaches.key(k));
+      }
+      cache.awaitFlashWrites();
+      Path killed = killCopy(d, "killed");
+      try (Engine after = TestCaches.open(TestCaches.small(killed, IndexType.HEAP).durability(Durability.PROCESS)
+          .flashBytes(256L * TestCaches.SEGMENT).build())) {
+        for (int k = 0; k < keys; k++) {
+          assertNull(after.get(TestCaches.key(k)), "key " + k + ": removed before the kill, came back");
         }
       }
     }
