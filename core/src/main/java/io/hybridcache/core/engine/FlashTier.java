@@ -280,6 +280,7 @@ final class FlashTier {
       }
       if (index.remove(hash, packed)) { // stale or corrupt: unlink exactly this entry
         addGarbage(packed); // (a no-op when its segment is gone)
+        journalUnlinked(hash);
       }
       return null;
     }
@@ -296,6 +297,18 @@ final class FlashTier {
       index.replace(hash, packed, IndexEntry.withAccessed(packed));
     }
     return new Hit(e, packed);
+  }
+
+  /**
+   * Journals an entry unlinked without a put or remove of its key (a read that failed verification: the
+   * bytes on the device may be intact, and the key's next put or remove finds no slot to journal), above
+   * every sequence drawn so far, so the replay after a crash does not bring it back.
+   */
+  private void journalUnlinked(long hash) {
+    InvalidationJournal j = journal;
+    if (j != null) {
+      j.invalidated(hash, sequence.get() + 1);
+    }
   }
 
   /** True if the index still points at the entry {@code packed} names (ignoring the accessed bit). */
@@ -672,10 +685,7 @@ final class FlashTier {
       long old = index.put(hash, packed);
       if (old != IndexEntry.NONE) {
         addGarbage(old);
-        InvalidationJournal j = journal;
-        if (j != null) {
-          j.invalidated(hash, sequence.get() + 1); // costs this entry too after a crash: a miss
-        }
+        journalUnlinked(hash); // the other key's entry; costs this one too after a crash: a miss
       }
       counters.bytesAdmitted.add(entryBytes);
     } catch (IndexFullException e) {

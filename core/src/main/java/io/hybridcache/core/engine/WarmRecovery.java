@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * are those of segments reclaim or fault handling drops (journaled as dropped segments before any entry
  * is unlinked: none of their entries is replayed or kept), entries the index had no room for (journaled
  * as invalidations), entries another key with the same identity replaced (journaled by the install that
- * replaced them), and stale, corrupt or expired ones (which fail the same checks when replayed or read). Of several replayed
+ * replaced them), entries a read found corrupt (journaled: the bytes on the device may be intact), and
+ * stale or expired ones (which fail the same checks when replayed or read). Of several replayed
  * copies of a key the highest sequence wins (a reclaim copy keeps its original's sequence and content).
  *
  * <p>Scan: every allocated slot's header page is read; a segment opened after the checkpoint began is

@@ -365,6 +365,41 @@ class WarmRestartTest {
     }
   }
 
+  /**
+   * A read that fails verification unlinks the entry (a miss), while the bytes on the device may be intact
+   * (a flip on the way, in memory or on the bus). The key's remove then finds no slot to journal: after a
+   * kill the replay must not bring the removed version back.
+   */
+  @Test
+  void aCorruptReadThenARemoveNeverServesTheRemovedVersionAfterAKill() throws Exception {
+    Path d = dir.resolve("cache");
+    AtomicReference<FaultInjectingDevice> device = new AtomicReference<>();
+    try (Engine cache = Engine.open(config(d, IndexType.HEAP, Durability.PROCESS), (p, n, b, direct) -> {
+      device.set(new FaultInjectingDevice(FileDevice.open(p, n, b, direct)));
+      return device.get();
+    })) {
+      putV1OnFlash(cache); // after the open's checkpoint began: replayed after a kill
+      device.get().corruptAllReads(); // one bit of each page read: some reads hit their entry's bytes
+      java.util.List<Integer> missed = new java.util.ArrayList<>();
+      for (int k = 0; k < KEYS; k++) {
+        if (cache.get(TestCaches.key(k)) == null) {
+          missed.add(k);
+        }
+      }
+      device.get().heal();
+      assertTrue(!missed.isEmpty() && missed.size() < KEYS, missed.size() + " corrupt reads of " + KEYS);
+      for (int k : missed) {
+        cache.remove(TestCaches.key(k)); // finds no slot: the corrupt read unlinked it
+      }
+      Path killed = killCopy(d, "killed");
+      try (Engine after = TestCaches.open(config(killed, IndexType.HEAP, Durability.PROCESS))) {
+        for (int k : missed) {
+          assertNull(after.get(TestCaches.key(k)), "key " + k + ": removed before the kill, came back");
+        }
+      }
+    }
+  }
+
   /** With NONE a crash starts cold (no checkpoint, no journal); a clean close stays warm. */
   @Test
   void durabilityNoneIsWarmOnlyAfterACleanClose() throws Exception {
