@@ -249,6 +249,15 @@ final class InvalidationJournal implements Closeable {
     /** Highest sequence of any record. */
     long maxSequence;
     int applied;
+
+    /** True if the entry of {@code hash} with sequence {@code seq} was invalidated after it was written. */
+    boolean kills(long hash, long seq) {
+      if (seq < clearedBelow) {
+        return true;
+      }
+      Long s = keys.get(hash);
+      return s != null && s > seq;
+    }
   }
 
   /**
