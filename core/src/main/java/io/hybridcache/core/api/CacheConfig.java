@@ -61,6 +61,9 @@ public final class CacheConfig {
   private final double reinsertAllBelowLiveRatio;
   private final double reinsertionBudget;
   private final int writeBuffers;
+  private final int writeBuffersTotal;
+  private final int writeBuffersTotalSetting; // as given: 0 = derived, so toBuilder keeps deriving
+  private final int readBuffers;
   private final Duration cascadeWait;
   private final AdmissionPolicy admission;
   private final Duration faultRetryInterval;
@@ -85,6 +88,12 @@ public final class CacheConfig {
   public static final int MAX_STREAMS = 64;
   /** Default {@link Builder#writeBuffers}: one filling and up to three device writes in flight per class. */
   public static final int DEFAULT_WRITE_BUFFERS = 4;
+  /** The derived {@link Builder#writeBuffersTotal}: this many classes' worth of {@link #writeBuffers()}. */
+  public static final int DEFAULT_WRITE_BUFFER_CLASSES = 4;
+  /** Default {@link Builder#readBuffers}: device reads in flight at once (a queue depth) before one waits. */
+  public static final int DEFAULT_READ_BUFFERS = 64;
+  /** Most {@link Builder#writeBuffersTotal} and {@link Builder#readBuffers} allowed. */
+  public static final int MAX_BUFFERS = 4096;
   /**
    * Default {@link Builder#cascadeWait}: when the device falls behind, the write whose eviction found no
    * room waits up to this long (bounded back-pressure) instead of dropping the evicted entry. 200 ms: on
@@ -113,6 +122,10 @@ public final class CacheConfig {
     this.reinsertAllBelowLiveRatio = b.reinsertAllBelowLiveRatio;
     this.reinsertionBudget = b.reinsertionBudget;
     this.writeBuffers = b.writeBuffers;
+    this.writeBuffersTotalSetting = b.writeBuffersTotal;
+    this.writeBuffersTotal = b.writeBuffersTotal > 0 ? b.writeBuffersTotal
+        : DEFAULT_WRITE_BUFFER_CLASSES * b.writeBuffers;
+    this.readBuffers = b.readBuffers;
     this.cascadeWait = b.cascadeWait;
     this.admission = b.admission;
     this.faultRetryInterval = b.faultRetryInterval;
@@ -156,6 +169,8 @@ public final class CacheConfig {
     b.reinsertAllBelowLiveRatio = reinsertAllBelowLiveRatio;
     b.reinsertionBudget = reinsertionBudget;
     b.writeBuffers = writeBuffers;
+    b.writeBuffersTotal = writeBuffersTotalSetting;
+    b.readBuffers = readBuffers;
     b.cascadeWait = cascadeWait;
     b.admission = admission;
     b.faultRetryInterval = faultRetryInterval;
@@ -216,11 +231,26 @@ public final class CacheConfig {
   public double reinsertionBudget() { return reinsertionBudget; }
   /**
    * Write buffers of {@link #writeBufferBytes()} per lifetime class that writes: one filling, the others
-   * free or being written to the device (several device writes in flight). Memory: this many buffers per
-   * class in use. The evicting thread copies each entry into the filling one itself; this is the bound on
-   * what the cascade holds in flight.
+   * being written to the device (several device writes in flight). Memory: at most this many buffers per
+   * class, and {@link #writeBuffersTotal()} for all classes together. The evicting thread copies each entry
+   * into the filling one itself; this is the bound on what the cascade holds in flight.
    */
   public int writeBuffers() { return writeBuffers; }
+  /**
+   * Write buffers of all lifetime classes together, made as needed and shared: the direct memory of the
+   * write path is at most this many times {@link #writeBufferBytes()} (plus 4 KiB each) however many
+   * classes write. A class that needs one while all are in use takes the one of the class that appended
+   * least recently (its entries are written first). {@value #DEFAULT_WRITE_BUFFER_CLASSES} x
+   * {@link #writeBuffers()} unless set.
+   */
+  public int writeBuffersTotal() { return writeBuffersTotal; }
+  /**
+   * Aligned direct buffers that lookups' device reads land in, shared by every reading thread: at most
+   * this many reads run at once (more wait for a buffer), and the read path holds at most this many
+   * buffers of 64 KiB (plus 4 KiB each), and 4 of the largest entry's span where an entry can exceed
+   * 60 KiB, however many threads read.
+   */
+  public int readBuffers() { return readBuffers; }
   /**
    * How long a dirty DRAM eviction waits for room (a free write buffer, or a segment slot from reclaim)
    * before it is refused (counted in {@link CacheStats#queueRejected()}); {@link #DEFAULT_CASCADE_WAIT} by
@@ -298,7 +328,8 @@ public final class CacheConfig {
         + expectedEntries + ", victimPolicy=" + victimPolicy.name() + ", reclaimFreeSegments="
         + reclaimFreeSegments + ", reinsertAllBelowLiveRatio=" + reinsertAllBelowLiveRatio
         + ", reinsertionBudget=" + reinsertionBudget
-        + ", writeBuffers=" + writeBuffers + ", cascadeWait=" + cascadeWait
+        + ", writeBuffers=" + writeBuffers + ", writeBuffersTotal=" + writeBuffersTotal + ", readBuffers="
+        + readBuffers + ", cascadeWait=" + cascadeWait
         + ", admission=" + admission.name()
         + ", faultRetryInterval=" + faultRetryInterval + ", faultThreshold=" + faultThreshold + ", faultWindow="
         + faultWindow + ", closeTimeout=" + closeTimeout + ", writeTrace=" + writeTrace + ", jmx=" + jmx
@@ -324,6 +355,8 @@ public final class CacheConfig {
     private double reinsertAllBelowLiveRatio = 0.5;
     private double reinsertionBudget = DEFAULT_REINSERTION_BUDGET;
     private int writeBuffers = DEFAULT_WRITE_BUFFERS;
+    private int writeBuffersTotal;
+    private int readBuffers = DEFAULT_READ_BUFFERS;
     private Duration cascadeWait = DEFAULT_CASCADE_WAIT;
     private AdmissionPolicy admission = new AcceptAll();
     private Duration faultRetryInterval = Duration.ofSeconds(5);
@@ -363,6 +396,13 @@ public final class CacheConfig {
     public Builder reinsertionBudget(double v) { reinsertionBudget = v; return this; }
     /** Write buffers per lifetime class, {@value CacheConfig#DEFAULT_WRITE_BUFFERS} by default, 2..64. */
     public Builder writeBuffers(int v) { writeBuffers = v; return this; }
+    /**
+     * Write buffers of all classes together, 2..{@value CacheConfig#MAX_BUFFERS}; 0 (the default) derives
+     * {@value CacheConfig#DEFAULT_WRITE_BUFFER_CLASSES} x writeBuffers.
+     */
+    public Builder writeBuffersTotal(int v) { writeBuffersTotal = v; return this; }
+    /** Read buffers shared by all reading threads, 1..{@value CacheConfig#MAX_BUFFERS}, {@value CacheConfig#DEFAULT_READ_BUFFERS} by default. */
+    public Builder readBuffers(int v) { readBuffers = v; return this; }
     /** 0 = never wait (no room rejects at once); at most {@link CacheConfig#MAX_CASCADE_WAIT}. */
     public Builder cascadeWait(Duration v) { cascadeWait = v; return this; }
     public Builder admission(AdmissionPolicy v) { admission = v; return this; }
@@ -419,6 +459,10 @@ public final class CacheConfig {
           "must be in [0, 1]", reinsertAllBelowLiveRatio);
       require(reinsertionBudget >= 0, "reinsertionBudget", "must be >= 0 (infinity: no budget)", reinsertionBudget);
       require(writeBuffers >= 2 && writeBuffers <= 64, "writeBuffers", "must be between 2 and 64", writeBuffers);
+      require(writeBuffersTotal == 0 || writeBuffersTotal >= 2 && writeBuffersTotal <= MAX_BUFFERS,
+          "writeBuffersTotal", "must be 0 (derive) or between 2 and " + MAX_BUFFERS, writeBuffersTotal);
+      require(readBuffers >= 1 && readBuffers <= MAX_BUFFERS, "readBuffers", "must be between 1 and " + MAX_BUFFERS,
+          readBuffers);
       require(cascadeWait != null && !cascadeWait.isNegative() && cascadeWait.compareTo(MAX_CASCADE_WAIT) <= 0,
           "cascadeWait", "must be between 0 and 10 s", cascadeWait);
       require(admission != null, "admission", "must be set", admission);

@@ -56,6 +56,8 @@ package io.hybridcache.core.api;
  *     compact index's invalidation journal overflowed while checkpoints failed (a full disk) or fell
  *     behind, until a checkpoint begun after that is durable; always with the compact index and
  *     durability NONE
+ * @param outOfMemoryMisses lookups that missed because the JVM had no direct memory left for a read buffer
+ *     (an {@link OutOfMemoryError} there is this miss, never an error out of {@code get})
  */
 public record CacheStats(
     long gets,
@@ -99,7 +101,8 @@ public record CacheStats(
     long devicePagesRead,
     long checkpoints,
     long checkpointFailures,
-    boolean nextUncleanOpenCold) {
+    boolean nextUncleanOpenCold,
+    long outOfMemoryMisses) {
 
   public double hitRatioDram() {
     return gets == 0 ? 0 : (double) dramHits / gets;

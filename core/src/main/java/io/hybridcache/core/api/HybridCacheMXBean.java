@@ -52,6 +52,7 @@ public interface HybridCacheMXBean {
   long getDevicePagesRead();
   long getCheckpoints();
   long getCheckpointFailures();
+  long getOutOfMemoryMisses();
 
   /** See {@link CacheStats#nextUncleanOpenCold()}. */
   boolean isNextUncleanOpenCold();

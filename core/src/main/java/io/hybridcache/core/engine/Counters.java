@@ -46,6 +46,8 @@ final class Counters {
   public final LongAdder flashIndexDrops = new LongAdder();
   /** Lookups that missed because the calling thread was interrupted during its device read. */
   public final LongAdder interruptedReads = new LongAdder();
+  /** Lookups that missed because no direct memory was left for a read buffer (an OutOfMemoryError). */
+  public final LongAdder outOfMemoryMisses = new LongAdder();
   /** Index checkpoints made durable (compact index). */
   public final LongAdder checkpoints = new LongAdder();
   /** Index checkpoints that failed (each is retried; recovery uses the previous one). */

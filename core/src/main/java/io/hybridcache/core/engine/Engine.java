@@ -575,7 +575,7 @@ final class Engine implements HybridCache {
         c.degradedRejected.sum(), free, active, sealed, c.ioErrors.sum(), flash.degraded(),
         c.writerFaults.sum(), c.segmentsDropped.sum(), c.entriesDropped.sum(), c.indexFullRejected.sum(),
         c.flashIndexDrops.sum(), c.interruptedReads.sum(), flash.lastFault(), c.devicePagesRead.sum(),
-        c.checkpoints.sum(), c.checkpointFailures.sum(), flash.nextUncleanOpenCold());
+        c.checkpoints.sum(), c.checkpointFailures.sum(), flash.nextUncleanOpenCold(), c.outOfMemoryMisses.sum());
   }
 
   @Override

@@ -205,8 +205,7 @@ final class FlashOpener {
     Placement placement = new Placement(device, table, classes, config.streamMapper(), config.streams(),
         config.dsmGroups(), config.dsmAlpha(), config.placementEpochBytes(), trace != null);
     SegmentWriter writer = new SegmentWriter(device, table, counters, trace, config.writeBufferBytes(),
-        config.writeBuffers(),
-        sequence::get, placement);
+        config.writeBuffers(), config.writeBuffersTotal(), sequence::get, placement);
     for (Segment s : table.segments()) {
       if (s.state() == Segment.State.ACTIVE) {
         writer.resume(s);

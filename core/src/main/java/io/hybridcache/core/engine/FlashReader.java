@@ -9,21 +9,21 @@ import java.nio.ByteBuffer;
  * write buffers (the one filling or one being flushed), if the entry is not yet on the device; else one aligned
  * read of the pages that cover it.
  *
- * <p>Thread-safe and lock-free: each thread reads into its own aligned buffer; write buffers are read
- * under their sequence lock; a segment reclaimed (and its slot reused) during the read shows up as a
- * segment id mismatch in the entry header and reads as a miss.
+ * <p>Thread-safe. Concurrency: a device read lands in an aligned buffer of a {@link ReadBuffers} pool
+ * shared by every thread (bounded; lock-free while a buffer is free) and held for that read only; write
+ * buffers are read under their sequence lock; a segment reclaimed (and its slot reused) during the read
+ * shows up as a segment id mismatch in the entry header and reads as a miss.
  */
 final class FlashReader {
-  private static final int INITIAL_BUFFER = 64 * 1024;
-
   private final Device device;
   private final SegmentTable table;
   private final Counters counters;
   private final long segmentBytes;
-  private final ThreadLocal<ByteBuffer> buffers = ThreadLocal.withInitial(() -> Device.allocateAligned(INITIAL_BUFFER));
+  private final ReadBuffers buffers;
 
-  public FlashReader(Device device, SegmentTable table, Counters counters) {
+  public FlashReader(Device device, SegmentTable table, Counters counters, ReadBuffers buffers) {
     this.device = device;
+    this.buffers = buffers;
     this.table = table;
     this.counters = counters;
     this.segmentBytes = device.slotBytes();
@@ -35,6 +35,7 @@ final class FlashReader {
    * the key.
    *
    * @throws IOException from the device
+   * @throws OutOfMemoryError if no direct memory was left for a read buffer
    */
   public EntryFormat.Entry read(long packed) throws IOException {
     Segment segment = table.byTag(IndexEntry.segmentTag(packed));
@@ -56,12 +57,17 @@ final class FlashReader {
     }
     long start = Device.roundDown(offset);
     long end = Math.min(segmentBytes, Device.roundUp(offset + size));
-    ByteBuffer dst = buffer((int) (end - start));
-    device.read(segment.slot(), start, dst);
-    counters.deviceReads.increment();
-    counters.devicePagesRead.add((end - start) / Device.ALIGNMENT);
-    dst.position((int) (offset - start));
-    EntryFormat.Entry e = EntryFormat.read(dst, segmentId);
+    ByteBuffer dst = buffers.acquire((int) (end - start));
+    EntryFormat.Entry e;
+    try {
+      device.read(segment.slot(), start, dst);
+      counters.deviceReads.increment();
+      counters.devicePagesRead.add((end - start) / Device.ALIGNMENT);
+      dst.position((int) (offset - start));
+      e = EntryFormat.read(dst, segmentId); // copies key and value out
+    } finally {
+      buffers.release(dst);
+    }
     if (e == null && table.get(segmentId) == segment && !segment.damaged()) {
       counters.corruptReads.increment();
     }
@@ -74,15 +80,5 @@ final class FlashReader {
     }
     byte[] copy = wb.tryCopy(segmentId, offset, size);
     return copy == null ? null : EntryFormat.read(ByteBuffer.wrap(copy), segmentId);
-  }
-
-  private ByteBuffer buffer(int bytes) {
-    ByteBuffer b = buffers.get();
-    if (b.capacity() < bytes) {
-      b = Device.allocateAligned(bytes);
-      buffers.set(b);
-    }
-    b.clear().limit(bytes);
-    return b;
   }
 }

@@ -96,6 +96,7 @@ final class FlashTier {
   private final SegmentWriter writer;
   private final Placement placement;
   private final FlashReader reader;
+  private final ReadBuffers readBuffers; // the lookups' device reads land here: bounded, shared by all threads
   private final Reclaimer reclaimer;
   private final Counters counters;
   private final WriteTrace trace;
@@ -161,7 +162,8 @@ final class FlashTier {
     this.writer = writer;
     this.counters = counters;
     this.sequence = sequence;
-    this.reader = new FlashReader(device, table, counters);
+    this.readBuffers = new ReadBuffers(config.readBuffers(), config.maxFlashEntryBytes());
+    this.reader = new FlashReader(device, table, counters, readBuffers);
     this.reclaimer = new Reclaimer(device, table, index, writer, counters, config.victimPolicy(),
         config.reinsertAllBelowLiveRatio(), config.reinsertionBudget(), config.flashBytes(), config.trimReclaimed(),
         sequence::get, System::currentTimeMillis);
@@ -239,6 +241,10 @@ final class FlashTier {
   void afterAppend(java.util.function.LongConsumer hook) { afterAppend = hook; }
   /** Tests: run on the maintenance thread when it handles a clear or drop, before it releases segments. */
   void beforeDropAll(Runnable hook) { beforeDropAll = hook; }
+  /** Direct memory the lookups' read buffers hold now (at most {@link ReadBuffers#boundBytes}). */
+  long readBufferMemory() { return readBuffers.retainedBytes(); }
+  /** Direct memory the write buffers of all lifetime classes hold now (at most {@link SegmentWriter#boundBytes}). */
+  long writeBufferMemory() { return writer.bufferMemory(); }
   /** Whether the maintenance thread runs (tests: it must survive any fault). */
   boolean writerAlive() { return thread.isAlive(); }
 
@@ -271,6 +277,9 @@ final class FlashTier {
       return null;
     } catch (RuntimeException ex) {
       counters.corruptReads.increment(); // a damaged index value or structure: a miss, never a wrong value
+      return null;
+    } catch (OutOfMemoryError ex) { // no direct memory for a read buffer: this lookup's miss, not the tier's fault
+      counters.outOfMemoryMisses.increment();
       return null;
     }
     if (e == null) {
@@ -550,6 +559,7 @@ final class FlashTier {
     try {
       persistAndClose(writerStopped);
     } finally {
+      readBuffers.close(); // the read buffers go with the cache, not with the threads that read
       closeQuietly(directoryLock); // last: this tier touches the directory no more
     }
   }

@@ -116,7 +116,7 @@ final class Reclaimer {
     this.trim = trim;
     this.sequence = sequence;
     this.clock = clockMillis;
-    this.entryReader = new FlashReader(device, table, new Counters());
+    this.entryReader = new FlashReader(device, table, new Counters(), new ReadBuffers(1, writer.bufferBytes()));
   }
 
   /**

@@ -30,7 +30,7 @@ final class Segment implements VictimPolicy.SegmentInfo {
   private volatile long writtenBytes;
   private volatile long flushedOffset;
   private volatile long sealedSequence;
-  private volatile WriteBuffer[] buffers; // its class's buffers: some may hold its unflushed tail
+  private volatile WriteBufferPool buffers; // its writer's buffers: some may hold its unflushed tail
   private final AtomicInteger pendingInstalls = new AtomicInteger();
 
   public Segment(long id, int slot, LifetimeClass lifetimeClass, State state) {
@@ -57,7 +57,10 @@ final class Segment implements VictimPolicy.SegmentInfo {
    * The write buffers that may hold entries of this segment not yet on the device (each names the
    * segment and range it holds: {@link WriteBuffer#tryCopy}), or null.
    */
-  public WriteBuffer[] buffers() { return buffers; }
+  public WriteBuffer[] buffers() {
+    WriteBufferPool p = buffers;
+    return p == null ? null : p.all();
+  }
 
   /** True once a read of this segment failed: its entries read as misses until the writer drops it. */
   public boolean damaged() {
@@ -88,7 +91,7 @@ final class Segment implements VictimPolicy.SegmentInfo {
   void setState(State s) { state = s; }
   void addWritten(long bytes) { writtenBytes += bytes; }
   void setFlushedOffset(long offset) { flushedOffset = offset; }
-  void setBuffers(WriteBuffer[] b) { buffers = b; }
+  void setBuffers(WriteBufferPool b) { buffers = b; }
 
   /** An entry was appended here; {@link #installed} follows once its index update is done. */
   void appended() { pendingInstalls.incrementAndGet(); }

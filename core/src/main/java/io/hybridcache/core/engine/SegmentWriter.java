@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -28,12 +27,15 @@ import org.slf4j.LoggerFactory;
  * short lock: it bumps the buffer's offset, copies header, key and value in and computes the checksum
  * ({@link EntryFormat#write}); there is no hand-off per entry. Every device write (a full buffer, a
  * segment header, a summary, the partial page of a {@link #flushAll}) goes to one flusher thread in
- * submission order, so a segment's writes land in order and its {@code flushedOffset} only grows. Each
- * class owns {@code buffersPerClass} buffers: one filling, the rest free or in flight; the flusher hands
- * a written buffer back after it advanced the segment's {@code flushedOffset}, so a reader that finds a
- * buffer recycled under it (its sequence lock) reads the device instead. A thread that finds no free
- * buffer waits for the flusher, under the lock, up to its deadline; the flusher never takes the lock, so
- * that wait cannot deadlock. Opening a segment takes a free slot from the {@link SlotSource} and never
+ * submission order, so a segment's writes land in order and its {@code flushedOffset} only grows. The
+ * buffers come from one {@link WriteBufferPool} shared by every class (bounded in all); a class holds at
+ * most {@code buffersPerClass}: one filling, the rest in flight. The flusher hands a written buffer back
+ * to the pool after it advanced the segment's {@code flushedOffset}, so a reader that finds a buffer
+ * recycled under it (its sequence lock) reads the device instead. A class that needs a buffer while all
+ * are in use takes the filling one of the class that appended least recently: that buffer goes to the
+ * flusher (its last page zero padded; the class continues on the next page when it appends again) and
+ * back to the pool. A thread that finds no free buffer waits for the flusher, under the lock, up to its
+ * deadline; the flusher never takes the lock, so that wait cannot deadlock. Opening a segment takes a free slot from the {@link SlotSource} and never
  * waits: without one, {@link #append} returns {@link IndexEntry#NONE} and the caller decides (the flash
  * tier waits for reclaim outside the lock).
  *
@@ -97,6 +99,8 @@ final class SegmentWriter {
   private final long segmentBytes;
   private final LongSupplier sequence;
   private final Map<Integer, ClassLog> logs = new HashMap<>(); // under lock
+  private final WriteBufferPool pool;
+  private long appends; // under lock: orders the classes by their last append (which to take a buffer from)
   // fair: a stream of appends never starves reclaim or a checkpoint start (measured: unfair refused evictions)
   private final ReentrantLock lock = new ReentrantLock(true);
   private final ExecutorService flusher;
@@ -109,12 +113,14 @@ final class SegmentWriter {
   private boolean traceFailed;
   private LockProbe probe = LockProbe.NONE; // tests: an Error inside a locked region
 
-  /** The active segment of one lifetime class and its buffers. All fields under the lock. */
+  /** The active segment of one lifetime class and its buffers. All fields under the lock, but {@code held}. */
   private static final class ClassLog {
     LifetimeClass lifetimeClass; // the id never changes; the name may (a placeholder of a restart, then the caller's)
-    final WriteBuffer[] all;
-    final ArrayBlockingQueue<WriteBuffer> free;
-    WriteBuffer current;
+    /** Buffers taken from the pool and not yet given back: the filling one and those in flight. */
+    final AtomicInteger held = new AtomicInteger();
+    WriteBuffer current; // the filling buffer, or null (none taken yet, or taken by another class)
+    long nextBase; // without a current buffer: the segment offset where the next one starts
+    long lastAppend; // the writer's append count at this class's last append
     Segment segment;
     int stream; // of the active segment
     /** Bytes at the start of the current buffer already submitted (a {@link #flushAll} that kept the page). */
@@ -125,15 +131,8 @@ final class SegmentWriter {
     long[] offsets = new long[1024];
     int count;
 
-    ClassLog(LifetimeClass c, int bufferBytes, int buffers) {
+    ClassLog(LifetimeClass c) {
       this.lifetimeClass = c;
-      this.all = new WriteBuffer[buffers];
-      this.free = new ArrayBlockingQueue<>(buffers);
-      for (int i = 0; i < buffers; i++) {
-        all[i] = new WriteBuffer(bufferBytes);
-        free.add(all[i]);
-      }
-      this.current = free.poll();
     }
 
     void startSummary(boolean on) {
@@ -159,18 +158,20 @@ final class SegmentWriter {
 
   public SegmentWriter(Device device, SegmentTable table, Counters counters, WriteTrace trace, int bufferBytes,
       LongSupplier sequence) {
-    this(device, table, counters, trace, bufferBytes, DEFAULT_BUFFERS, sequence, null);
+    this(device, table, counters, trace, bufferBytes, DEFAULT_BUFFERS, 2 * DEFAULT_BUFFERS, sequence, null);
   }
 
   /**
-   * As above, with {@code buffersPerClass} write buffers per lifetime class (at least 2) and lifetime
-   * placement ({@code placement} may be null: stream 0, no hints).
+   * As above, with {@code buffersPerClass} write buffers per lifetime class (at least 2), {@code buffersTotal}
+   * for all classes together (at least 2) and lifetime placement ({@code placement} may be null: stream 0,
+   * no hints).
    */
   public SegmentWriter(Device device, SegmentTable table, Counters counters, WriteTrace trace, int bufferBytes,
-      int buffersPerClass, LongSupplier sequence, Placement placement) {
+      int buffersPerClass, int buffersTotal, LongSupplier sequence, Placement placement) {
     if (buffersPerClass < 2) {
       throw new IllegalArgumentException("buffersPerClass must be >= 2, was " + buffersPerClass);
     }
+    this.pool = new WriteBufferPool(bufferBytes, buffersTotal);
     this.placement = placement;
     if (placement != null && trace != null) {
       placement.onEpoch(this::traceEpoch);
@@ -198,6 +199,25 @@ final class SegmentWriter {
   /** Tests: true if some thread holds the lock. */
   boolean lockHeld() {
     return lock.isLocked();
+  }
+
+  /**
+   * The most direct memory the write buffers of a cache with config {@code c} hold (what the README
+   * states): {@link io.hybridcache.core.api.CacheConfig#writeBuffersTotal()} buffers, however many
+   * lifetime classes write.
+   */
+  static long boundBytes(io.hybridcache.core.api.CacheConfig c) {
+    return WriteBufferPool.boundBytes(c.writeBuffersTotal(), c.writeBufferBytes());
+  }
+
+  /** Direct memory of the write buffers made so far (at most {@link #boundBytes} of the config). */
+  long bufferMemory() {
+    return pool.retainedBytes();
+  }
+
+  /** The size of each write buffer: the largest entry it takes. */
+  int bufferBytes() {
+    return bufferBytes;
   }
 
   public void slotSource(SlotSource s) {
@@ -275,7 +295,7 @@ final class SegmentWriter {
   private ClassLog logLocked(LifetimeClass c) {
     ClassLog log = logs.get(c.id());
     if (log == null) {
-      log = new ClassLog(c, bufferBytes, buffersPerClass);
+      log = new ClassLog(c);
       logs.put(c.id(), log);
     }
     return log;
@@ -290,6 +310,10 @@ final class SegmentWriter {
     if (log.segment != null && log.segment.damaged()) {
       detachLocked(log); // a write of it failed: the flash tier drops it; what follows goes to a new segment
     }
+    if (log.current == null && !refillLocked(log, deadlineNanos)) {
+      return IndexEntry.NONE;
+    }
+    log.lastAppend = ++appends;
     int span = IndexEntry.classBytes(size); // what a reader reads: never across a page if it fits in one
     int pad = padBefore(log.current.used(), span);
     if (log.segment != null && log.current.free() < pad + size) {
@@ -384,7 +408,7 @@ final class SegmentWriter {
   /** Submits the current buffer's pages from the first one not yet submitted, keeping its position. */
   private void syncLocked(ClassLog log) {
     WriteBuffer buf = log.current;
-    if (buf.used() == log.synced) {
+    if (buf == null || buf.used() == log.synced) {
       return;
     }
     Segment s = log.segment;
@@ -461,7 +485,7 @@ final class SegmentWriter {
     try {
       probe.inside("hasUnflushed");
       for (ClassLog log : logs.values()) {
-        if (log.segment != null && log.current.used() > log.synced) {
+        if (log.segment != null && log.current != null && log.current.used() > log.synced) {
           return true;
         }
       }
@@ -485,7 +509,7 @@ final class SegmentWriter {
       for (ClassLog log : logs.values()) {
         if (log.segment != null) {
           ids[n] = log.segment.id();
-          offsets[n++] = log.current.base() + log.current.used();
+          offsets[n++] = log.current == null ? log.nextBase : log.current.base() + log.current.used();
         }
       }
       return new long[][] {java.util.Arrays.copyOf(ids, n), java.util.Arrays.copyOf(offsets, n)};
@@ -519,8 +543,11 @@ final class SegmentWriter {
       log.segment = s;
       log.startSummary(false); // entries appended before the restart are not in memory: reclaim scans it
       log.synced = 0;
-      log.current.reset(s.id(), resumeAt);
-      s.setBuffers(log.all);
+      log.nextBase = resumeAt; // a buffer is taken at the first append: resuming allocates none
+      if (log.current != null) {
+        log.current.reset(s.id(), resumeAt);
+      }
+      s.setBuffers(pool);
       opened(log);
     } finally {
       lock.unlock();
@@ -598,7 +625,9 @@ final class SegmentWriter {
     log.segment.setBuffers(null);
     log.segment = null;
     log.synced = 0;
-    log.current.reset(0, 0);
+    if (log.current != null) {
+      log.current.reset(0, 0);
+    }
   }
 
   private boolean openLocked(ClassLog log, boolean mayTakeReserve) {
@@ -627,7 +656,7 @@ final class SegmentWriter {
     s.restore(0, 0, SegmentHeader.FIRST_ENTRY_OFFSET, 0);
     log.synced = 0;
     log.current.reset(id, SegmentHeader.FIRST_ENTRY_OFFSET);
-    s.setBuffers(log.all);
+    s.setBuffers(pool);
     log.startSummary(true);
     table.add(s);
     return true;
@@ -641,28 +670,56 @@ final class SegmentWriter {
    */
   private boolean flushLocked(ClassLog log, long deadlineNanos) {
     WriteBuffer buf = log.current;
-    if (buf.used() == 0) {
+    if (buf == null || buf.used() == 0) {
       return true;
     }
     WriteBuffer next = takeFree(log, deadlineNanos);
     if (next == null) {
       return false;
     }
+    next.reset(log.segment.id(), submitCurrentLocked(log));
+    log.current = next;
+    return true;
+  }
+
+  /**
+   * Hands the current buffer (holding entries) to the flusher, which gives it back to the pool once written;
+   * returns the segment offset where the next buffer starts (the page after it). The log has no current
+   * buffer afterwards.
+   */
+  private long submitCurrentLocked(ClassLog log) {
+    WriteBuffer buf = log.current;
     Segment s = log.segment;
     ByteBuffer slice = buf.flushSlice();
     int len = slice.remaining();
     int from = (int) Device.roundDown(log.synced); // pages before it were submitted already
     long base = buf.base();
     record(s.slot(), base + from, len - from, log);
-    submit(s, base + from, slice.position(from), base + len, log.free, buf);
+    submit(s, base + from, slice.position(from), base + len, log, buf);
     log.synced = 0;
-    next.reset(s.id(), base + len);
-    log.current = next;
+    log.current = null;
+    log.nextBase = base + len;
+    return base + len;
+  }
+
+  /** Takes a buffer for a log without one (its first append, or its buffer was taken); false if none came. */
+  private boolean refillLocked(ClassLog log, long deadlineNanos) {
+    WriteBuffer b = takeFree(log, deadlineNanos);
+    if (b == null) {
+      return false;
+    }
+    b.reset(log.segment == null ? 0 : log.segment.id(), log.segment == null ? 0 : log.nextBase);
+    log.current = b;
     return true;
   }
 
+  /**
+   * A buffer for {@code log}, waiting for one up to {@code deadlineNanos}: from the pool once the class
+   * holds fewer than {@code buffersPerClass}; with the pool empty, another class's filling buffer is
+   * taken ({@link #takeFromIdlestLocked}) and this waits for it to be written.
+   */
   private WriteBuffer takeFree(ClassLog log, long deadlineNanos) {
-    WriteBuffer b = log.free.poll();
+    WriteBuffer b = pollLocked(log);
     if (b != null) {
       return b;
     }
@@ -671,23 +728,83 @@ final class SegmentWriter {
     }
     roomWaiters.incrementAndGet();
     try {
-      return deadlineNanos == Long.MAX_VALUE ? log.free.take()
-          : log.free.poll(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return null;
+      boolean took = false;
+      while (true) {
+        long seen = pool.returns();
+        b = pollLocked(log);
+        if (b != null) {
+          return b;
+        }
+        if (!took && log.held.get() < buffersPerClass) {
+          took = takeFromIdlestLocked(log); // once: its buffer comes back through the pool
+          continue;
+        }
+        if (!pool.awaitReturn(seen, deadlineNanos)) {
+          return null;
+        }
+      }
     } finally {
       roomWaiters.decrementAndGet();
     }
   }
 
+  /** A buffer from the pool for {@code log}, or null if it holds its share or the pool has none. */
+  private WriteBuffer pollLocked(ClassLog log) {
+    if (log.held.get() >= buffersPerClass) {
+      return null;
+    }
+    WriteBuffer b = pool.poll();
+    if (b != null) {
+      log.held.incrementAndGet();
+    }
+    return b;
+  }
+
+  /**
+   * Takes the filling buffer of the class other than {@code taker} that appended least recently (one
+   * holding no entries first): it goes back to the pool at once if empty, else after the flusher wrote it.
+   * False if no other class has one.
+   */
+  private boolean takeFromIdlestLocked(ClassLog taker) {
+    ClassLog victim = null;
+    for (ClassLog l : logs.values()) {
+      if (l != taker && l.current != null && (victim == null || idler(l, victim))) {
+        victim = l;
+      }
+    }
+    if (victim == null) {
+      return false;
+    }
+    if (victim.segment == null || victim.current.used() == 0) {
+      WriteBuffer b = victim.current;
+      victim.nextBase = b.base();
+      victim.current = null;
+      giveBack(victim, b);
+    } else {
+      submitCurrentLocked(victim);
+    }
+    return true;
+  }
+
+  /** True if {@code a}'s buffer is a better one to take than {@code b}'s: empty, or appended to longer ago. */
+  private static boolean idler(ClassLog a, ClassLog b) {
+    boolean aEmpty = a.current.used() == 0;
+    boolean bEmpty = b.current.used() == 0;
+    return aEmpty != bEmpty ? aEmpty : a.lastAppend < b.lastAppend;
+  }
+
+  /** Returns a buffer {@code log} held to the pool (any thread: the flusher too). */
+  private void giveBack(ClassLog log, WriteBuffer b) {
+    log.held.decrementAndGet();
+    pool.release(b);
+  }
+
   /**
    * Queues one device write of {@code data} at {@code offset} of {@code s}'s slot; when it is done, sets
-   * the segment's flushed offset to {@code flushedTo} (unless negative) and hands {@code buffer} back to
-   * {@code free}. A failure is recorded, reported, and still recycles the buffer (its segment is lost).
+   * the segment's flushed offset to {@code flushedTo} (unless negative) and gives {@code buffer} (unless
+   * null) back to the pool for {@code owner}. A failure is recorded, reported, and still recycles the buffer (its segment is lost).
    */
-  private void submit(Segment s, long offset, ByteBuffer data, long flushedTo, ArrayBlockingQueue<WriteBuffer> free,
-      WriteBuffer buffer) {
+  private void submit(Segment s, long offset, ByteBuffer data, long flushedTo, ClassLog owner, WriteBuffer buffer) {
     flusher.execute(() -> {
       try {
         if (!s.damaged()) {
@@ -712,8 +829,8 @@ final class SegmentWriter {
           LOG.warn("flush failure listener threw", x);
         }
       } finally {
-        if (free != null) {
-          free.add(buffer);
+        if (buffer != null) {
+          giveBack(owner, buffer);
         }
       }
     });

@@ -97,6 +97,7 @@ final class StatsMXBean implements HybridCacheMXBean {
   @Override public long getCheckpoints() { return stats.get().checkpoints(); }
   @Override public long getCheckpointFailures() { return stats.get().checkpointFailures(); }
   @Override public boolean isNextUncleanOpenCold() { return stats.get().nextUncleanOpenCold(); }
+  @Override public long getOutOfMemoryMisses() { return stats.get().outOfMemoryMisses(); }
 
   @Override public double getHitRatioDram() { return stats.get().hitRatioDram(); }
   @Override public double getHitRatioFlash() { return stats.get().hitRatioFlash(); }

@@ -38,6 +38,8 @@ final class FlashMeters {
         null, s -> s.corruptReads());
     m.counter(r, "hybridcache.interrupted.reads", "Lookups that missed because the caller was interrupted mid-read",
         null, s -> s.interruptedReads());
+    m.counter(r, "hybridcache.out.of.memory.misses", "Lookups that missed because no direct memory was left for a "
+        + "read buffer", null, s -> s.outOfMemoryMisses());
     m.gauge(r, "hybridcache.flash.reads.per.hit", "Device reads per flash hit served from the device", null,
         s -> s.deviceReadsPerFlashHit());
     m.gauge(r, "hybridcache.flash.pages.per.hit", "Device pages read per flash hit served from the device", null,

@@ -58,6 +58,7 @@ public final class FaultInjectingDevice implements Device {
   private final AtomicReference<Hold> readHold = new AtomicReference<>();
   private volatile Error writeError;
   private volatile boolean ignoreDiscards;
+  private volatile Error readError;
 
   /** A closed write gate: {@code open} releases the parked writes, {@code parked} counts down at the first. */
   private record Hold(CountDownLatch open, CountDownLatch parked) {}
@@ -122,6 +123,15 @@ public final class FaultInjectingDevice implements Device {
     return this;
   }
 
+  /**
+   * Every read from now on throws {@code error} until heal (e.g. the {@link OutOfMemoryError} of a
+   * direct buffer the JDK could not reserve).
+   */
+  public FaultInjectingDevice throwOnReads(Error error) {
+    readError = Objects.requireNonNull(error);
+    return this;
+  }
+
   /** Reads from now on park until {@link #releaseReads()}. */
   public FaultInjectingDevice holdReads() {
     readHold.compareAndSet(null, new Hold(new CountDownLatch(1), new CountDownLatch(1)));
@@ -165,6 +175,7 @@ public final class FaultInjectingDevice implements Device {
     releaseWrites();
     releaseReads();
     writeError = null;
+    readError = null;
     writes.disarm();
     readFailures.disarm();
     readCorruptions.disarm();
@@ -206,6 +217,10 @@ public final class FaultInjectingDevice implements Device {
   @Override
   public void read(int slot, long offset, ByteBuffer dst) throws IOException {
     park(readHold.get(), "read");
+    Error error = readError;
+    if (error != null) {
+      throw error;
+    }
     if (readFailures.fire() != null) {
       readFaults.increment();
       throw new IOException(IO_ERROR_MESSAGE + " (injected read fault)");

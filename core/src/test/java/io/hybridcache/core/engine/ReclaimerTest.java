@@ -78,7 +78,7 @@ class ReclaimerTest {
     assertEquals(1, victim.id());
     r.reclaim(victim);
     assertNull(table.get(1), "victim released");
-    FlashReader reader = new FlashReader(device, table, counters);
+    FlashReader reader = new FlashReader(device, table, counters, new ReadBuffers(4, 16 * 1024));
     for (int i = 0; i < n; i++) {
       long p = index.get(KeyHash.of(key(i)));
       if (i % 2 == 0) {

@@ -29,7 +29,7 @@ class SegmentLogTest {
   private final Counters counters = new Counters();
   private final AtomicLong seq = new AtomicLong();
   private final SegmentWriter writer = new SegmentWriter(device, table, counters, null, 16 * 1024, seq::get);
-  private final FlashReader reader = new FlashReader(device, table, counters);
+  private final FlashReader reader = new FlashReader(device, table, counters, new ReadBuffers(4, 16 * 1024));
 
   SegmentLogTest() {
     table.rebuildFreeList();

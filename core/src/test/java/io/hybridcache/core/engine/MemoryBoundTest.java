@@ -1,0 +1,213 @@
+package io.hybridcache.core.engine;
+
+import static io.hybridcache.core.engine.TestCaches.key;
+import static io.hybridcache.core.engine.TestCaches.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.IndexType;
+import io.hybridcache.core.api.LifetimeClass;
+import io.hybridcache.core.device.Device;
+import io.hybridcache.core.device.FaultInjectingDevice;
+import io.hybridcache.core.device.FileDevice;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 25, items 11 and 12: the direct memory the flash tier holds is bounded, whatever the number of
+ * reading threads (platform or virtual) or of lifetime classes that write, and running out of it is a
+ * counted miss, never an error out of {@code get}. Each bound is the one the README states; the JVM's
+ * direct buffer pool ({@link BufferPoolMXBean} "direct") is the witness (a GC during a test may free
+ * earlier garbage and hide some growth, never add any), and the buffers' own count is checked too.
+ */
+class MemoryBoundTest {
+  private static final int THREADS = 2_000;
+  private static final int VALUE = 400;
+  private static final long KIB = 1024;
+  /** Direct memory the test itself may cause beside the bound (segment header pages, summaries). */
+  private static final long SLACK = 1024 * KIB;
+
+  @TempDir Path dir;
+
+  private static BufferPoolMXBean directPool() {
+    for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+      if (b.getName().equals("direct")) {
+        return b;
+      }
+    }
+    throw new AssertionError("no direct buffer pool MXBean");
+  }
+
+  private CacheConfig readConfig() {
+    return TestCaches.small(dir, IndexType.HEAP)
+        .dramBytes(16 * CacheConfig.MIB) // the reads' promotions evict nothing: only reads allocate
+        .flashBytes(64L * TestCaches.SEGMENT)
+        .build();
+  }
+
+  /** Every key written and on flash only (DRAM emptied). */
+  private static void fill(Engine c) {
+    for (int i = 0; i < THREADS; i++) {
+      c.put(key(i), value(i, 1, VALUE));
+    }
+    c.writeBackAndDropDram();
+  }
+
+  /**
+   * Starts {@link #THREADS} threads with {@code start}, each reading its own key from flash and then
+   * waiting; returns the direct memory the cache added while all of them are alive, each having read.
+   */
+  private static long directGrowthWhileThreadsLive(Engine c, Function<Runnable, Thread> start) throws Exception {
+    fill(c);
+    assertArrayEquals(value(0, 1, VALUE), c.get(key(0)), "a warm-up read from flash"); // the first buffer
+    c.writeBackAndDropDram();
+    long readsBefore = c.counters().deviceReads.sum();
+    System.gc(); // earlier garbage freed now is not freed while the threads read (it would hide growth)
+    long before = directPool().getMemoryUsed();
+    CountDownLatch read = new CountDownLatch(THREADS);
+    CountDownLatch exit = new CountDownLatch(1);
+    ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < THREADS; t++) {
+      int i = t;
+      threads.add(start.apply(() -> {
+        try {
+          byte[] v = c.get(key(i));
+          if (v == null || !java.util.Arrays.equals(value(i, 1, VALUE), v)) {
+            failures.add(new AssertionError("key " + i + " read " + (v == null ? "a miss" : "a wrong value")));
+          }
+        } catch (Throwable e) {
+          failures.add(e);
+        } finally {
+          read.countDown();
+        }
+        try {
+          exit.await(); // alive, with whatever it keeps per thread
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }));
+    }
+    read.await();
+    long growth = directPool().getMemoryUsed() - before;
+    exit.countDown();
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertTrue(failures.isEmpty(), () -> failures.size() + " readers failed, first: " + failures.peek());
+    assertTrue(c.counters().deviceReads.sum() - readsBefore >= THREADS, "every thread read flash");
+    return growth;
+  }
+
+  private void assertReadBound(Function<Runnable, Thread> start, String threads) throws Exception {
+    CacheConfig config = readConfig();
+    try (Engine c = TestCaches.open(config)) {
+      long growth = directGrowthWhileThreadsLive(c, start);
+      long bound = ReadBuffers.boundBytes(config);
+      System.out.printf("%d %s reading threads: direct buffer pool +%,d B (bound %,d B)%n", THREADS, threads, growth,
+          bound);
+      assertTrue(growth <= bound + SLACK, THREADS + " " + threads + " reading threads grew the direct buffer pool by "
+          + growth + " B; the README's bound for this config is " + bound + " B");
+      assertTrue(c.flashTier().readBufferMemory() <= bound, "the read buffers by their own count: "
+          + c.flashTier().readBufferMemory() + " B");
+    }
+  }
+
+  @Test
+  void twoThousandReadingThreadsStayUnderTheReadBufferBound() throws Exception {
+    assertReadBound(r -> {
+      Thread t = new Thread(r);
+      t.start();
+      return t;
+    }, "platform");
+  }
+
+  @Test
+  void twoThousandVirtualReadingThreadsStayUnderTheReadBufferBound() throws Throwable {
+    assumeTrue(Runtime.version().feature() >= 21, "virtual threads need JDK 21+");
+    MethodHandle start = virtualStarter();
+    assertReadBound(r -> {
+      try {
+        return (Thread) start.invoke(r);
+      } catch (Throwable e) {
+        throw new AssertionError(e);
+      }
+    }, "virtual");
+  }
+
+  /** {@code Thread.ofVirtual()::start}, found at run time: the build compiles with release 17. */
+  private static MethodHandle virtualStarter() throws Throwable {
+    MethodHandles.Lookup l = MethodHandles.publicLookup();
+    Class<?> builder = Class.forName("java.lang.Thread$Builder");
+    Class<?> ofVirtual = Class.forName("java.lang.Thread$Builder$OfVirtual");
+    Object b = l.findStatic(Thread.class, "ofVirtual", MethodType.methodType(ofVirtual)).invoke();
+    return l.findVirtual(builder, "start", MethodType.methodType(Thread.class, Runnable.class)).bindTo(b);
+  }
+
+  @Test
+  void anOutOfMemoryErrorForDirectMemoryIsACountedMiss() {
+    FaultInjectingDevice[] device = new FaultInjectingDevice[1];
+    try (Engine c = Engine.open(readConfig(), (d, n, b, direct) -> {
+      device[0] = new FaultInjectingDevice(FileDevice.open(d, n, b, direct));
+      return device[0];
+    })) {
+      fill(c);
+      device[0].throwOnReads(new OutOfMemoryError("Cannot reserve 69632 bytes of direct buffer memory (injected)"));
+      assertNull(c.get(key(3)), "a miss, not an error out of get");
+      assertEquals(1, c.stats().outOfMemoryMisses(), "counted");
+      assertEquals(0, c.stats().segmentsDropped(), "memory is not the segment's fault");
+      device[0].heal();
+      assertArrayEquals(value(3, 1, VALUE), c.get(key(3)), "the entry stays on flash");
+    }
+  }
+
+  @Test
+  void writeBuffersOfManyLifetimeClassesStayUnderTheirBound() {
+    int classes = 100;
+    CacheConfig config = TestCaches.small(dir, IndexType.HEAP)
+        .segmentBytes(2 * TestCaches.SEGMENT)
+        .writeBufferBytes(64 * KIB)
+        .flashBytes((2L * classes + 8) * 2 * TestCaches.SEGMENT) // room for an active segment per class
+        .build();
+    try (Engine c = TestCaches.open(config)) {
+      System.gc();
+      long before = directPool().getMemoryUsed();
+      for (int k = 0; k < classes; k++) {
+        LifetimeClass lc = LifetimeClass.named(LifetimeClass.FIRST_CALLER_ID + k, "collection-" + k);
+        for (int i = 0; i < 20; i++) {
+          int n = k * 1000 + i;
+          c.put(key(n), value(n, 1, VALUE), lc);
+        }
+      }
+      c.writeBackAndDropDram(); // every class writes to flash
+      long growth = directPool().getMemoryUsed() - before;
+      long bound = SegmentWriter.boundBytes(config);
+      System.out.printf("%d lifetime classes writing: direct buffer pool +%,d B (bound %,d B)%n", classes, growth,
+          bound);
+      long headers = classes * 2L * Device.ALIGNMENT; // each new segment's header page, garbage until a GC
+      assertTrue(growth <= bound + headers + SLACK, classes + " lifetime classes that wrote grew the direct buffer pool by "
+          + growth + " B; the README's bound for this config is " + bound + " B");
+      assertTrue(c.flashTier().writeBufferMemory() <= bound, "the write buffers by their own count: "
+          + c.flashTier().writeBufferMemory() + " B");
+      for (int k = 0; k < classes; k += 9) {
+        int n = k * 1000 + 7;
+        assertArrayEquals(value(n, 1, VALUE), c.get(key(n)), "class " + k + "'s entries read back");
+      }
+    }
+  }
+}
