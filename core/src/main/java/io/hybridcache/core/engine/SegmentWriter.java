@@ -719,32 +719,34 @@ final class SegmentWriter {
    * taken ({@link #takeFromIdlestLocked}) and this waits for it to be written.
    */
   private WriteBuffer takeFree(ClassLog log, long deadlineNanos) {
-    WriteBuffer b = pollLocked(log);
-    if (b != null) {
-      return b;
-    }
-    if (deadlineNanos - System.nanoTime() > 0) {
-      counters.cascadeWaits.increment(); // a write that waits for room
-    }
-    roomWaiters.incrementAndGet();
+    boolean took = false;
+    boolean waiting = false;
     try {
-      boolean took = false;
       while (true) {
         long seen = pool.returns();
-        b = pollLocked(log);
+        WriteBuffer b = pollLocked(log);
         if (b != null) {
           return b;
         }
-        if (!took && log.held.get() < buffersPerClass) {
-          took = takeFromIdlestLocked(log); // once: its buffer comes back through the pool
+        if (!took && log.held.get() < buffersPerClass && takeFromIdlestLocked(log)) {
+          took = true; // once: its buffer comes back through the pool, at once if it held no entry
           continue;
+        }
+        if (!waiting) {
+          waiting = true;
+          if (deadlineNanos - System.nanoTime() > 0) {
+            counters.cascadeWaits.increment(); // a write that waits for room
+          }
+          roomWaiters.incrementAndGet();
         }
         if (!pool.awaitReturn(seen, deadlineNanos)) {
           return null;
         }
       }
     } finally {
-      roomWaiters.decrementAndGet();
+      if (waiting) {
+        roomWaiters.decrementAndGet();
+      }
     }
   }
 
