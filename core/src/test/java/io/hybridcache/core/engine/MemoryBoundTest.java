@@ -32,8 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 25, items 11 and 12: the direct memory the flash tier holds is bounded, whatever the number of
  * reading threads (platform or virtual) or of lifetime classes that write, and running out of it is a
  * counted miss, never an error out of {@code get}. Each bound is the one the README states; the JVM's
- * direct buffer pool ({@link BufferPoolMXBean} "direct") is the witness (a GC during a test may free
- * earlier garbage and hide some growth, never add any), and the buffers' own count is checked too.
+ * direct buffer pool ({@link BufferPoolMXBean} "direct") is the witness, measured after a GC at both ends
+ * (garbage freed in between would hide growth; what a thread or class keeps is never garbage), and the
+ * buffers' own count is checked too.
  */
 class MemoryBoundTest {
   private static final int THREADS = 2_000;
@@ -77,7 +78,7 @@ class MemoryBoundTest {
     assertArrayEquals(value(0, 1, VALUE), c.get(key(0)), "a warm-up read from flash"); // the first buffer
     c.writeBackAndDropDram();
     long readsBefore = c.counters().deviceReads.sum();
-    System.gc(); // earlier garbage freed now is not freed while the threads read (it would hide growth)
+    System.gc(); // earlier garbage freed now, not while the threads read (it would hide growth)
     long before = directPool().getMemoryUsed();
     CountDownLatch read = new CountDownLatch(THREADS);
     CountDownLatch exit = new CountDownLatch(1);
@@ -104,6 +105,7 @@ class MemoryBoundTest {
       }));
     }
     read.await();
+    System.gc(); // frees garbage only: what the threads keep stays reachable
     long growth = directPool().getMemoryUsed() - before;
     exit.countDown();
     for (Thread t : threads) {
@@ -195,6 +197,7 @@ class MemoryBoundTest {
         }
       }
       c.writeBackAndDropDram(); // every class writes to flash
+      System.gc(); // frees garbage only (header pages): the buffers the classes keep stay reachable
       long growth = directPool().getMemoryUsed() - before;
       long bound = SegmentWriter.boundBytes(config);
       System.out.printf("%d lifetime classes writing: direct buffer pool +%,d B (bound %,d B)%n", classes, growth,
