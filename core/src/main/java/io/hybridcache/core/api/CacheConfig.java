@@ -401,7 +401,10 @@ public final class CacheConfig {
      * {@value CacheConfig#DEFAULT_WRITE_BUFFER_CLASSES} x writeBuffers.
      */
     public Builder writeBuffersTotal(int v) { writeBuffersTotal = v; return this; }
-    /** Read buffers shared by all reading threads, 1..{@value CacheConfig#MAX_BUFFERS}, {@value CacheConfig#DEFAULT_READ_BUFFERS} by default. */
+    /**
+     * Read buffers shared by all reading threads, 1..{@value CacheConfig#MAX_BUFFERS},
+     * {@value CacheConfig#DEFAULT_READ_BUFFERS} by default.
+     */
     public Builder readBuffers(int v) { readBuffers = v; return this; }
     /** 0 = never wait (no room rejects at once); at most {@link CacheConfig#MAX_CASCADE_WAIT}. */
     public Builder cascadeWait(Duration v) { cascadeWait = v; return this; }

@@ -35,9 +35,9 @@ import org.slf4j.LoggerFactory;
  * are in use takes the filling one of the class that appended least recently: that buffer goes to the
  * flusher (its last page zero padded; the class continues on the next page when it appends again) and
  * back to the pool. A thread that finds no free buffer waits for the flusher, under the lock, up to its
- * deadline; the flusher never takes the lock, so that wait cannot deadlock. Opening a segment takes a free slot from the {@link SlotSource} and never
- * waits: without one, {@link #append} returns {@link IndexEntry#NONE} and the caller decides (the flash
- * tier waits for reclaim outside the lock).
+ * deadline; the flusher never takes the lock, so that wait cannot deadlock. Opening a segment takes a
+ * free slot from the {@link SlotSource} and never waits: without one, {@link #append} returns
+ * {@link IndexEntry#NONE} and the caller decides (the flash tier waits for reclaim outside the lock).
  *
  * <p>Format: a segment is its header page ({@link SegmentHeader}) followed by entries
  * ({@link EntryFormat}) at 16-byte aligned offsets; each buffer flush writes a whole number of 4 KiB
@@ -804,7 +804,8 @@ final class SegmentWriter {
   /**
    * Queues one device write of {@code data} at {@code offset} of {@code s}'s slot; when it is done, sets
    * the segment's flushed offset to {@code flushedTo} (unless negative) and gives {@code buffer} (unless
-   * null) back to the pool for {@code owner}. A failure is recorded, reported, and still recycles the buffer (its segment is lost).
+   * null) back to the pool for {@code owner}. A failure is recorded, reported, and still recycles the
+   * buffer (its segment is lost).
    */
   private void submit(Segment s, long offset, ByteBuffer data, long flushedTo, ClassLog owner, WriteBuffer buffer) {
     flusher.execute(() -> {

@@ -203,8 +203,8 @@ class MemoryBoundTest {
       System.out.printf("%d lifetime classes writing: direct buffer pool +%,d B (bound %,d B)%n", classes, growth,
           bound);
       long headers = classes * 2L * Device.ALIGNMENT; // each new segment's header page, garbage until a GC
-      assertTrue(growth <= bound + headers + SLACK, classes + " lifetime classes that wrote grew the direct buffer pool by "
-          + growth + " B; the README's bound for this config is " + bound + " B");
+      assertTrue(growth <= bound + headers + SLACK, classes + " lifetime classes that wrote grew the direct buffer "
+          + "pool by " + growth + " B; the README's bound for this config is " + bound + " B");
       assertTrue(c.flashTier().writeBufferMemory() <= bound, "the write buffers by their own count: "
           + c.flashTier().writeBufferMemory() + " B");
       for (int k = 0; k < classes; k += 9) {
