@@ -118,7 +118,9 @@ class MemoryBoundTest {
 
   private void assertReadBound(Function<Runnable, Thread> start, String threads) throws Exception {
     CacheConfig config = readConfig();
+    Engine closed;
     try (Engine c = TestCaches.open(config)) {
+      closed = c;
       long growth = directGrowthWhileThreadsLive(c, start);
       long bound = ReadBuffers.boundBytes(config);
       System.out.printf("%d %s reading threads: direct buffer pool +%,d B (bound %,d B)%n", THREADS, threads, growth,
@@ -128,6 +130,7 @@ class MemoryBoundTest {
       assertTrue(c.flashTier().readBufferMemory() <= bound, "the read buffers by their own count: "
           + c.flashTier().readBufferMemory() + " B");
     }
+    assertEquals(0, closed.flashTier().readBufferMemory(), "close drops the read buffers (the threads keep none)");
   }
 
   @Test
