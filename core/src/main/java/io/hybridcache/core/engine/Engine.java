@@ -65,10 +65,11 @@ final class Engine implements HybridCache {
   private final SingleFlight loads = new SingleFlight();
   private volatile CacheStats finalStats; // taken at close, returned by stats() afterwards
 
-  private Engine(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits) throws IOException {
+  private Engine(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits,
+      java.util.function.UnaryOperator<Index> indexView) throws IOException {
     this.config = config;
     this.calls = new CallGate(config.name());
-    this.flash = FlashOpener.open(config, devices, counters, sequence, classes, tagBits);
+    this.flash = FlashOpener.open(config, devices, counters, sequence, classes, tagBits, indexView);
     try {
       this.removals = new Removals(config.name(), config.removalListener(), config.removalExecutor());
       this.dram = new DramTier(config.dramBytes(), this::onDramEviction);
@@ -96,9 +97,15 @@ final class Engine implements HybridCache {
 
   /** As above with {@code tagBits} of segment tag in the index (tests drive ids past a narrow one). */
   static Engine open(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits) {
+    return open(config, devices, tagBits, java.util.function.UnaryOperator.identity());
+  }
+
+  /** As above, the flash tier seeing the index through {@code indexView} (tests: an index that refuses keys). */
+  static Engine open(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits,
+      java.util.function.UnaryOperator<Index> indexView) {
     Objects.requireNonNull(config, "config");
     try {
-      return new Engine(config, devices, tagBits);
+      return new Engine(config, devices, tagBits, indexView);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open hybridcache in " + config.directory() + ": " + e.getMessage(), e);
     }

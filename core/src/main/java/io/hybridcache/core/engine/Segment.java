@@ -95,6 +95,9 @@ final class Segment implements VictimPolicy.SegmentInfo {
 
   void installed() { pendingInstalls.decrementAndGet(); }
 
+  /** Entries appended here and not yet installed or refused (tests: none may leak). */
+  int pendingInstalls() { return pendingInstalls.get(); }
+
   /**
    * Waits until every entry appended here is installed (or refused) in the index. The window is a few
    * index operations on the appending thread, which never blocks inside it, so this spins.

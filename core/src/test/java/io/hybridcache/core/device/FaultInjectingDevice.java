@@ -58,6 +58,11 @@ public final class FaultInjectingDevice implements Device {
   private final AtomicReference<Hold> readHold = new AtomicReference<>();
   private volatile Error writeError;
   private volatile boolean ignoreDiscards;
+  private volatile Error readError;
+  private volatile SlowSyncs slowSyncs;
+
+  /** Syncs by the threads {@code who} accepts take {@code delay} more (a slow device, not a hung one). */
+  private record SlowSyncs(java.time.Duration delay, java.util.function.Predicate<Thread> who) {}
 
   /** A closed write gate: {@code open} releases the parked writes, {@code parked} counts down at the first. */
   private record Hold(CountDownLatch open, CountDownLatch parked) {}
@@ -122,6 +127,21 @@ public final class FaultInjectingDevice implements Device {
     return this;
   }
 
+  /** Every read from now on throws {@code error} (an Error, as an unsafe access fault raises) until heal. */
+  public FaultInjectingDevice throwOnReads(Error error) {
+    readError = Objects.requireNonNull(error);
+    return this;
+  }
+
+  /**
+   * Every sync from now on by a thread {@code who} accepts takes {@code delay} longer, until heal: a slow
+   * device (its fsync), not a hung one. The delay is the fault; no test waits on it.
+   */
+  public FaultInjectingDevice slowSyncs(java.time.Duration delay, java.util.function.Predicate<Thread> who) {
+    slowSyncs = new SlowSyncs(Objects.requireNonNull(delay), Objects.requireNonNull(who));
+    return this;
+  }
+
   /** Reads from now on park until {@link #releaseReads()}. */
   public FaultInjectingDevice holdReads() {
     readHold.compareAndSet(null, new Hold(new CountDownLatch(1), new CountDownLatch(1)));
@@ -165,6 +185,8 @@ public final class FaultInjectingDevice implements Device {
     releaseWrites();
     releaseReads();
     writeError = null;
+    readError = null;
+    slowSyncs = null;
     writes.disarm();
     readFailures.disarm();
     readCorruptions.disarm();
@@ -206,6 +228,11 @@ public final class FaultInjectingDevice implements Device {
   @Override
   public void read(int slot, long offset, ByteBuffer dst) throws IOException {
     park(readHold.get(), "read");
+    Error error = readError;
+    if (error != null) {
+      readFaults.increment();
+      throw error;
+    }
     if (readFailures.fire() != null) {
       readFaults.increment();
       throw new IOException(IO_ERROR_MESSAGE + " (injected read fault)");
@@ -263,6 +290,15 @@ public final class FaultInjectingDevice implements Device {
 
   @Override
   public void sync() throws IOException {
+    SlowSyncs slow = slowSyncs;
+    if (slow != null && slow.who().test(Thread.currentThread())) {
+      try {
+        Thread.sleep(slow.delay().toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("slow sync interrupted");
+      }
+    }
     delegate.sync();
   }
 
