@@ -616,7 +616,11 @@ final class Engine implements HybridCache {
     }
   }
 
-  /** As {@link #writeBack()}, giving up at {@code deadlineNanos} (a writer that makes no progress). */
+  /**
+   * As {@link #writeBack()}, giving up at {@code deadlineNanos} (a writer that makes no progress). An entry
+   * flash refuses stays dirty (a refusal by the index is not a store); the others are still offered unless
+   * no write can succeed any more (the deadline passed, the tier is degraded, the thread interrupted).
+   */
   private void writeBack(long deadlineNanos) {
     boolean[] stalled = {false};
     for (Map.Entry<ByteKey, DramEntry> en : dram.map().entrySet()) {
@@ -633,7 +637,8 @@ final class Engine implements HybridCache {
           return cur;
         }
         if (!flash.put(k, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass(), deadlineNanos)) {
-          stalled[0] = true;
+          stalled[0] = System.nanoTime() - deadlineNanos >= 0 || !flash.acceptsWrites()
+              || Thread.currentThread().isInterrupted();
           return cur;
         }
         return clean;

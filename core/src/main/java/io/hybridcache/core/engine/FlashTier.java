@@ -46,10 +46,12 @@ import org.slf4j.LoggerFactory;
  * <p>Faults ({@link FaultGate}) cost the least they can. A read error costs its segment: the segment is
  * marked damaged (its reads miss at once) and the maintenance thread drops it (its index entries and its
  * slot), counted. A write error (reported by the flusher) costs the segment written, the same way. An
- * interrupted reader costs only its own lookup. Only errors that persist ({@code faultThreshold} within
- * {@code faultWindow}) or a fault of the maintenance thread itself (any Throwable from one command: the
- * command is dropped, its barrier completed, the thread lives on) degrade the tier to DRAM-only (lookups
- * miss, evictions are dropped and counted). From {@code faultRetryInterval} on, the maintenance loop,
+ * interrupted reader costs only its own lookup. A fault in reclaim (any Throwable) costs its victim, dropped
+ * the same way, counted as a writer fault. Only errors that persist ({@code faultThreshold} within
+ * {@code faultWindow}) or another fault of the maintenance thread itself (any Throwable from its fault
+ * work or one command: that work or command is dropped, every barrier it had taken completed, a stop
+ * still stops, the thread lives on) degrade the tier to DRAM-only (lookups miss, evictions are dropped
+ * and counted). From {@code faultRetryInterval} on, the maintenance loop,
  * busy or idle, recovers: it keeps every sealed segment whose header still reads, drops the rest and the
  * index entries of lost segments, and takes writes again. A bulk invalidation that cannot scan the tier
  * ({@link #dropAll}) empties the index instead of leaving keys behind.
@@ -399,12 +401,18 @@ final class FlashTier {
         }
         return false;
       }
-      java.util.function.LongConsumer hook = afterAppend;
-      if (hook != null) {
-        hook.accept(hash);
+      Segment s = table.byTag(IndexEntry.segmentTag(packed));
+      try {
+        java.util.function.LongConsumer hook = afterAppend;
+        if (hook != null) {
+          hook.accept(hash);
+        }
+        return install(hash, seq, packed, EntryFormat.entryBytes(key.bytes().length, value.length));
+      } finally {
+        if (s != null) {
+          s.installed(); // whatever happened since the append: reclaim and checkpoints wait for this
+        }
       }
-      install(hash, seq, packed, EntryFormat.entryBytes(key.bytes().length, value.length));
-      return true;
     } catch (IOException e) {
       gate.error(e, "sequence lease"); // the entry was not written: a refusal
       counters.degradedRejected.increment();
@@ -679,13 +687,13 @@ final class FlashTier {
   }
 
   /**
-   * Installs an appended entry in the index (the key's map-bin lock held: nothing newer can exist). An
+   * Installs an appended entry in the index (the key's map-bin lock held: nothing newer can exist); false
+   * if the index refused the key (counted): the entry is garbage and the caller's copy is the only one. An
    * entry it replaces is another key's with the same index identity (the key's own were unlinked by its
    * put): that key's later put or remove will find no slot to journal, so the replacement is journaled
    * for the identity now, above every sequence drawn so far ({@link WarmRecovery} kills by identity).
    */
-  private void install(long hash, long seq, long packed, int entryBytes) {
-    Segment s = table.byTag(IndexEntry.segmentTag(packed));
+  private boolean install(long hash, long seq, long packed, int entryBytes) {
     try {
       long old = index.put(hash, packed);
       if (old != IndexEntry.NONE) {
@@ -693,6 +701,7 @@ final class FlashTier {
         journalUnlinked(hash); // the other key's entry; costs this one too after a crash: a miss
       }
       counters.bytesAdmitted.add(entryBytes);
+      return true;
     } catch (IndexFullException e) {
       InvalidationJournal j = journal;
       if (j != null) {
@@ -702,10 +711,7 @@ final class FlashTier {
       counters.indexFullRejected.increment();
       indexFullAt = index.size();
       indexFull = true;
-    } finally {
-      if (s != null) {
-        s.installed();
-      }
+      return false;
     }
   }
 
@@ -723,15 +729,15 @@ final class FlashTier {
 
   private void run() {
     List<Command> batch = new ArrayList<>(BATCH);
-    while (true) {
+    boolean stop = false;
+    while (!stop) {
       try {
-        if (!turn(batch)) {
-          return;
-        }
+        stop = !turn(batch);
       } catch (Throwable t) { // never a dead thread: the fault is counted and the tier degraded
         gate.fault(t, "flash maintenance loop");
         for (Command c : batch) {
           finish(c, false);
+          stop |= c instanceof Stop; // never a lost stop: close waits for this thread to end
         }
       }
       batch.clear();
@@ -739,8 +745,10 @@ final class FlashTier {
   }
 
   /**
-   * One turn: the fault work, reclaim if slots run low, then the next batch of commands (or an idle
-   * flush); so a barrier completes only after every fault reported before it was queued was handled.
+   * One turn: takes the next batch of commands, then does the fault work, reclaims if slots run low, and
+   * runs the batch (or an idle flush); so a barrier completes only after every fault reported before it
+   * was queued was handled. A command taken from the queue is in {@code batch} before any work that can
+   * throw, and a fault of that work costs the work, never the commands.
    */
   private boolean turn(List<Command> batch) {
     Command first;
@@ -749,7 +757,15 @@ final class FlashTier {
     } catch (InterruptedException e) {
       return !stopping; // nobody but close has business interrupting this thread
     }
-    maintain();
+    if (first != null) {
+      batch.add(first);
+      queue.drainTo(batch, BATCH - 1);
+    }
+    try {
+      maintain();
+    } catch (Throwable t) {
+      gate.fault(t, "flash maintenance (dropping damaged segments, recovery)");
+    }
     reclaimIfLow();
     startCheckpointIfDue();
     if (first == null) {
@@ -758,8 +774,6 @@ final class FlashTier {
       }
       return true;
     }
-    batch.add(first);
-    queue.drainTo(batch, BATCH - 1);
     for (int i = 0; i < batch.size(); i++) {
       if (!execute(batch.get(i))) {
         return false;
@@ -804,7 +818,8 @@ final class FlashTier {
 
   /**
    * Reclaims victims until more than {@code reclaimFreeSegments} slots are free (or none is left to
-   * take); each freed slot wakes the evictions waiting for one.
+   * take); each freed slot wakes the evictions waiting for one. Never throws: a fault (any Throwable)
+   * costs the victim it struck, which is dropped on the next turn instead of chosen again.
    */
   private void reclaimIfLow() {
     reclaimRequested.set(false); // a request from here on queues another turn
@@ -815,7 +830,7 @@ final class FlashTier {
         if (victim == null) {
           break;
         }
-        victim.awaitInstalls();
+        victim.requireInstalls(System.nanoTime() + Segment.INSTALL_WAIT_NANOS);
         reclaimer.reclaim(victim);
         Segment done = victim;
         writer.locked(() -> placement.reclaimed(done));
@@ -824,15 +839,21 @@ final class FlashTier {
         lastReclaimedNanos = System.nanoTime();
         room.advance();
       }
-    } catch (IOException e) {
-      // the victim may be unreadable: it costs its segment (dropped on the next turn), not every
-      // later reclaim that would choose it again
-      gate.error(e, victim == null ? "reclaim" : "reclaim of segment " + victim.id() + " in slot " + victim.slot());
+    } catch (Throwable t) {
+      // the victim may be unreadable, or hold what reclaim cannot handle: it costs its segment (dropped on
+      // the next turn), not every later reclaim that would choose it again
+      String where = victim == null ? "reclaim" : "reclaim of segment " + victim.id() + " in slot " + victim.slot();
+      if (t instanceof IOException) {
+        gate.error(t, where);
+      } else {
+        gate.contained(t, where);
+      }
       if (victim != null && victim.markDamaged()) {
         damaged.add(victim);
       }
     }
   }
+
 
   /** Runs one command; false after {@link Stop}. Any Throwable is a fault; a barrier still completes. */
   private boolean execute(Command c) {
