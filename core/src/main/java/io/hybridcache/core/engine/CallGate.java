@@ -65,7 +65,14 @@ final class CallGate {
     return true;
   }
 
-  /** True when no call is in flight. */
+  /** After {@link #close}: waits, however long it takes, until no call is in flight (none can enter). */
+  void awaitDrained() {
+    while (!drained()) {
+      LockSupport.parkNanos(WAIT_SLICE_NANOS);
+    }
+  }
+
+    /** True when no call is in flight. */
   boolean drained() {
     return (state.get() & ~CLOSED) == 0;
   }

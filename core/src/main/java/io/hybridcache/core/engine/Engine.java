@@ -80,7 +80,8 @@ final class Engine implements HybridCache {
       flash.start();
       this.mbean = config.jmx() ? StatsMXBean.register(config.name(), this::stats) : null;
     } catch (Throwable t) { // never leave the directory locked or files open behind a failed open
-      flash.close(flash.stop(deadline()));
+      long deadline = deadline();
+      flash.close(flash.stop(deadline), deadline, () -> { });
       throw t;
     }
   }
@@ -678,9 +679,10 @@ final class Engine implements HybridCache {
 
   /**
    * Closes in bounded time ({@link CacheConfig#closeTimeout()} in all): later calls throw
-   * {@link IllegalStateException}; calls in flight are waited for; dirty entries are written back and
-   * the writer stopped. If calls or the writer did not finish in time, the index stays open under them
-   * (never closed under a reader) and no clean marker is written: the next open recovers.
+   * {@link IllegalStateException}; calls in flight are waited for; dirty entries are written back, the
+   * writer stopped, the tier persisted. What does not finish in time goes on in the background: if calls
+   * or the writer did not end in time, every file stays open under them (never closed under a reader) and
+   * the directory locked until they end, and no clean marker is written: the next open recovers.
    */
   @Override
   public void close() {
@@ -698,7 +700,7 @@ final class Engine implements HybridCache {
     } finally {
       stopped = flash.stop(deadline);
       finalStats = snapshot(); // includes what close wrote back
-      flash.close(stopped && calls.drained());
+      flash.close(stopped && calls.drained(), deadline, calls::awaitDrained);
       if (mbean != null) {
         mbean.unregister();
       }

@@ -75,8 +75,11 @@ import org.slf4j.LoggerFactory;
  * interrupted wait restores the flag and is a refusal.
  *
  * <p>Close is bounded: {@link #stop} waits for the maintenance thread at most until the caller's
- * deadline; one that hangs (a device that never answers) is left behind, and then the index is not
- * closed under it and no clean marker is written.
+ * deadline, and {@link #close} persists and closes on a thread of its own, waited for until the same
+ * deadline. What does not finish in time goes on behind the caller: a writer that hangs (a device that
+ * never answers) is left running, no file is closed under it, no clean marker is written, and the
+ * directory lock is released only after every thread of this tier that can write has ended, so a reopen
+ * in this process is refused until then (never a second cache writing beside the first).
  */
 final class FlashTier {
   private static final Logger LOG = LoggerFactory.getLogger(FlashTier.class);
@@ -90,6 +93,8 @@ final class FlashTier {
   /** Longest wait of an eviction on a reading thread, for a write buffer only (one device write). */
   private static final long READER_WAIT_MILLIS = 5;
   private static final long READER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(READER_WAIT_MILLIS);
+  /** A deadline that never comes (and never overflows): close's own thread waits for a hung writer. */
+  private static final long FOREVER_NANOS = Long.MAX_VALUE / 4;
 
   private final CacheConfig config;
   private final Device device;
@@ -121,6 +126,7 @@ final class FlashTier {
   private volatile long lastReclaimedNanos = System.nanoTime(); // when reclaim last freed a slot
   private final AtomicLong stallReportedNanos = new AtomicLong(System.nanoTime() - STALL_REPORT_NANOS);
   private volatile java.io.Closeable directoryLock = () -> { }; // set by FlashOpener; released last in close
+  private volatile Thread closer; // close's thread: it outlives a timed-out close, holding the lock
   private volatile Checkpointer checkpointer; // compact index with durability PROCESS or POWER, else null
   private volatile InvalidationJournal journal; // the checkpointer's journal, or null
 
@@ -244,9 +250,17 @@ final class FlashTier {
   /** Whether the maintenance thread runs (tests: it must survive any fault). */
   boolean writerAlive() { return thread.isAlive(); }
 
-  /** Waits until close has closed every file and released the directory lock; false on a timeout (tests). */
+  /** Waits until close has closed every file and released the directory lock; false on a timeout. */
   boolean awaitClosed(long timeout, TimeUnit unit) {
-    return true;
+    Thread t = closer;
+    try {
+      if (t != null) {
+        unit.timedJoin(t, timeout);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return t != null && !t.isAlive();
   }
 
   /** False while degraded and before the retry time: evictions are then dropped without queueing. */
@@ -530,7 +544,8 @@ final class FlashTier {
   /**
    * Stops the writer after it drained the queue and flushed every buffer, waiting at most until
    * {@code deadlineNanos}. Returns true if the writer stopped; false if it is still running (hung),
-   * in which case it is left behind (a daemon thread) and {@link #close} keeps the index open under it.
+   * in which case it is left behind (a daemon thread) and {@link #close} keeps every file open and the
+   * directory locked until it ends.
    */
   boolean stop(long deadlineNanos) {
     if (thread.isAlive()) {
@@ -556,25 +571,55 @@ final class FlashTier {
   }
 
   /**
-   * After {@link #stop}: persists index and segment table and, if nothing failed and the writer
-   * stopped, writes the clean-shutdown marker that makes the next open warm. Never throws.
+   * After {@link #stop}, on the thread "hybridcache-close-NAME": waits for every thread that can still
+   * write here to end (the maintenance thread, the flusher, the checkpoint copy, and the calls in flight,
+   * through {@code awaitCallers}), for ever if one hangs; then, if {@code clean} (the writer stopped in
+   * time, no call was left in flight), persists index and segment table and writes the clean-shutdown
+   * marker that makes the next open warm; closes every file; and releases the directory lock last, so a
+   * reopen can never run beside a thread of this cache. Waits for that thread until {@code deadlineNanos}:
+   * true if it finished, false if it goes on alone (a slow or hung device). Never throws.
    */
-  void close(boolean writerStopped) {
+  boolean close(boolean clean, long deadlineNanos, Runnable awaitCallers) {
+    Thread t = new Thread(() -> finishClose(clean, awaitCallers), "hybridcache-close-" + config.name());
+    t.setDaemon(true); // an exit meanwhile is a crash: the next open recovers
+    closer = t;
+    t.start();
+    if (!awaitClosed(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+      LOG.warn("{}: close did not finish within the close timeout {}; it goes on in the background and keeps "
+          + "the directory locked until every thread of this cache has ended", config.name(), config.closeTimeout());
+      return false;
+    }
+    return true;
+  }
+
+  private void finishClose(boolean clean, Runnable awaitCallers) {
     try {
-      persistAndClose(writerStopped);
+      long forever = System.nanoTime() + FOREVER_NANOS;
+      while (thread.isAlive()) { // a writer that hangs holds the lock for ever: never a reopen beside it
+        try {
+          thread.join();
+        } catch (InterruptedException e) {
+          LOG.debug("{}: close interrupted while its writer runs; still waiting", config.name());
+        }
+      }
+      boolean flushed = writer.close(forever); // the flusher: no late write lands in a slot reused after a reopen
+      awaitCallers.run();
+      persistAndClose(clean && flushed, forever);
+    } catch (Throwable t) { // never a dead close: what is not closed is left to the process's exit
+      LOG.warn("{}: close failed: {}", config.name(), t.toString(), t);
     } finally {
       closeQuietly(directoryLock); // last: this tier touches the directory no more
     }
   }
 
-  private void persistAndClose(boolean writerStopped) {
+  private void persistAndClose(boolean writerStopped, long deadlineNanos) {
     boolean ok = writerStopped && !gate.degraded();
     if (ok) {
       try {
         device.sync();
         index.flush();
         if (checkpointer != null) {
-          if (!checkpointer.checkpointNow(System.nanoTime() + config.closeTimeout().toNanos())) {
+          if (!checkpointer.checkpointNow(deadlineNanos)) {
             throw new IOException("the index checkpoint failed");
           }
         } else if (index instanceof HeapIndex heap) { // durability NONE: a snapshot for a clean open only
@@ -590,12 +635,10 @@ final class FlashTier {
       }
     }
     if (checkpointer != null) {
-      checkpointer.stop(writerStopped ? System.nanoTime() + config.closeTimeout().toNanos() : 0);
+      checkpointer.stop(deadlineNanos); // after its copy: a late one must not replace a reopened cache's file
       closeQuietly(journal);
     }
-    if (writerStopped) {
-      closeQuietly(index); // never under a live writer: a closed Chronicle map unmaps its memory
-    }
+    closeQuietly(index); // every thread that used it has ended: a closed Chronicle map unmaps its memory
     closeQuietly(device);
     if (trace != null) {
       closeQuietly(trace);
