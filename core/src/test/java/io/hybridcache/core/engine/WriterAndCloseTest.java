@@ -102,6 +102,8 @@ class WriterAndCloseTest {
     assertTrue(tookMillis < timeout.toMillis() + 2000, "close is bounded: " + tookMillis + " ms");
     assertFalse(Files.exists(dir.resolve(FlashOpener.CLEAN_MARKER)), "no clean marker over a hung writer");
     device.get().releaseWrites();
+    assertTrue(c.flashTier().awaitClosed(30, SECONDS), "once the device moves, the writer ends and close finishes");
+    assertFalse(Files.exists(dir.resolve(FlashOpener.CLEAN_MARKER)), "still no clean marker: the stop was not in time");
   }
 
   /**
