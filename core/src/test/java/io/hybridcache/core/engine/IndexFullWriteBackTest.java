@@ -43,6 +43,34 @@ class IndexFullWriteBackTest {
     }
   }
 
+  /**
+   * A DRAM eviction the index refuses is told {@code EVICTED}, never {@code EVICTED_FROM_DRAM}: the entry is
+   * in neither tier.
+   */
+  @Test
+  void anEvictionTheIndexRefusesIsToldEvicted() {
+    java.util.Queue<byte[]> toldOnFlash = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    CacheConfig cfg = TestCaches.small(dir, IndexType.HEAP).removalExecutor(Runnable::run)
+        .removalListener((k, v, cause) -> {
+          if (cause == io.hybridcache.core.api.RemovalCause.EVICTED_FROM_DRAM) {
+            toldOnFlash.add(k);
+          }
+        }).build();
+    FullIndex[] index = new FullIndex[1];
+    try (Engine c = Engine.open(cfg, FileDevice::open, IndexEntry.SEGMENT_TAG_BITS,
+        i -> index[0] = new FullIndex(i))) {
+      index[0].full = true;
+      for (int i = 0; i < 4000; i++) {
+        c.put(key(i), value(i, 1, VALUE)); // 1.6 MB through 1 MiB of DRAM: evictions the index refuses
+      }
+      assertTrue(c.stats().indexFullRejected() > 0, c.stats().toString());
+      for (byte[] k : toldOnFlash) {
+        assertTrue(c.flashTier().address(new ByteKey(k).hash64()) != IndexEntry.NONE,
+            "told EVICTED_FROM_DRAM but on flash neither: " + new String(k, java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+  }
+
   @Test
   void aWriteBackTheIndexRefusesStaysDirtyAndTheRestAreStillOffered() {
     CacheConfig cfg = TestCaches.small(dir, IndexType.HEAP).build();
