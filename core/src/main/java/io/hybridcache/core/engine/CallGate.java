@@ -72,7 +72,7 @@ final class CallGate {
     }
   }
 
-    /** True when no call is in flight. */
+  /** True when no call is in flight. */
   boolean drained() {
     return (state.get() & ~CLOSED) == 0;
   }

@@ -228,7 +228,8 @@ final class FlashOpener {
         + " base checkpoint {} ms)", config.name(), dir,
         clean ? "warm" : recovered != null ? "recovered from checkpoint" : "recovered", table.segments().size(),
         index.size(), device.directIo(), (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, (t4 - t3) / 1_000_000);
-    FlashTier tier = new FlashTier(config, device, indexView.apply(index), table, writer, placement, trace, counters, sequence, lease);
+    FlashTier tier = new FlashTier(config, device, indexView.apply(index), table, writer, placement, trace, counters,
+        sequence, lease);
     if (checkpointer != null) {
       tier.checkpoints(checkpointer);
     }

@@ -123,7 +123,7 @@ final class Segment implements VictimPolicy.SegmentInfo {
     }
     return true;
   }
-  /** As {@link #awaitInstalls}, but throws {@link IllegalStateException} at the deadline (reclaim, a checkpoint start). */
+  /** As {@link #awaitInstalls}, but throws {@link IllegalStateException} at the deadline (reclaim, checkpoints). */
   void requireInstalls(long deadlineNanos) {
     if (!awaitInstalls(deadlineNanos)) {
       throw new IllegalStateException("entries appended to segment " + id + " were not installed within "
