@@ -78,7 +78,7 @@ public final class DirectoryLock implements Closeable {
       if (holder != null) {
         throw new IOException("directory " + directory + " is already open in this process (pid "
             + ProcessHandle.current().pid() + (holder.equals(directory) ? "" : ", as " + holder)
-            + "): close that cache first");
+            + "): close that cache first (a close that timed out keeps it until that cache's threads end)");
       }
       FileChannel ch = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
           StandardOpenOption.WRITE), FileModes.attributes(permissions));
@@ -88,7 +88,7 @@ public final class DirectoryLock implements Closeable {
           String pid = holderPid(ch);
           throw new IOException("directory " + directory + " is in use by "
               + (pid == null ? "another process" : "process " + pid) + " (it holds " + file
-              + "): close that cache first");
+              + "): close that cache first (a close that timed out keeps it until that cache's threads end)");
         }
         FileModes.trySet(file, permissions); // an old LOCK file may have been made with others
         ByteBuffer pid = ByteBuffer.wrap((ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII));

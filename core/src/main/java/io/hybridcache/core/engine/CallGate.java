@@ -65,6 +65,13 @@ final class CallGate {
     return true;
   }
 
+  /** After {@link #close}: waits, however long it takes, until no call is in flight (none can enter). */
+  void awaitDrained() {
+    while (!drained()) {
+      LockSupport.parkNanos(WAIT_SLICE_NANOS);
+    }
+  }
+
   /** True when no call is in flight. */
   boolean drained() {
     return (state.get() & ~CLOSED) == 0;

@@ -180,7 +180,8 @@ final class Checkpointer {
    * Records the start and switches the journal, unless a failed checkpoint's start is being retried. Under
    * the segment writer's lock, so no entry is appended meanwhile: every entry appended later lies past the
    * recorded positions, and an invalidation of it lands in the new half. Entries appended before and not
-   * yet installed are waited for (a few index operations each), so the copy sees them.
+   * yet installed are waited for (a few index operations each), so the copy sees them; if they do not come
+   * within {@link Segment#INSTALL_WAIT_NANOS}, nothing starts and this throws (counted as a failure).
    */
   private void begin() {
     if (pending == null) {
@@ -190,8 +191,9 @@ final class Checkpointer {
   }
 
   private void beginLocked() {
+    long deadline = System.nanoTime() + Segment.INSTALL_WAIT_NANOS; // the lock stops appends: never hold it for ever
     for (Segment s : table.segments()) {
-      s.awaitInstalls();
+      s.requireInstalls(deadline); // else nothing started: the next turn tries again
     }
     long[][] active = writer.appendPositions();
     pendingEpoch = journal.epoch() + 1;

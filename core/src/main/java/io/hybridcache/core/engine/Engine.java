@@ -65,10 +65,11 @@ final class Engine implements HybridCache {
   private final SingleFlight loads = new SingleFlight();
   private volatile CacheStats finalStats; // taken at close, returned by stats() afterwards
 
-  private Engine(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits) throws IOException {
+  private Engine(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits,
+      java.util.function.UnaryOperator<Index> indexView) throws IOException {
     this.config = config;
     this.calls = new CallGate(config.name());
-    this.flash = FlashOpener.open(config, devices, counters, sequence, classes, tagBits);
+    this.flash = FlashOpener.open(config, devices, counters, sequence, classes, tagBits, indexView);
     try {
       this.removals = new Removals(config.name(), config.removalListener(), config.removalExecutor());
       this.dram = new DramTier(config.dramBytes(), this::onDramEviction);
@@ -79,7 +80,8 @@ final class Engine implements HybridCache {
       flash.start();
       this.mbean = config.jmx() ? StatsMXBean.register(config.name(), this::stats) : null;
     } catch (Throwable t) { // never leave the directory locked or files open behind a failed open
-      flash.close(flash.stop(deadline()));
+      long deadline = deadline();
+      flash.close(flash.stop(deadline), deadline, () -> { });
       throw t;
     }
   }
@@ -96,9 +98,15 @@ final class Engine implements HybridCache {
 
   /** As above with {@code tagBits} of segment tag in the index (tests drive ids past a narrow one). */
   static Engine open(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits) {
+    return open(config, devices, tagBits, java.util.function.UnaryOperator.identity());
+  }
+
+  /** As above, the flash tier seeing the index through {@code indexView} (tests: an index that refuses keys). */
+  static Engine open(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits,
+      java.util.function.UnaryOperator<Index> indexView) {
     Objects.requireNonNull(config, "config");
     try {
-      return new Engine(config, devices, tagBits);
+      return new Engine(config, devices, tagBits, indexView);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open hybridcache in " + config.directory() + ": " + e.getMessage(), e);
     }
@@ -609,7 +617,11 @@ final class Engine implements HybridCache {
     }
   }
 
-  /** As {@link #writeBack()}, giving up at {@code deadlineNanos} (a writer that makes no progress). */
+  /**
+   * As {@link #writeBack()}, giving up at {@code deadlineNanos} (a writer that makes no progress). An entry
+   * flash refuses stays dirty (a refusal by the index is not a store); the others are still offered unless
+   * no write can succeed any more (the deadline passed, the tier is degraded, the thread interrupted).
+   */
   private void writeBack(long deadlineNanos) {
     boolean[] stalled = {false};
     for (Map.Entry<ByteKey, DramEntry> en : dram.map().entrySet()) {
@@ -626,7 +638,8 @@ final class Engine implements HybridCache {
           return cur;
         }
         if (!flash.put(k, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass(), deadlineNanos)) {
-          stalled[0] = true;
+          stalled[0] = System.nanoTime() - deadlineNanos >= 0 || !flash.acceptsWrites()
+              || Thread.currentThread().isInterrupted();
           return cur;
         }
         return clean;
@@ -666,9 +679,10 @@ final class Engine implements HybridCache {
 
   /**
    * Closes in bounded time ({@link CacheConfig#closeTimeout()} in all): later calls throw
-   * {@link IllegalStateException}; calls in flight are waited for; dirty entries are written back and
-   * the writer stopped. If calls or the writer did not finish in time, the index stays open under them
-   * (never closed under a reader) and no clean marker is written: the next open recovers.
+   * {@link IllegalStateException}; calls in flight are waited for; dirty entries are written back, the
+   * writer stopped, the tier persisted. What does not finish in time goes on in the background: if calls
+   * or the writer did not end in time, every file stays open under them (never closed under a reader) and
+   * the directory locked until they end, and no clean marker is written: the next open recovers.
    */
   @Override
   public void close() {
@@ -686,7 +700,7 @@ final class Engine implements HybridCache {
     } finally {
       stopped = flash.stop(deadline);
       finalStats = snapshot(); // includes what close wrote back
-      flash.close(stopped && calls.drained());
+      flash.close(stopped && calls.drained(), deadline, calls::awaitDrained);
       if (mbean != null) {
         mbean.unregister();
       }

@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
  * engine keeps serving): a single device error costs its segment (the caller drops it), and only errors
  * that persist take the whole tier out of service: {@link #error} degrades it to DRAM-only once
  * {@code threshold} errors fall within {@code window}. A fault of the writer itself (any Throwable from
- * one of its commands) degrades at once through {@link #fault}. While degraded, lookups miss and
+ * one of its commands) degrades at once through {@link #fault}, unless it cost only what it touched
+ * ({@link #contained}: a reclaim victim). While degraded, lookups miss and
  * writes are dropped (counted); from the retry time on the writer tries again ({@link #reopen}). One
  * warning per episode.
  *
@@ -86,6 +87,16 @@ final class FaultGate {
     counters.writerFaults.increment();
     record(cause, where);
     degrade(cause, "a fault on the flash writer");
+  }
+
+  /**
+   * A fault of the writer that cost only what it touched (a reclaim victim, dropped): counted and named
+   * like {@link #fault}, logged, but the tier stays in service.
+   */
+  void contained(Throwable cause, String where) {
+    counters.writerFaults.increment();
+    record(cause, where);
+    LOG.warn("{}: fault on the flash writer ({}); it costs only {}", name, cause.toString(), where, cause);
   }
 
   private void record(Throwable cause, String where) {

@@ -24,6 +24,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,12 +99,15 @@ final class FlashOpener {
 
   static FlashTier open(CacheConfig config, DeviceFactory devices, Counters counters, AtomicLong sequence,
       LifetimeClasses classes) throws IOException {
-    return open(config, devices, counters, sequence, classes, IndexEntry.SEGMENT_TAG_BITS);
+    return open(config, devices, counters, sequence, classes, IndexEntry.SEGMENT_TAG_BITS, UnaryOperator.identity());
   }
 
-  /** As above, with {@code tagBits} of segment tag in the index (tests use a narrow one). */
+  /**
+   * As above, with {@code tagBits} of segment tag in the index (tests use a narrow one) and the tier's view
+   * of the index made by {@code indexView} (tests: an index that refuses keys; checkpoints copy the index).
+   */
   static FlashTier open(CacheConfig config, DeviceFactory devices, Counters counters, AtomicLong sequence,
-      LifetimeClasses classes, int tagBits) throws IOException {
+      LifetimeClasses classes, int tagBits, UnaryOperator<Index> indexView) throws IOException {
     Path dir = config.directory();
     OwnedFiles own = new OwnedFiles(dir, config.writeTrace());
     own.refuseForeign();
@@ -116,7 +120,7 @@ final class FlashOpener {
     DirectoryLock lock = DirectoryLock.acquire(dir, perms);
     try {
       own.refuseForeign(); // again under the lock: nothing can change it from here on
-      FlashTier tier = openLocked(config, own, perms, devices, counters, sequence, classes, tagBits);
+      FlashTier tier = openLocked(config, own, perms, devices, counters, sequence, classes, tagBits, indexView);
       tier.holdUntilClose(lock);
       return tier;
     } catch (Throwable t) {
@@ -126,8 +130,8 @@ final class FlashOpener {
   }
 
   private static FlashTier openLocked(CacheConfig config, OwnedFiles own, Set<PosixFilePermission> perms,
-      DeviceFactory devices, Counters counters, AtomicLong sequence, LifetimeClasses classes, int tagBits)
-      throws IOException {
+      DeviceFactory devices, Counters counters, AtomicLong sequence, LifetimeClasses classes, int tagBits,
+      UnaryOperator<Index> indexView) throws IOException {
     Path dir = config.directory();
     boolean clean = Files.exists(dir.resolve(CLEAN_MARKER));
     if (checkLayout(config, own)) {
@@ -138,7 +142,7 @@ final class FlashOpener {
     own.applyPermissions(perms);
     List<Closeable> opened = new ArrayList<>(); // closed if the open fails part way
     try {
-      return openFiles(config, devices, counters, sequence, classes, clean, opened, tagBits);
+      return openFiles(config, devices, counters, sequence, classes, clean, opened, tagBits, indexView);
     } catch (Throwable t) {
       for (Closeable c : opened) {
         closeQuietly(c, t);
@@ -148,8 +152,8 @@ final class FlashOpener {
   }
 
   private static FlashTier openFiles(CacheConfig config, DeviceFactory devices, Counters counters,
-      AtomicLong sequence, LifetimeClasses classes, boolean clean, List<Closeable> opened, int tagBits)
-      throws IOException {
+      AtomicLong sequence, LifetimeClasses classes, boolean clean, List<Closeable> opened, int tagBits,
+      UnaryOperator<Index> indexView) throws IOException {
     Path dir = config.directory();
     Device device = devices.open(dir.resolve(OwnedFiles.SEGMENTS), config.segmentCount(), config.segmentBytes(),
         config.directIo());
@@ -223,7 +227,8 @@ final class FlashOpener {
         + " base checkpoint {} ms)", config.name(), dir,
         clean ? "warm" : recovered != null ? "recovered from checkpoint" : "recovered", table.segments().size(),
         index.size(), device.directIo(), (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, (t4 - t3) / 1_000_000);
-    FlashTier tier = new FlashTier(config, device, index, table, writer, placement, trace, counters, sequence, lease);
+    FlashTier tier = new FlashTier(config, device, indexView.apply(index), table, writer, placement, trace, counters,
+        sequence, lease);
     if (checkpointer != null) {
       tier.checkpoints(checkpointer);
     }

@@ -46,10 +46,12 @@ import org.slf4j.LoggerFactory;
  * <p>Faults ({@link FaultGate}) cost the least they can. A read error costs its segment: the segment is
  * marked damaged (its reads miss at once) and the maintenance thread drops it (its index entries and its
  * slot), counted. A write error (reported by the flusher) costs the segment written, the same way. An
- * interrupted reader costs only its own lookup. Only errors that persist ({@code faultThreshold} within
- * {@code faultWindow}) or a fault of the maintenance thread itself (any Throwable from one command: the
- * command is dropped, its barrier completed, the thread lives on) degrade the tier to DRAM-only (lookups
- * miss, evictions are dropped and counted). From {@code faultRetryInterval} on, the maintenance loop,
+ * interrupted reader costs only its own lookup. A fault in reclaim (any Throwable) costs its victim, dropped
+ * the same way, counted as a writer fault. Only errors that persist ({@code faultThreshold} within
+ * {@code faultWindow}) or another fault of the maintenance thread itself (any Throwable from its fault
+ * work or one command: that work or command is dropped, every barrier it had taken completed, a stop
+ * still stops, the thread lives on) degrade the tier to DRAM-only (lookups miss, evictions are dropped
+ * and counted). From {@code faultRetryInterval} on, the maintenance loop,
  * busy or idle, recovers: it keeps every sealed segment whose header still reads, drops the rest and the
  * index entries of lost segments, and takes writes again. A bulk invalidation that cannot scan the tier
  * ({@link #dropAll}) empties the index instead of leaving keys behind.
@@ -73,8 +75,11 @@ import org.slf4j.LoggerFactory;
  * interrupted wait restores the flag and is a refusal.
  *
  * <p>Close is bounded: {@link #stop} waits for the maintenance thread at most until the caller's
- * deadline; one that hangs (a device that never answers) is left behind, and then the index is not
- * closed under it and no clean marker is written.
+ * deadline, and {@link #close} persists and closes on a thread of its own, waited for until the same
+ * deadline. What does not finish in time goes on behind the caller: a writer that hangs (a device that
+ * never answers) is left running, no file is closed under it, no clean marker is written, and the
+ * directory lock is released only after every thread of this tier that can write has ended, so a reopen
+ * in this process is refused until then (never a second cache writing beside the first).
  */
 final class FlashTier {
   private static final Logger LOG = LoggerFactory.getLogger(FlashTier.class);
@@ -88,6 +93,8 @@ final class FlashTier {
   /** Longest wait of an eviction on a reading thread, for a write buffer only (one device write). */
   private static final long READER_WAIT_MILLIS = 5;
   private static final long READER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(READER_WAIT_MILLIS);
+  /** A deadline that never comes (and never overflows): close's own thread waits for a hung writer. */
+  private static final long FOREVER_NANOS = Long.MAX_VALUE / 4;
 
   private final CacheConfig config;
   private final Device device;
@@ -120,6 +127,7 @@ final class FlashTier {
   private volatile long lastReclaimedNanos = System.nanoTime(); // when reclaim last freed a slot
   private final AtomicLong stallReportedNanos = new AtomicLong(System.nanoTime() - STALL_REPORT_NANOS);
   private volatile java.io.Closeable directoryLock = () -> { }; // set by FlashOpener; released last in close
+  private volatile Thread closer; // close's thread: it outlives a timed-out close, holding the lock
   private volatile Checkpointer checkpointer; // compact index with durability PROCESS or POWER, else null
   private volatile InvalidationJournal journal; // the checkpointer's journal, or null
 
@@ -247,6 +255,19 @@ final class FlashTier {
   long writeBufferMemory() { return writer.bufferMemory(); }
   /** Whether the maintenance thread runs (tests: it must survive any fault). */
   boolean writerAlive() { return thread.isAlive(); }
+
+  /** Waits until close has closed every file and released the directory lock; false on a timeout. */
+  boolean awaitClosed(long timeout, TimeUnit unit) {
+    Thread t = closer;
+    try {
+      if (t != null) {
+        unit.timedJoin(t, timeout);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return t != null && !t.isAlive();
+  }
 
   /** False while degraded and before the retry time: evictions are then dropped without queueing. */
   boolean acceptsWrites() {
@@ -403,12 +424,18 @@ final class FlashTier {
         }
         return false;
       }
-      java.util.function.LongConsumer hook = afterAppend;
-      if (hook != null) {
-        hook.accept(hash);
+      Segment s = table.byTag(IndexEntry.segmentTag(packed));
+      try {
+        java.util.function.LongConsumer hook = afterAppend;
+        if (hook != null) {
+          hook.accept(hash);
+        }
+        return install(hash, seq, packed, EntryFormat.entryBytes(key.bytes().length, value.length));
+      } finally {
+        if (s != null) {
+          s.installed(); // whatever happened since the append: reclaim and checkpoints wait for this
+        }
       }
-      install(hash, seq, packed, EntryFormat.entryBytes(key.bytes().length, value.length));
-      return true;
     } catch (IOException e) {
       gate.error(e, "sequence lease"); // the entry was not written: a refusal
       counters.degradedRejected.increment();
@@ -526,7 +553,8 @@ final class FlashTier {
   /**
    * Stops the writer after it drained the queue and flushed every buffer, waiting at most until
    * {@code deadlineNanos}. Returns true if the writer stopped; false if it is still running (hung),
-   * in which case it is left behind (a daemon thread) and {@link #close} keeps the index open under it.
+   * in which case it is left behind (a daemon thread) and {@link #close} keeps every file open and the
+   * directory locked until it ends.
    */
   boolean stop(long deadlineNanos) {
     if (thread.isAlive()) {
@@ -552,26 +580,56 @@ final class FlashTier {
   }
 
   /**
-   * After {@link #stop}: persists index and segment table and, if nothing failed and the writer
-   * stopped, writes the clean-shutdown marker that makes the next open warm. Never throws.
+   * After {@link #stop}, on the thread "hybridcache-close-NAME": waits for every thread that can still
+   * write here to end (the maintenance thread, the flusher, the checkpoint copy, and the calls in flight,
+   * through {@code awaitCallers}), for ever if one hangs; then, if {@code clean} (the writer stopped in
+   * time, no call was left in flight), persists index and segment table and writes the clean-shutdown
+   * marker that makes the next open warm; closes every file; and releases the directory lock last, so a
+   * reopen can never run beside a thread of this cache. Waits for that thread until {@code deadlineNanos}:
+   * true if it finished, false if it goes on alone (a slow or hung device). Never throws.
    */
-  void close(boolean writerStopped) {
+  boolean close(boolean clean, long deadlineNanos, Runnable awaitCallers) {
+    Thread t = new Thread(() -> finishClose(clean, awaitCallers), "hybridcache-close-" + config.name());
+    t.setDaemon(true); // an exit meanwhile is a crash: the next open recovers
+    closer = t;
+    t.start();
+    if (!awaitClosed(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+      LOG.warn("{}: close did not finish within the close timeout {}; it goes on in the background and keeps "
+          + "the directory locked until every thread of this cache has ended", config.name(), config.closeTimeout());
+      return false;
+    }
+    return true;
+  }
+
+  private void finishClose(boolean clean, Runnable awaitCallers) {
     try {
-      persistAndClose(writerStopped);
+      long forever = System.nanoTime() + FOREVER_NANOS;
+      while (thread.isAlive()) { // a writer that hangs holds the lock for ever: never a reopen beside it
+        try {
+          thread.join();
+        } catch (InterruptedException e) {
+          LOG.debug("{}: close interrupted while its writer runs; still waiting", config.name());
+        }
+      }
+      boolean flushed = writer.close(forever); // the flusher: no late write lands in a slot reused after a reopen
+      awaitCallers.run();
+      persistAndClose(clean && flushed, forever);
+    } catch (Throwable t) { // never a dead close: what is not closed is left to the process's exit
+      LOG.warn("{}: close failed: {}", config.name(), t.toString(), t);
     } finally {
       readBuffers.close(); // the read buffers go with the cache, not with the threads that read
       closeQuietly(directoryLock); // last: this tier touches the directory no more
     }
   }
 
-  private void persistAndClose(boolean writerStopped) {
+  private void persistAndClose(boolean writerStopped, long deadlineNanos) {
     boolean ok = writerStopped && !gate.degraded();
     if (ok) {
       try {
         device.sync();
         index.flush();
         if (checkpointer != null) {
-          if (!checkpointer.checkpointNow(System.nanoTime() + config.closeTimeout().toNanos())) {
+          if (!checkpointer.checkpointNow(deadlineNanos)) {
             throw new IOException("the index checkpoint failed");
           }
         } else if (index instanceof HeapIndex heap) { // durability NONE: a snapshot for a clean open only
@@ -587,12 +645,10 @@ final class FlashTier {
       }
     }
     if (checkpointer != null) {
-      checkpointer.stop(writerStopped ? System.nanoTime() + config.closeTimeout().toNanos() : 0);
+      checkpointer.stop(deadlineNanos); // after its copy: a late one must not replace a reopened cache's file
       closeQuietly(journal);
     }
-    if (writerStopped) {
-      closeQuietly(index); // never under a live writer: a closed Chronicle map unmaps its memory
-    }
+    closeQuietly(index); // every thread that used it has ended: a closed Chronicle map unmaps its memory
     closeQuietly(device);
     if (trace != null) {
       closeQuietly(trace);
@@ -684,13 +740,13 @@ final class FlashTier {
   }
 
   /**
-   * Installs an appended entry in the index (the key's map-bin lock held: nothing newer can exist). An
+   * Installs an appended entry in the index (the key's map-bin lock held: nothing newer can exist); false
+   * if the index refused the key (counted): the entry is garbage and the caller's copy is the only one. An
    * entry it replaces is another key's with the same index identity (the key's own were unlinked by its
    * put): that key's later put or remove will find no slot to journal, so the replacement is journaled
    * for the identity now, above every sequence drawn so far ({@link WarmRecovery} kills by identity).
    */
-  private void install(long hash, long seq, long packed, int entryBytes) {
-    Segment s = table.byTag(IndexEntry.segmentTag(packed));
+  private boolean install(long hash, long seq, long packed, int entryBytes) {
     try {
       long old = index.put(hash, packed);
       if (old != IndexEntry.NONE) {
@@ -698,6 +754,7 @@ final class FlashTier {
         journalUnlinked(hash); // the other key's entry; costs this one too after a crash: a miss
       }
       counters.bytesAdmitted.add(entryBytes);
+      return true;
     } catch (IndexFullException e) {
       InvalidationJournal j = journal;
       if (j != null) {
@@ -707,10 +764,7 @@ final class FlashTier {
       counters.indexFullRejected.increment();
       indexFullAt = index.size();
       indexFull = true;
-    } finally {
-      if (s != null) {
-        s.installed();
-      }
+      return false;
     }
   }
 
@@ -728,15 +782,15 @@ final class FlashTier {
 
   private void run() {
     List<Command> batch = new ArrayList<>(BATCH);
-    while (true) {
+    boolean stop = false;
+    while (!stop) {
       try {
-        if (!turn(batch)) {
-          return;
-        }
+        stop = !turn(batch);
       } catch (Throwable t) { // never a dead thread: the fault is counted and the tier degraded
         gate.fault(t, "flash maintenance loop");
         for (Command c : batch) {
           finish(c, false);
+          stop |= c instanceof Stop; // never a lost stop: close waits for this thread to end
         }
       }
       batch.clear();
@@ -744,8 +798,10 @@ final class FlashTier {
   }
 
   /**
-   * One turn: the fault work, reclaim if slots run low, then the next batch of commands (or an idle
-   * flush); so a barrier completes only after every fault reported before it was queued was handled.
+   * One turn: takes the next batch of commands, then does the fault work, reclaims if slots run low, and
+   * runs the batch (or an idle flush); so a barrier completes only after every fault reported before it
+   * was queued was handled. A command taken from the queue is in {@code batch} before any work that can
+   * throw, and a fault of that work costs the work, never the commands.
    */
   private boolean turn(List<Command> batch) {
     Command first;
@@ -754,7 +810,15 @@ final class FlashTier {
     } catch (InterruptedException e) {
       return !stopping; // nobody but close has business interrupting this thread
     }
-    maintain();
+    if (first != null) {
+      batch.add(first);
+      queue.drainTo(batch, BATCH - 1);
+    }
+    try {
+      maintain();
+    } catch (Throwable t) {
+      gate.fault(t, "flash maintenance (dropping damaged segments, recovery)");
+    }
     reclaimIfLow();
     startCheckpointIfDue();
     if (first == null) {
@@ -763,8 +827,6 @@ final class FlashTier {
       }
       return true;
     }
-    batch.add(first);
-    queue.drainTo(batch, BATCH - 1);
     for (int i = 0; i < batch.size(); i++) {
       if (!execute(batch.get(i))) {
         return false;
@@ -809,7 +871,8 @@ final class FlashTier {
 
   /**
    * Reclaims victims until more than {@code reclaimFreeSegments} slots are free (or none is left to
-   * take); each freed slot wakes the evictions waiting for one.
+   * take); each freed slot wakes the evictions waiting for one. Never throws: a fault (any Throwable)
+   * costs the victim it struck, which is dropped on the next turn instead of chosen again.
    */
   private void reclaimIfLow() {
     reclaimRequested.set(false); // a request from here on queues another turn
@@ -820,7 +883,7 @@ final class FlashTier {
         if (victim == null) {
           break;
         }
-        victim.awaitInstalls();
+        victim.requireInstalls(System.nanoTime() + Segment.INSTALL_WAIT_NANOS);
         reclaimer.reclaim(victim);
         Segment done = victim;
         writer.locked(() -> placement.reclaimed(done));
@@ -829,15 +892,21 @@ final class FlashTier {
         lastReclaimedNanos = System.nanoTime();
         room.advance();
       }
-    } catch (IOException e) {
-      // the victim may be unreadable: it costs its segment (dropped on the next turn), not every
-      // later reclaim that would choose it again
-      gate.error(e, victim == null ? "reclaim" : "reclaim of segment " + victim.id() + " in slot " + victim.slot());
+    } catch (Throwable t) {
+      // the victim may be unreadable, or hold what reclaim cannot handle: it costs its segment (dropped on
+      // the next turn), not every later reclaim that would choose it again
+      String where = victim == null ? "reclaim" : "reclaim of segment " + victim.id() + " in slot " + victim.slot();
+      if (t instanceof IOException) {
+        gate.error(t, where);
+      } else {
+        gate.contained(t, where);
+      }
       if (victim != null && victim.markDamaged()) {
         damaged.add(victim);
       }
     }
   }
+
 
   /** Runs one command; false after {@link Stop}. Any Throwable is a fault; a barrier still completes. */
   private boolean execute(Command c) {

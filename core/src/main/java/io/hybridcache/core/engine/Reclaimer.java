@@ -24,7 +24,8 @@ import java.util.function.LongSupplier;
  * moved anyway, by reading the whole segment sequentially in {@value #CHUNK_BYTES}-byte chunks. For
  * each entry the index still points at: drop it if expired; reinsert it into the SURVIVOR class if it
  * was read since written, or if live bytes are under {@code reinsertAllBelowLiveRatio} of the budget;
- * otherwise evict it. Every reinsertion spends a write budget: at most {@code reinsertionBudget} bytes
+ * otherwise evict it (also one too large for today's write buffer: written before a restart with larger
+ * ones). Every reinsertion spends a write budget: at most {@code reinsertionBudget} bytes
  * per byte admitted since open, then reclaim evicts what it would have moved (a cache may forget; the
  * flash's endurance is finite: CacheLib navy reinserts nothing by default and bounds it when asked).
  * Without the budget a tier over capacity reinserts most of each victim, or copies every live entry
@@ -156,7 +157,8 @@ final class Reclaimer {
   /**
    * Reclaims {@code victim}: afterwards its slot is free and no index entry points into it.
    *
-   * @throws IOException from the device; the victim stays sealed and intact
+   * @throws IOException from the device; the victim stays sealed (so does any other Throwable), its
+   *     entries not yet handled still indexed
    */
   public void reclaim(Segment victim) throws IOException {
     writer.drain(); // the victim's last buffer and summary may still be in flight
@@ -169,7 +171,7 @@ final class Reclaimer {
       } else {
         scan(pass);
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (Throwable e) { // an Error too: never a victim left RECLAIMING (its slot leaked)
       victim.setSealedAgain();
       throw e;
     }
@@ -281,7 +283,8 @@ final class Reclaimer {
       boolean keep = pass.wantsToKeep(cur);
       if (keep && e == null) {
         e = source.read(cur); // verified before it is copied
-        keep = e != null && !e.expired(pass.now);
+        keep = e != null && !e.expired(pass.now) && writer.fits(EntryFormat.entryBytes(e.key().length,
+            e.value().length)); // one written with larger write buffers before a restart is evicted
       }
       if (keep && moved == IndexEntry.NONE) {
         moved = writer.append(LifetimeClass.SURVIVOR, hash, e.key(), e.value(), e.expiryMillis(), e.sequence());

@@ -33,6 +33,10 @@ final class Segment implements VictimPolicy.SegmentInfo {
   private volatile WriteBufferPool buffers; // its writer's buffers: some may hold its unflushed tail
   private final AtomicInteger pendingInstalls = new AtomicInteger();
 
+  /** How long reclaim or a checkpoint start waits for {@link #awaitInstalls} before it gives up (a fault). */
+  static final long INSTALL_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+  private static final long INSTALL_PARK_NANOS = 100_000;
+
   public Segment(long id, int slot, LifetimeClass lifetimeClass, State state) {
     this.id = id;
     this.slot = slot;
@@ -98,19 +102,38 @@ final class Segment implements VictimPolicy.SegmentInfo {
 
   void installed() { pendingInstalls.decrementAndGet(); }
 
+  /** Entries appended here and not yet installed or refused (tests: none may leak). */
+  int pendingInstalls() { return pendingInstalls.get(); }
+
   /**
-   * Waits until every entry appended here is installed (or refused) in the index. The window is a few
-   * index operations on the appending thread, which never blocks inside it, so this spins.
+   * Waits until every entry appended here is installed (or refused) in the index, or until
+   * {@code deadlineNanos}; false then. The window is a few index operations on the appending thread, which
+   * never blocks inside it, so this spins, then yields, then parks in short slices: only a thread stalled
+   * for long (or a leaked count) reaches the deadline, and the caller gives up instead of hanging.
    */
-  void awaitInstalls() {
+  boolean awaitInstalls(long deadlineNanos) {
     for (int spins = 0; pendingInstalls.get() > 0; spins++) {
+      if (System.nanoTime() - deadlineNanos >= 0) {
+        return false;
+      }
       if (spins < 64) {
         Thread.onSpinWait();
-      } else {
+      } else if (spins < 1024) {
         Thread.yield();
+      } else {
+        java.util.concurrent.locks.LockSupport.parkNanos(INSTALL_PARK_NANOS);
       }
     }
+    return true;
   }
+  /** As {@link #awaitInstalls}, but throws {@link IllegalStateException} at the deadline (reclaim, checkpoints). */
+  void requireInstalls(long deadlineNanos) {
+    if (!awaitInstalls(deadlineNanos)) {
+      throw new IllegalStateException("entries appended to segment " + id + " were not installed within "
+          + java.time.Duration.ofNanos(INSTALL_WAIT_NANOS));
+    }
+  }
+
   void seal(long sequence) {
     sealedSequence = sequence;
     state = State.SEALED;

@@ -255,7 +255,7 @@ final class SegmentWriter {
   long append(LifetimeClass lifetimeClass, long keyHash, byte[] key, byte[] value, long expiryMillis, long seq,
       long deadlineNanos, boolean pending, boolean mayTakeReserve) {
     int size = EntryFormat.entryBytes(key.length, value.length);
-    if (size > bufferBytes || size > IndexEntry.MAX_ENTRY_BYTES) {
+    if (!fits(size)) {
       throw new IllegalArgumentException("entry of " + size + " bytes exceeds the write buffer");
     }
     if (!lock(deadlineNanos)) {
@@ -268,6 +268,14 @@ final class SegmentWriter {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Whether an entry of {@code entryBytes} fits a write buffer: one written before a restart with larger
+   * buffers ({@code writeBufferBytes} is not part of the layout) may not, and is never appended again.
+   */
+  boolean fits(int entryBytes) {
+    return entryBytes <= bufferBytes && entryBytes <= IndexEntry.MAX_ENTRY_BYTES;
   }
 
   /**
@@ -342,11 +350,11 @@ final class SegmentWriter {
     buf.publish(size, IndexEntry.OFFSET_ALIGNMENT);
     long packed = IndexEntry.pack(SegmentAddress.of(table.tagOf(log.segment.id()), offset), size);
     log.segment.addWritten(IndexEntry.sizeBytes(packed));
-    if (pending) {
-      log.segment.appended();
-    }
     if (log.summarize) {
-      log.addToSummary(keyHash, offset);
+      log.addToSummary(keyHash, offset); // may throw (it grows an array): before the count, which must not leak
+    }
+    if (pending) {
+      log.segment.appended(); // last: from here the caller's install or refusal ends it
     }
     return packed;
   }

@@ -59,6 +59,10 @@ public final class FaultInjectingDevice implements Device {
   private volatile Error writeError;
   private volatile boolean ignoreDiscards;
   private volatile Error readError;
+  private volatile SlowSyncs slowSyncs;
+
+  /** Syncs by the threads {@code who} accepts take {@code delay} more (a slow device, not a hung one). */
+  private record SlowSyncs(java.time.Duration delay, java.util.function.Predicate<Thread> who) {}
 
   /** A closed write gate: {@code open} releases the parked writes, {@code parked} counts down at the first. */
   private record Hold(CountDownLatch open, CountDownLatch parked) {}
@@ -124,11 +128,20 @@ public final class FaultInjectingDevice implements Device {
   }
 
   /**
-   * Every read from now on throws {@code error} until heal (e.g. the {@link OutOfMemoryError} of a
-   * direct buffer the JDK could not reserve).
+   * Every read from now on throws {@code error} until heal: an Error, as an unsafe access fault raises, or
+   * the {@link OutOfMemoryError} of a direct buffer the JDK could not reserve.
    */
   public FaultInjectingDevice throwOnReads(Error error) {
     readError = Objects.requireNonNull(error);
+    return this;
+  }
+
+  /**
+   * Every sync from now on by a thread {@code who} accepts takes {@code delay} longer, until heal: a slow
+   * device (its fsync), not a hung one. The delay is the fault; no test waits on it.
+   */
+  public FaultInjectingDevice slowSyncs(java.time.Duration delay, java.util.function.Predicate<Thread> who) {
+    slowSyncs = new SlowSyncs(Objects.requireNonNull(delay), Objects.requireNonNull(who));
     return this;
   }
 
@@ -176,6 +189,7 @@ public final class FaultInjectingDevice implements Device {
     releaseReads();
     writeError = null;
     readError = null;
+    slowSyncs = null;
     writes.disarm();
     readFailures.disarm();
     readCorruptions.disarm();
@@ -219,6 +233,7 @@ public final class FaultInjectingDevice implements Device {
     park(readHold.get(), "read");
     Error error = readError;
     if (error != null) {
+      readFaults.increment();
       throw error;
     }
     if (readFailures.fire() != null) {
@@ -278,6 +293,15 @@ public final class FaultInjectingDevice implements Device {
 
   @Override
   public void sync() throws IOException {
+    SlowSyncs slow = slowSyncs;
+    if (slow != null && slow.who().test(Thread.currentThread())) {
+      try {
+        Thread.sleep(slow.delay().toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("slow sync interrupted");
+      }
+    }
     delegate.sync();
   }
 

@@ -2,11 +2,13 @@ package io.hybridcache.core.engine;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.IndexType;
+import io.hybridcache.core.device.FaultInjectingDevice;
 import io.hybridcache.core.device.FileDevice;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** Small configurations and self-describing values for engine tests. */
 final class TestCaches {
@@ -29,6 +31,14 @@ final class TestCaches {
 
   static Engine open(CacheConfig c) {
     return Engine.open(c, FileDevice::open);
+  }
+
+  /** Opens {@code c} on files behind a {@link FaultInjectingDevice}, which it leaves in {@code device}. */
+  static Engine openFaulty(CacheConfig c, AtomicReference<FaultInjectingDevice> device) {
+    return Engine.open(c, (d, n, b, direct) -> {
+      device.set(new FaultInjectingDevice(FileDevice.open(d, n, b, direct)));
+      return device.get();
+    });
   }
 
   static byte[] key(int i) {

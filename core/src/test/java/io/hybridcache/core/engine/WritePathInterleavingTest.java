@@ -146,8 +146,9 @@ class WritePathInterleavingTest {
     s.appended();
     CountDownLatch returned = new CountDownLatch(1);
     Thread reclaim = new Thread(() -> {
-      s.awaitInstalls();
-      returned.countDown();
+      if (s.awaitInstalls(System.nanoTime() + SECONDS.toNanos(60))) {
+        returned.countDown();
+      }
     }, "reclaim");
     reclaim.setDaemon(true);
     reclaim.start();

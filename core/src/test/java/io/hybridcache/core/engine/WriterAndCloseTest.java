@@ -15,7 +15,6 @@ import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.device.FaultInjectingDevice;
-import io.hybridcache.core.device.FileDevice;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,10 +41,7 @@ class WriterAndCloseTest {
   private final AtomicReference<FaultInjectingDevice> device = new AtomicReference<>();
 
   private Engine open(CacheConfig cfg) {
-    return Engine.open(cfg, (d, n, b, direct) -> {
-      device.set(new FaultInjectingDevice(FileDevice.open(d, n, b, direct)));
-      return device.get();
-    });
+    return TestCaches.openFaulty(cfg, device);
   }
 
   /** A cache whose 600 keys are all on flash (DRAM emptied). */
@@ -106,6 +102,8 @@ class WriterAndCloseTest {
     assertTrue(tookMillis < timeout.toMillis() + 2000, "close is bounded: " + tookMillis + " ms");
     assertFalse(Files.exists(dir.resolve(FlashOpener.CLEAN_MARKER)), "no clean marker over a hung writer");
     device.get().releaseWrites();
+    assertTrue(c.flashTier().awaitClosed(30, SECONDS), "once the device moves, the writer ends and close finishes");
+    assertFalse(Files.exists(dir.resolve(FlashOpener.CLEAN_MARKER)), "still no clean marker: the stop was not in time");
   }
 
   /**
