@@ -1,0 +1,134 @@
+package io.hybridcache.jcache;
+
+import io.hybridcache.core.api.Codec;
+import java.io.ObjectInputFilter;
+import java.nio.ByteBuffer;
+
+/**
+ * The codecs a JCache cache turns its keys and values into bytes with: fast ones for {@code String},
+ * {@code byte[]}, {@code Long} and {@code Integer}, and Java serialization as the fallback, which
+ * deserializes only through a JEP 290 {@link ObjectInputFilter}. Every codec here is thread-safe and
+ * returns a new object from each decode (store-by-value).
+ *
+ * <p>Design note: a cache picks its codec from its {@code HybridCacheConfiguration}, else from the
+ * provider properties ({@code cache.NAME.key-codec}), else from its configured key and value types
+ * ({@link #forType}); {@code Object} and any other type get the serializing codec.
+ */
+public final class Codecs {
+  /**
+   * The default filter of the serializing codec: limits only (graph depth, references, array length, stream
+   * bytes), so any serializable class of the application passes while a hostile stream cannot exhaust the
+   * heap or the stack. Narrow it with {@link ProviderProperties#SERIAL_FILTER} (e.g. {@code com.example.*;!*}).
+   */
+  public static final String DEFAULT_SERIAL_FILTER = "maxdepth=64;maxrefs=100000;maxarray=16777216;maxbytes=67108864";
+
+  private Codecs() {}
+
+  /** Strings as UTF-8. */
+  public static Codec<String> string() {
+    return Codec.utf8();
+  }
+
+  /** Byte arrays as themselves (decode copies, so the cache's bytes are never handed out). */
+  public static Codec<byte[]> bytes() {
+    return BytesCodec.INSTANCE;
+  }
+
+  /** Longs as 8 big-endian bytes. */
+  public static Codec<Long> longs() {
+    return LongCodec.INSTANCE;
+  }
+
+  /** Integers as 4 big-endian bytes. */
+  public static Codec<Integer> integers() {
+    return IntCodec.INSTANCE;
+  }
+
+  /**
+   * Java serialization; decoding resolves classes through {@code loader} and deserializes only what
+   * {@code filter} allows (an {@link java.io.InvalidClassException} otherwise, read by the cache as a miss).
+   */
+  public static <T> Codec<T> serializing(ClassLoader loader, ObjectInputFilter filter) {
+    return new SerializingCodec<>(loader, filter);
+  }
+
+  /** The fast codec for {@code type}, or the serializing one (with {@code filter}) for any other type. */
+  @SuppressWarnings("unchecked")
+  public static <T> Codec<T> forType(Class<T> type, ClassLoader loader, ObjectInputFilter filter) {
+    if (type == String.class) {
+      return (Codec<T>) string();
+    } else if (type == byte[].class) {
+      return (Codec<T>) bytes();
+    } else if (type == Long.class) {
+      return (Codec<T>) longs();
+    } else if (type == Integer.class) {
+      return (Codec<T>) integers();
+    }
+    return serializing(loader, filter);
+  }
+
+  /**
+   * The codec a property names: {@code string}, {@code bytes}, {@code long}, {@code integer},
+   * {@code serializable}, or a {@link Codec} class with a public no-argument constructor.
+   */
+  @SuppressWarnings("unchecked")
+  static <T> Codec<T> named(String name, ClassLoader loader, ObjectInputFilter filter) {
+    switch (name) {
+      case "string": return (Codec<T>) string();
+      case "bytes": return (Codec<T>) bytes();
+      case "long": return (Codec<T>) longs();
+      case "integer": return (Codec<T>) integers();
+      case "serializable": return serializing(loader, filter);
+      default:
+        try {
+          return (Codec<T>) Class.forName(name, true, loader).getConstructor().newInstance();
+        } catch (ReflectiveOperationException | ClassCastException e) {
+          throw new IllegalArgumentException("codec must be string, bytes, long, integer, serializable or a Codec"
+              + " class with a public no-argument constructor, was " + name, e);
+        }
+    }
+  }
+
+  enum BytesCodec implements Codec<byte[]> {
+    INSTANCE;
+
+    @Override
+    public byte[] encode(byte[] value) {
+      return value.clone();
+    }
+
+    @Override
+    public byte[] decode(byte[] bytes) {
+      return bytes.clone();
+    }
+  }
+
+  enum LongCodec implements Codec<Long> {
+    INSTANCE;
+
+    @Override
+    public byte[] encode(Long value) {
+      return ByteBuffer.allocate(Long.BYTES).putLong(value).array();
+    }
+
+    @Override
+    public Long decode(byte[] bytes) {
+      return ByteBuffer.wrap(bytes).getLong();
+    }
+  }
+
+  enum IntCodec implements Codec<Integer> {
+    INSTANCE;
+
+    @Override
+    public byte[] encode(Integer value) {
+      return ByteBuffer.allocate(Integer.BYTES).putInt(value).array();
+    }
+
+    @Override
+    public Integer decode(byte[] bytes) {
+      return ByteBuffer.wrap(bytes).getInt();
+    }
+  }
+
+}

@@ -1,0 +1,286 @@
+package io.hybridcache.jcache;
+
+import io.hybridcache.core.api.Codec;
+import io.hybridcache.core.api.HybridCache;
+import java.io.ObjectInputFilter;
+import java.lang.ref.WeakReference;
+import java.net.URI;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.cache.Cache;
+import javax.cache.CacheException;
+import javax.cache.CacheManager;
+import javax.cache.configuration.CompleteConfiguration;
+import javax.cache.configuration.Configuration;
+import javax.cache.configuration.MutableConfiguration;
+import javax.cache.spi.CachingProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A JCache {@link CacheManager}: the caches of one URI and class loader, all in one hybridcache engine
+ * (opened with the first store-by-value cache, in the directory the settings name) and served by one
+ * thread pool (asynchronous listeners, {@code loadAll}). Thread-safe: the cache table is concurrent;
+ * creating, destroying and closing are serialized by {@code this}.
+ *
+ * <p>Budgets: the manager's DRAM and flash budgets are shared by its caches, first come first served:
+ * the engine's DRAM tier (W-TinyLFU) and flash tier (reclaim by garbage ratio) choose victims across
+ * all namespaces, so a hot cache takes room from a cold one, as one cache's hot keys would.
+ */
+final class HybridCacheManager implements CacheManager {
+  private static final Logger LOG = LoggerFactory.getLogger(HybridCacheManager.class);
+
+  private final HybridCachingProvider provider;
+  private final URI uri;
+  private final WeakReference<ClassLoader> classLoader;
+  private final Properties properties;
+  private final ManagerSettings settings;
+  private final ConcurrentHashMap<String, HybridJCache<?, ?>> caches = new ConcurrentHashMap<>();
+  private SharedEngine engine;
+  private ExecutorService pool;
+  private volatile boolean closed;
+
+  HybridCacheManager(HybridCachingProvider provider, URI uri, ClassLoader classLoader, Properties properties) {
+    this.provider = provider;
+    this.uri = uri;
+    this.classLoader = new WeakReference<>(classLoader);
+    this.properties = new Properties();
+    if (properties != null) {
+      this.properties.putAll(properties);
+    }
+    this.settings = ManagerSettings.resolve(uri, classLoader, this.properties);
+  }
+
+  @Override
+  public CachingProvider getCachingProvider() {
+    return provider;
+  }
+
+  @Override
+  public URI getURI() {
+    return uri;
+  }
+
+  @Override
+  public ClassLoader getClassLoader() {
+    return classLoader.get();
+  }
+
+  @Override
+  public Properties getProperties() {
+    return properties;
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public synchronized <K, V, C extends Configuration<K, V>> Cache<K, V> createCache(String cacheName, C configuration) {
+    requireOpen();
+    Objects.requireNonNull(cacheName, "cacheName");
+    Objects.requireNonNull(configuration, "configuration");
+    if (caches.containsKey(cacheName)) {
+      throw new CacheException("a cache named " + cacheName + " exists already in " + uri);
+    }
+    HybridCacheConfiguration<K, V> config = copy(configuration);
+    Store<K, V> store;
+    HybridCache shared = null;
+    if (config.isStoreByValue()) {
+      SharedEngine e = engine();
+      shared = e.engine();
+      ObjectInputFilter filter = ObjectInputFilter.Config.createFilter(settings.serialFilter());
+      Codec<K> keys = codec(config.getKeyCodec(), cacheName, "key-codec", config.getKeyType(), filter);
+      Codec<V> values = codec(config.getValueCodec(), cacheName, "value-codec", config.getValueType(), filter);
+      store = new ValueStore<>(shared, e.namespaces(), e.namespaces().of(cacheName), keys, values);
+    } else {
+      store = new ReferenceStore<>();
+    }
+    HybridJCache<K, V> cache = new HybridJCache<>(this, cacheName, config, store, shared, pool());
+    caches.put(cacheName, cache);
+    return cache;
+  }
+
+  private <T> Codec<T> codec(Codec<T> given, String cacheName, String setting, Class<T> type, ObjectInputFilter filter) {
+    if (given != null) {
+      return given;
+    }
+    String named = settings.cacheSetting(cacheName, setting);
+    ClassLoader loader = loader();
+    return named != null ? Codecs.named(named, loader, filter) : Codecs.forType(type, loader, filter);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <K, V> HybridCacheConfiguration<K, V> copy(Configuration<K, V> c) {
+    if (c instanceof CompleteConfiguration) {
+      return new HybridCacheConfiguration<>((CompleteConfiguration<K, V>) c);
+    }
+    HybridCacheConfiguration<K, V> m = new HybridCacheConfiguration<>();
+    m.setTypes(c.getKeyType(), c.getValueType());
+    m.setStoreByValue(c.isStoreByValue());
+    return m;
+  }
+
+  private ClassLoader loader() {
+    ClassLoader l = classLoader.get();
+    return l != null ? l : HybridCacheManager.class.getClassLoader();
+  }
+
+  private synchronized SharedEngine engine() {
+    if (engine == null) {
+      engine = SharedEngine.acquire(settings);
+    }
+    return engine;
+  }
+
+  private synchronized ExecutorService pool() {
+    if (pool == null) {
+      AtomicInteger n = new AtomicInteger();
+      ThreadFactory threads = r -> {
+        Thread t = new Thread(r, "hybridcache-jcache-" + n.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      };
+      pool = Executors.newCachedThreadPool(threads);
+    }
+    return pool;
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <K, V> Cache<K, V> getCache(String cacheName, Class<K> keyType, Class<V> valueType) {
+    requireOpen();
+    Objects.requireNonNull(cacheName, "cacheName");
+    Objects.requireNonNull(keyType, "keyType");
+    Objects.requireNonNull(valueType, "valueType");
+    HybridJCache<?, ?> cache = caches.get(cacheName);
+    if (cache == null) {
+      return null;
+    }
+    CompleteConfiguration<?, ?> c = cache.getConfiguration(CompleteConfiguration.class);
+    if (!keyType.equals(c.getKeyType())) {
+      throw new ClassCastException("cache " + cacheName + " has keys of " + c.getKeyType() + ", not " + keyType);
+    }
+    if (!valueType.equals(c.getValueType())) {
+      throw new ClassCastException("cache " + cacheName + " has values of " + c.getValueType() + ", not " + valueType);
+    }
+    return (Cache<K, V>) cache;
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <K, V> Cache<K, V> getCache(String cacheName) {
+    requireOpen();
+    Objects.requireNonNull(cacheName, "cacheName");
+    return (Cache<K, V>) caches.get(cacheName);
+  }
+
+  @Override
+  public Iterable<String> getCacheNames() {
+    requireOpen();
+    return Collections.unmodifiableSet(new LinkedHashSet<>(caches.keySet()));
+  }
+
+  /** Empties the cache (a new namespace epoch: no scan) and closes it. */
+  @Override
+  public synchronized void destroyCache(String cacheName) {
+    requireOpen();
+    Objects.requireNonNull(cacheName, "cacheName");
+    HybridJCache<?, ?> cache = caches.get(cacheName);
+    if (cache != null) {
+      cache.clear();
+      cache.close();
+    }
+  }
+
+  @Override
+  public void enableManagement(String cacheName, boolean enabled) {
+    requireOpen();
+    Objects.requireNonNull(cacheName, "cacheName");
+    HybridJCache<?, ?> cache = caches.get(cacheName);
+    if (cache != null) {
+      cache.setManagementEnabled(enabled);
+    }
+  }
+
+  @Override
+  public void enableStatistics(String cacheName, boolean enabled) {
+    requireOpen();
+    Objects.requireNonNull(cacheName, "cacheName");
+    HybridJCache<?, ?> cache = caches.get(cacheName);
+    if (cache != null) {
+      cache.setStatisticsEnabled(enabled);
+    }
+  }
+
+  /** Called by a closing cache. */
+  void release(HybridJCache<?, ?> cache) {
+    caches.remove(cache.getName(), cache);
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    provider.release(this);
+    for (HybridJCache<?, ?> cache : caches.values()) {
+      try {
+        cache.close();
+      } catch (RuntimeException e) {
+        LOG.warn("closing cache {} of {} failed", cache.getName(), uri, e);
+      }
+    }
+    synchronized (this) {
+      if (pool != null) {
+        pool.shutdown();
+        try {
+          pool.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      if (engine != null) {
+        engine.release();
+        engine = null;
+      }
+    }
+  }
+
+  @Override
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /** This manager, or its engine ({@link HybridCache}, shared by its store-by-value caches). */
+  @Override
+  public <T> T unwrap(Class<T> clazz) {
+    if (clazz.isInstance(this)) {
+      return clazz.cast(this);
+    }
+    if (clazz == HybridCache.class) {
+      requireOpen();
+      return clazz.cast(engine().engine());
+    }
+    throw new IllegalArgumentException("a CacheManager does not unwrap to " + clazz.getName());
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("CacheManager " + uri + " is closed");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "HybridCacheManager{" + uri + ", " + settings + "}";
+  }
+}

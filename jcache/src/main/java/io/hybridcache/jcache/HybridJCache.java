@@ -1,0 +1,797 @@
+package io.hybridcache.jcache;
+
+import io.hybridcache.core.api.HybridCache;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import javax.cache.Cache;
+import javax.cache.CacheException;
+import javax.cache.CacheManager;
+import javax.cache.configuration.CacheEntryListenerConfiguration;
+import javax.cache.configuration.Configuration;
+import javax.cache.configuration.MutableConfiguration;
+import javax.cache.event.EventType;
+import javax.cache.integration.CacheWriterException;
+import javax.cache.integration.CompletionListener;
+import javax.cache.processor.EntryProcessor;
+import javax.cache.processor.EntryProcessorException;
+import javax.cache.processor.EntryProcessorResult;
+
+/**
+ * A JCache {@link Cache} over a {@link Store}: the spec's semantics (expiry, read-through, write-through,
+ * entry processors, listeners, statistics) on top of a namespace of the manager's hybridcache engine.
+ *
+ * <p>Concurrency: every operation on a key holds that key's stripe of {@link KeyLocks} from its read to
+ * its write and its synchronous listeners, so entry processors and the compare-and-set operations are
+ * atomic per key, and a key's events reach each listener in order. Multi-key operations lock their keys'
+ * stripes in ascending order. Events are made only when a listener is registered.
+ *
+ * <p>Design note: expiry times live in the stored value ({@link ValueStore}); an entry found expired is
+ * removed and reported (EXPIRED) by the operation that finds it, as the spec allows.
+ */
+final class HybridJCache<K, V> implements Cache<K, V> {
+  private final HybridCacheManager manager;
+  private final String name;
+  private final MutableConfiguration<K, V> config;
+  private final EntryOps<K, V> ops;
+  private final HybridCache engine;
+  private final Expiry expiry;
+  private final Integration<K, V> integration;
+  private final Listeners<K, V> listeners;
+  private final Executor pool;
+  private final Statistics stats = new Statistics();
+  private final ConfigurationBean configBean;
+  private volatile boolean closed;
+
+  HybridJCache(HybridCacheManager manager, String name, MutableConfiguration<K, V> config, Store<K, V> store,
+      HybridCache engine, Executor pool) {
+    this.manager = manager;
+    this.name = name;
+    this.config = config;
+    this.engine = engine;
+    this.pool = pool;
+    this.expiry = new Expiry(config.getExpiryPolicyFactory().create());
+    this.integration = new Integration<>(config);
+    this.listeners = new Listeners<>(pool);
+    this.ops = new EntryOps<>(this, store, expiry, listeners);
+    for (CacheEntryListenerConfiguration<K, V> l : config.getCacheEntryListenerConfigurations()) {
+      listeners.register(l);
+    }
+    this.configBean = new ConfigurationBean(config);
+    if (config.isManagementEnabled()) {
+      MBeans.register(this, MBeans.Kind.CacheConfiguration, configBean);
+    }
+    if (config.isStatisticsEnabled()) {
+      MBeans.register(this, MBeans.Kind.CacheStatistics, stats);
+    }
+  }
+
+  // ---- reads
+
+  @Override
+  public V get(K key) {
+    requireOpen();
+    Objects.requireNonNull(key, "key");
+    long start = System.nanoTime();
+    V v = ops.locked(key, (slot, now, events) -> getLocked(key, slot, now, events));
+    if (statsOn()) {
+      stats.getTime(System.nanoTime() - start);
+    }
+    return v;
+  }
+
+  /** A get under the key's lock: access expiry on a hit, read-through on a miss. */
+  private V getLocked(K key, Store.Slot<V> slot, long now, Events<K, V> events) {
+    Stored<V> s = ops.live(key, slot, now, events);
+    countLookup(s != null);
+    if (s != null) {
+      V v = s.value();
+      ops.touch(slot, s, now);
+      return v;
+    }
+    if (!integration.readThrough()) {
+      return null;
+    }
+    V loaded = integration.load(key);
+    if (loaded != null) {
+      ops.create(key, slot, loaded, now, events);
+    }
+    return loaded;
+  }
+
+  @Override
+  public Map<K, V> getAll(Set<? extends K> keys) {
+    requireOpen();
+    requireKeys(keys);
+    Map<K, V> result = new HashMap<>();
+    for (K k : keys) {
+      V v = get(k);
+      if (v != null) {
+        result.put(k, v);
+      }
+    }
+    return result;
+  }
+
+  @Override
+  public boolean containsKey(K key) {
+    requireOpen();
+    Objects.requireNonNull(key, "key");
+    return ops.locked(key, (slot, now, events) -> {
+      Stored<V> s = slot.get();
+      return s != null && !s.expiredAt(now);
+    });
+  }
+
+  @Override
+  public void loadAll(Set<? extends K> keys, boolean replaceExistingValues, CompletionListener done) {
+    requireOpen();
+    requireKeys(keys);
+    if (!integration.hasLoader()) {
+      if (done != null) {
+        done.onCompletion();
+      }
+      return;
+    }
+    pool.execute(() -> {
+      try {
+        List<K> toLoad = new ArrayList<>();
+        for (K k : keys) {
+          if (replaceExistingValues || !containsKey(k)) {
+            toLoad.add(k);
+          }
+        }
+        for (Map.Entry<K, V> e : integration.loadAll(toLoad).entrySet()) {
+          if (e.getKey() != null && e.getValue() != null) {
+            putLoaded(e.getKey(), e.getValue(), replaceExistingValues);
+          }
+        }
+        if (done != null) {
+          done.onCompletion();
+        }
+      } catch (Exception e) {
+        if (done != null) {
+          done.onException(e);
+        }
+      }
+    });
+  }
+
+  /** A loaded entry: stored without write-through and without counting a put. */
+  private void putLoaded(K key, V value, boolean replace) {
+    ops.locked(key, (slot, now, events) -> {
+      Stored<V> s = ops.live(key, slot, now, events);
+      if (s == null) {
+        ops.create(key, slot, value, now, events);
+      } else if (replace) {
+        ops.update(key, slot, s, value, now, events);
+      }
+      return null;
+    });
+  }
+
+  // ---- writes
+
+  @Override
+  public void put(K key, V value) {
+    requireOpen();
+    checkTypes(key, value);
+    long start = System.nanoTime();
+    ops.locked(key, (slot, now, events) -> putLocked(key, value, slot, now, events));
+    if (statsOn()) {
+      stats.putTime(System.nanoTime() - start);
+    }
+  }
+
+  /** A put under the key's lock, written through; the previous live entry or null. */
+  private Stored<V> putLocked(K key, V value, Store.Slot<V> slot, long now, Events<K, V> events) {
+    Stored<V> s = ops.live(key, slot, now, events);
+    integration.write(key, value);
+    boolean stored = true;
+    if (s == null) {
+      stored = ops.create(key, slot, value, now, events);
+    } else {
+      ops.update(key, slot, s, value, now, events);
+    }
+    if (stored && statsOn()) {
+      stats.puts(1);
+    }
+    return s;
+  }
+
+  @Override
+  public V getAndPut(K key, V value) {
+    requireOpen();
+    checkTypes(key, value);
+    long start = System.nanoTime();
+    Holder<V> old = ops.locked(key, (slot, now, events) -> {
+      Stored<V> s = putLocked(key, value, slot, now, events);
+      return new Holder<>(s == null ? null : s.value()); // the old entry's own bytes or reference
+    });
+    countLookup(old.value != null);
+    if (statsOn()) {
+      long t = System.nanoTime() - start;
+      stats.getTime(t);
+      stats.putTime(t);
+    }
+    return old.value;
+  }
+
+  @Override
+  public void putAll(Map<? extends K, ? extends V> map) {
+    requireOpen();
+    for (Map.Entry<? extends K, ? extends V> e : map.entrySet()) {
+      checkTypes(e.getKey(), e.getValue());
+    }
+    long start = System.nanoTime();
+    Map<K, V> toPut = new LinkedHashMap<>(map);
+    int[] stripes = ops.locks().lockAll(toPut.keySet());
+    CacheWriterException failure = null;
+    int puts = 0;
+    try {
+      if (integration.writeThrough() && !toPut.isEmpty()) {
+        List<Cache.Entry<? extends K, ? extends V>> entries = new ArrayList<>();
+        for (Map.Entry<K, V> e : toPut.entrySet()) {
+          entries.add(new SimpleEntry<>(e.getKey(), e.getValue()));
+        }
+        failure = integration.writeAll(entries);
+        for (Cache.Entry<? extends K, ? extends V> notWritten : entries) {
+          toPut.remove(notWritten.getKey());
+        }
+      }
+      for (Map.Entry<K, V> e : toPut.entrySet()) {
+        puts += ops.run(e.getKey(), (slot, now, events) -> {
+          Stored<V> s = ops.live(e.getKey(), slot, now, events);
+          if (s == null) {
+            return ops.create(e.getKey(), slot, e.getValue(), now, events) ? 1 : 0;
+          }
+          ops.update(e.getKey(), slot, s, e.getValue(), now, events);
+          return 1;
+        });
+      }
+    } finally {
+      ops.locks().unlockAll(stripes);
+    }
+    if (statsOn() && puts > 0) {
+      stats.puts(puts, System.nanoTime() - start);
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  @Override
+  public boolean putIfAbsent(K key, V value) {
+    requireOpen();
+    checkTypes(key, value);
+    long start = System.nanoTime();
+    boolean stored = ops.locked(key, (slot, now, events) -> {
+      if (ops.live(key, slot, now, events) != null) {
+        return false;
+      }
+      integration.write(key, value);
+      return ops.create(key, slot, value, now, events);
+    });
+    if (statsOn()) {
+      if (stored) {
+        stats.puts(1, System.nanoTime() - start);
+        stats.misses(1);
+      } else {
+        stats.hits(1);
+      }
+    }
+    return stored;
+  }
+
+  @Override
+  public boolean remove(K key) {
+    requireOpen();
+    Objects.requireNonNull(key, "key");
+    long start = System.nanoTime();
+    boolean removed = ops.locked(key, (slot, now, events) -> {
+      integration.delete(key);
+      Stored<V> s = ops.live(key, slot, now, events);
+      if (s != null) {
+        ops.remove(key, slot, s, events);
+      }
+      return s != null;
+    });
+    if (removed) {
+      countRemoval(start);
+    }
+    return removed;
+  }
+
+  @Override
+  public boolean remove(K key, V oldValue) {
+    requireOpen();
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(oldValue, "oldValue");
+    long start = System.nanoTime();
+    Outcome outcome = ops.locked(key, (slot, now, events) -> {
+      Stored<V> s = ops.live(key, slot, now, events);
+      if (s == null) {
+        return Outcome.MISS;
+      }
+      if (!oldValue.equals(s.value())) {
+        ops.touch(slot, s, now);
+        return Outcome.HIT;
+      }
+      integration.delete(key);
+      ops.remove(key, slot, s, events);
+      return Outcome.DONE;
+    });
+    if (outcome == Outcome.DONE) {
+      countRemoval(start);
+    }
+    countConditional(outcome, start);
+    return outcome == Outcome.DONE;
+  }
+
+  @Override
+  public V getAndRemove(K key) {
+    requireOpen();
+    Objects.requireNonNull(key, "key");
+    long start = System.nanoTime();
+    V old = ops.locked(key, (slot, now, events) -> {
+      integration.delete(key);
+      Stored<V> s = ops.live(key, slot, now, events);
+      if (s == null) {
+        return null;
+      }
+      V v = s.value();
+      ops.remove(key, slot, s, events);
+      return v;
+    });
+    if (old != null) {
+      countRemoval(start);
+    }
+    countConditional(old != null ? Outcome.HIT : Outcome.MISS, start);
+    return old;
+  }
+
+  @Override
+  public boolean replace(K key, V oldValue, V newValue) {
+    requireOpen();
+    Objects.requireNonNull(oldValue, "oldValue");
+    checkTypes(key, newValue);
+    long start = System.nanoTime();
+    Outcome outcome = ops.locked(key, (slot, now, events) -> {
+      Stored<V> s = ops.live(key, slot, now, events);
+      if (s == null) {
+        return Outcome.MISS;
+      }
+      if (!oldValue.equals(s.value())) {
+        ops.touch(slot, s, now);
+        return Outcome.HIT;
+      }
+      integration.write(key, newValue);
+      ops.update(key, slot, s, newValue, now, events);
+      return Outcome.DONE;
+    });
+    if (outcome == Outcome.DONE) {
+      countPut(start);
+    }
+    countConditional(outcome, start);
+    return outcome == Outcome.DONE;
+  }
+
+  @Override
+  public boolean replace(K key, V value) {
+    return replaceStored(key, value) != null;
+  }
+
+  @Override
+  public V getAndReplace(K key, V value) {
+    Holder<V> old = replaceStored(key, value);
+    return old == null ? null : old.value;
+  }
+
+  /** Replaces a live entry; its old value, or null if there was none. */
+  private Holder<V> replaceStored(K key, V value) {
+    requireOpen();
+    checkTypes(key, value);
+    long start = System.nanoTime();
+    Holder<V> old = ops.locked(key, (slot, now, events) -> {
+      Stored<V> s = ops.live(key, slot, now, events);
+      if (s == null) {
+        return null;
+      }
+      integration.write(key, value);
+      ops.update(key, slot, s, value, now, events);
+      return new Holder<>(s.value());
+    });
+    if (old != null) {
+      countPut(start);
+    }
+    countConditional(old != null ? Outcome.HIT : Outcome.MISS, start);
+    return old;
+  }
+
+  @Override
+  public void removeAll(Set<? extends K> keys) {
+    requireOpen();
+    requireKeys(keys);
+    removeKeys(new LinkedHashSet<>(keys));
+  }
+
+  private void removeKeys(Set<K> keys) {
+    long start = System.nanoTime();
+    int[] stripes = ops.locks().lockAll(keys);
+    CacheWriterException failure = null;
+    int removals = 0;
+    try {
+      Set<K> toRemove = new LinkedHashSet<>(keys);
+      if (integration.writeThrough() && !keys.isEmpty()) {
+        Collection<K> notDeleted = new LinkedHashSet<>(keys);
+        failure = integration.deleteAll(notDeleted);
+        toRemove.removeAll(notDeleted);
+      }
+      for (K k : toRemove) {
+        removals += ops.run(k, (slot, now, events) -> {
+          Stored<V> s = ops.live(k, slot, now, events);
+          if (s == null) {
+            return 0;
+          }
+          ops.remove(k, slot, s, events);
+          return 1;
+        });
+      }
+    } finally {
+      ops.locks().unlockAll(stripes);
+    }
+    if (statsOn() && removals > 0) {
+      stats.removals(removals, System.nanoTime() - start);
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /**
+   * Removes every entry, telling writer, listeners and statistics; with none of them to tell it is
+   * {@link #clear()}: a new namespace epoch, no scan of the flash tier.
+   */
+  @Override
+  public void removeAll() {
+    requireOpen();
+    if (!integration.writeThrough() && !statsOn() && !listeners.any(EventType.REMOVED)
+        && !listeners.any(EventType.EXPIRED)) {
+      ops.store().clear();
+      return;
+    }
+    Set<K> all = new LinkedHashSet<>();
+    ops.store().keys().forEachRemaining(all::add);
+    removeKeys(all);
+  }
+
+  /** Drops every entry without telling anyone: a new namespace epoch (persisted), no scan of the flash tier. */
+  @Override
+  public void clear() {
+    requireOpen();
+    ops.store().clear();
+  }
+
+  // ---- entry processors
+
+  @Override
+  public <T> T invoke(K key, EntryProcessor<K, V, T> processor, Object... arguments) {
+    requireOpen();
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(processor, "processor");
+    long start = System.nanoTime();
+    return ops.locked(key, (slot, now, events) -> {
+      Stored<V> s = ops.live(key, slot, now, events);
+      countLookup(s != null);
+      if (statsOn()) {
+        stats.getTime(System.nanoTime() - start);
+      }
+      ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, s, integration.readThrough() ? integration::load : null);
+      T result;
+      try {
+        result = processor.process(entry, arguments);
+      } catch (CacheException e) {
+        throw e;
+      } catch (Throwable e) {
+        throw new EntryProcessorException(e);
+      }
+      apply(key, slot, s, entry, now, events);
+      return result;
+    });
+  }
+
+  /** Applies what an entry processor did, under the key's lock. */
+  private void apply(K key, Store.Slot<V> slot, Stored<V> s, ProcessorEntry<K, V> entry, long now, Events<K, V> events) {
+    long start = System.nanoTime();
+    switch (entry.op()) {
+      case ACCESS:
+        ops.touch(slot, s, now);
+        break;
+      case CREATE:
+        integration.write(key, entry.value());
+        if (ops.create(key, slot, entry.value(), now, events)) {
+          countPut(start);
+        }
+        break;
+      case LOAD:
+        ops.create(key, slot, entry.value(), now, events);
+        break;
+      case UPDATE:
+        integration.write(key, entry.value());
+        ops.update(key, slot, s, entry.value(), now, events);
+        countPut(start);
+        break;
+      case REMOVE:
+        integration.delete(key);
+        if (s != null) {
+          ops.remove(key, slot, s, events);
+          countRemoval(start);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  @Override
+  public <T> Map<K, EntryProcessorResult<T>> invokeAll(Set<? extends K> keys, EntryProcessor<K, V, T> processor,
+      Object... arguments) {
+    requireOpen();
+    requireKeys(keys);
+    Objects.requireNonNull(processor, "processor");
+    Map<K, EntryProcessorResult<T>> results = new HashMap<>();
+    for (K k : keys) {
+      try {
+        T t = invoke(k, processor, arguments);
+        if (t != null) {
+          results.put(k, new ProcessorResult<>(t, null));
+        }
+      } catch (RuntimeException e) {
+        results.put(k, new ProcessorResult<>(null, e));
+      }
+    }
+    return results;
+  }
+
+  // ---- iteration
+
+  @Override
+  public Iterator<Entry<K, V>> iterator() {
+    requireOpen();
+    Iterator<K> keys = ops.store().keys();
+    return new Iterator<>() {
+      private Entry<K, V> next;
+      private Entry<K, V> last;
+
+      @Override
+      public boolean hasNext() {
+        while (next == null && keys.hasNext()) {
+          next = read(keys.next());
+        }
+        return next != null;
+      }
+
+      @Override
+      public Entry<K, V> next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        last = next;
+        next = null;
+        return last;
+      }
+
+      @Override
+      public void remove() {
+        if (last == null) {
+          throw new IllegalStateException("next() first");
+        }
+        HybridJCache.this.remove(last.getKey());
+        last = null;
+      }
+    };
+  }
+
+  /** An iterated entry (a hit, with access expiry), or null if it is gone. */
+  private Entry<K, V> read(K key) {
+    long start = System.nanoTime();
+    return ops.locked(key, (slot, now, events) -> {
+      Stored<V> s = ops.live(key, slot, now, events);
+      if (s == null) {
+        return null;
+      }
+      Entry<K, V> e = new SimpleEntry<>(key, s.value());
+      ops.touch(slot, s, now);
+      if (statsOn()) {
+        stats.hits(1);
+        stats.getTime(System.nanoTime() - start);
+      }
+      return e;
+    });
+  }
+
+  // ---- statistics (the spec's table, as the reference implementation counts)
+
+  /** What a conditional operation found: no entry, an entry it left alone, or one it changed. */
+  private enum Outcome { MISS, HIT, DONE }
+
+  /** A value or null, for results that may be null inside a locked operation. */
+  private static final class Holder<V> {
+    final V value;
+
+    Holder(V value) {
+      this.value = value;
+    }
+  }
+
+  private void countLookup(boolean hit) {
+    if (statsOn()) {
+      if (hit) {
+        stats.hits(1);
+      } else {
+        stats.misses(1);
+      }
+    }
+  }
+
+  private void countConditional(Outcome outcome, long start) {
+    if (statsOn()) {
+      stats.getTime(System.nanoTime() - start);
+      countLookup(outcome != Outcome.MISS);
+    }
+  }
+
+  private void countPut(long start) {
+    if (statsOn()) {
+      stats.puts(1, System.nanoTime() - start);
+    }
+  }
+
+  private void countRemoval(long start) {
+    if (statsOn()) {
+      stats.removals(1, System.nanoTime() - start);
+    }
+  }
+
+  // ---- listeners, configuration, management, life cycle
+
+  @Override
+  public void registerCacheEntryListener(CacheEntryListenerConfiguration<K, V> listenerConfig) {
+    requireOpen();
+    Objects.requireNonNull(listenerConfig, "cacheEntryListenerConfiguration");
+    config.addCacheEntryListenerConfiguration(listenerConfig); // refuses a duplicate
+    listeners.register(listenerConfig);
+  }
+
+  @Override
+  public void deregisterCacheEntryListener(CacheEntryListenerConfiguration<K, V> listenerConfig) {
+    requireOpen();
+    Objects.requireNonNull(listenerConfig, "cacheEntryListenerConfiguration");
+    config.removeCacheEntryListenerConfiguration(listenerConfig);
+    listeners.deregister(listenerConfig);
+  }
+
+  @Override
+  public <C extends Configuration<K, V>> C getConfiguration(Class<C> clazz) {
+    if (clazz.isInstance(config)) {
+      return clazz.cast(config);
+    }
+    throw new IllegalArgumentException("the configuration of cache " + name + " is not a " + clazz.getName());
+  }
+
+  void setStatisticsEnabled(boolean on) {
+    config.setStatisticsEnabled(on);
+    if (on) {
+      MBeans.register(this, MBeans.Kind.CacheStatistics, stats);
+    } else {
+      MBeans.unregister(this, MBeans.Kind.CacheStatistics);
+    }
+  }
+
+  void setManagementEnabled(boolean on) {
+    config.setManagementEnabled(on);
+    if (on) {
+      MBeans.register(this, MBeans.Kind.CacheConfiguration, configBean);
+    } else {
+      MBeans.unregister(this, MBeans.Kind.CacheConfiguration);
+    }
+  }
+
+  Statistics statistics() {
+    return stats;
+  }
+
+  @Override
+  public String getName() {
+    return name;
+  }
+
+  @Override
+  public CacheManager getCacheManager() {
+    return manager;
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    manager.release(this);
+    MBeans.unregister(this, MBeans.Kind.CacheStatistics);
+    MBeans.unregister(this, MBeans.Kind.CacheConfiguration);
+    integration.close();
+    ListenerRegistration.closeQuietly(expiry.policy());
+    listeners.close();
+  }
+
+  @Override
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /**
+   * This cache ({@code HybridJCache}), its configuration ({@code HybridCacheConfiguration} or any
+   * {@code Configuration} type it is), or for a store-by-value cache the manager's shared engine
+   * ({@link HybridCache}: its keys carry the cache's namespace prefix).
+   */
+  @Override
+  public <T> T unwrap(Class<T> clazz) {
+    if (clazz.isInstance(this)) {
+      return clazz.cast(this);
+    }
+    if (clazz.isInstance(config)) {
+      return clazz.cast(config);
+    }
+    if (engine != null && clazz.isInstance(engine)) {
+      return clazz.cast(engine);
+    }
+    throw new IllegalArgumentException("cache " + name + " does not unwrap to " + clazz.getName());
+  }
+
+  private static void requireKeys(Set<?> keys) {
+    Objects.requireNonNull(keys, "keys");
+    for (Object k : keys) {
+      Objects.requireNonNull(k, "a null key in a key set");
+    }
+  }
+
+  private boolean statsOn() {
+    return config.isStatisticsEnabled();
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("cache " + name + " is closed");
+    }
+  }
+
+  private void checkTypes(K key, V value) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    Class<?> kt = config.getKeyType();
+    Class<?> vt = config.getValueType();
+    if (kt != Object.class && !kt.isInstance(key)) {
+      throw new ClassCastException("key " + key + " is not a " + kt.getName());
+    }
+    if (vt != Object.class && !vt.isInstance(value)) {
+      throw new ClassCastException("value " + value + " is not a " + vt.getName());
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "HybridJCache{" + name + " of " + manager.getURI() + "}";
+  }
+}

@@ -1,0 +1,81 @@
+package io.hybridcache.jcache;
+
+import java.util.function.Function;
+import javax.cache.processor.MutableEntry;
+
+/**
+ * The entry an entry processor sees: reads come from the stored entry (or a read-through load), writes
+ * are recorded and applied by the cache after the processor returns, all under the key's lock. Not
+ * thread-safe: confined to the invoking thread.
+ */
+final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
+  /** What the processor did, in the end. */
+  enum Op { NONE, ACCESS, CREATE, LOAD, UPDATE, REMOVE }
+
+  private final K key;
+  private final Stored<V> stored;
+  private final Function<K, V> loader;
+  private V value;
+  private Op op = Op.NONE;
+
+  /** @param stored the live entry, or null; @param loader a read-through load, or null */
+  ProcessorEntry(K key, Stored<V> stored, Function<K, V> loader) {
+    this.key = key;
+    this.stored = stored;
+    this.loader = loader;
+  }
+
+  @Override
+  public K getKey() {
+    return key;
+  }
+
+  @Override
+  public V getValue() {
+    if (op == Op.NONE) {
+      value = stored == null ? null : stored.value();
+      if (value != null) {
+        op = Op.ACCESS;
+      } else if (loader != null) {
+        value = loader.apply(key);
+        if (value != null) {
+          op = Op.LOAD;
+        }
+      }
+    }
+    return value;
+  }
+
+  @Override
+  public boolean exists() {
+    return op == Op.NONE ? stored != null : value != null;
+  }
+
+  @Override
+  public void remove() {
+    op = op == Op.CREATE || op == Op.LOAD ? Op.NONE : Op.REMOVE;
+    value = null;
+  }
+
+  @Override
+  public void setValue(V v) {
+    if (v == null) {
+      throw new NullPointerException("an entry processor set a null value for " + key);
+    }
+    op = stored == null ? Op.CREATE : Op.UPDATE;
+    value = v;
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> clazz) {
+    return SimpleEntry.unwrap(this, clazz);
+  }
+
+  Op op() {
+    return op;
+  }
+
+  V value() {
+    return value;
+  }
+}

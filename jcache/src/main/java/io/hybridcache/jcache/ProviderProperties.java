@@ -1,0 +1,40 @@
+package io.hybridcache.jcache;
+
+/**
+ * Names of the provider's settings. A {@code CacheManager} reads them, in this order of precedence, from
+ * the {@code Properties} given to {@code getCacheManager}, from the properties file its URI names (a
+ * {@code file:} URI, or {@code classpath:name.properties} resolved by the manager's class loader), and from
+ * system properties named {@link #SYSTEM_PREFIX} + name (defaults for every manager, e.g. for test runs).
+ * Sizes are bytes ({@code 64m}, {@code 1g} and {@code 512k} are accepted too).
+ */
+public final class ProviderProperties {
+  /** Prefix of the system properties that give defaults: {@code hybridcache.jcache.dram-bytes} etc. */
+  public static final String SYSTEM_PREFIX = "hybridcache.jcache.";
+  /** The manager's directory (the engine's files and the namespace table); default ROOT/name-of-URI. */
+  public static final String DIRECTORY = "directory";
+  /** Parent of default manager directories; default {@code java.io.tmpdir}/hybridcache-jcache. */
+  public static final String ROOT = "root";
+  /** DRAM budget shared by the manager's caches (default 64 MiB). */
+  public static final String DRAM_BYTES = "dram-bytes";
+  /** Flash budget shared by the manager's caches (default 1 GiB). */
+  public static final String FLASH_BYTES = "flash-bytes";
+  /** Flash segment size (default 64 MiB, or flash-bytes / 16 when that is smaller). */
+  public static final String SEGMENT_BYTES = "segment-bytes";
+  /** Flash write buffer size (default 1 MiB, at most segment-bytes / 4). */
+  public static final String WRITE_BUFFER_BYTES = "write-buffer-bytes";
+  /** Direct I/O on the flash files (default true; false on tmpfs). */
+  public static final String DIRECT_IO = "direct-io";
+  /**
+   * The JEP 290 filter pattern the Java-serialization codec deserializes through (default
+   * {@link Codecs#DEFAULT_SERIAL_FILTER}: limits only).
+   */
+  public static final String SERIAL_FILTER = "serial-filter";
+  /**
+   * Per cache: {@code cache.NAME.key-codec} and {@code cache.NAME.value-codec}, one of {@code string},
+   * {@code bytes}, {@code long}, {@code integer}, {@code serializable}, or the class name of a
+   * {@code io.hybridcache.core.api.Codec} with a public no-argument constructor.
+   */
+  public static final String CACHE_PREFIX = "cache.";
+
+  private ProviderProperties() {}
+}

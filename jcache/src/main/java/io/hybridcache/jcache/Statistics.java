@@ -1,0 +1,84 @@
+package io.hybridcache.jcache;
+
+import java.util.concurrent.atomic.LongAdder;
+import javax.cache.management.CacheStatisticsMXBean;
+
+/**
+ * One cache's JCache statistics (the spec's table: a get that finds an entry is a hit, one that does
+ * not a miss; puts count entries stored, removals entries removed), exposed as
+ * {@code javax.cache:type=CacheStatistics}. Times are kept in nanoseconds and reported as average
+ * microseconds. Thread-safe (adders).
+ */
+final class Statistics implements CacheStatisticsMXBean {
+  private final LongAdder hits = new LongAdder();
+  private final LongAdder misses = new LongAdder();
+  private final LongAdder puts = new LongAdder();
+  private final LongAdder removals = new LongAdder();
+  private final LongAdder evictions = new LongAdder();
+  private final LongAdder getNanos = new LongAdder();
+  private final LongAdder putNanos = new LongAdder();
+  private final LongAdder removeNanos = new LongAdder();
+
+  void hits(long n) { hits.add(n); }
+  void misses(long n) { misses.add(n); }
+  void puts(long n) { puts.add(n); }
+  void removals(long n) { removals.add(n); }
+  void evictions(long n) { evictions.add(n); }
+  void getTime(long nanos) { getNanos.add(nanos); }
+  /** {@code n} entries stored in {@code nanos}. */
+  void puts(long n, long nanos) { puts.add(n); putNanos.add(nanos); }
+  /** {@code n} entries removed in {@code nanos}. */
+  void removals(long n, long nanos) { removals.add(n); removeNanos.add(nanos); }
+  void putTime(long nanos) { putNanos.add(nanos); }
+  void removeTime(long nanos) { removeNanos.add(nanos); }
+
+  @Override
+  public void clear() {
+    for (LongAdder a : new LongAdder[] {hits, misses, puts, removals, evictions, getNanos, putNanos, removeNanos}) {
+      a.reset();
+    }
+  }
+
+  @Override
+  public long getCacheHits() { return hits.sum(); }
+
+  @Override
+  public float getCacheHitPercentage() {
+    long gets = getCacheGets();
+    return gets == 0 ? 0f : getCacheHits() * 100f / gets;
+  }
+
+  @Override
+  public long getCacheMisses() { return misses.sum(); }
+
+  @Override
+  public float getCacheMissPercentage() {
+    long gets = getCacheGets();
+    return gets == 0 ? 0f : getCacheMisses() * 100f / gets;
+  }
+
+  @Override
+  public long getCacheGets() { return hits.sum() + misses.sum(); }
+
+  @Override
+  public long getCachePuts() { return puts.sum(); }
+
+  @Override
+  public long getCacheRemovals() { return removals.sum(); }
+
+  @Override
+  public long getCacheEvictions() { return evictions.sum(); }
+
+  @Override
+  public float getAverageGetTime() { return average(getNanos.sum(), getCacheGets()); }
+
+  @Override
+  public float getAveragePutTime() { return average(putNanos.sum(), getCachePuts()); }
+
+  @Override
+  public float getAverageRemoveTime() { return average(removeNanos.sum(), getCacheRemovals()); }
+
+  private static float average(long nanos, long count) {
+    return count == 0 ? 0f : nanos / 1000f / count;
+  }
+}

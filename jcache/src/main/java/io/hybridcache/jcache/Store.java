@@ -1,0 +1,33 @@
+package io.hybridcache.jcache;
+
+import java.util.Iterator;
+
+/**
+ * Where a JCache cache keeps its entries: a namespace of the shared engine (store-by-value,
+ * {@link ValueStore}) or a heap map (store-by-reference, {@link ReferenceStore}). Thread-safe; the
+ * cache serializes the operations on one key with its key locks.
+ */
+interface Store<K, V> {
+
+  /** The entry of {@code key}, bound once per operation (a value store encodes the key once). */
+  Slot<V> slot(K key);
+
+  /** Drops every entry at once (a value store moves to a new namespace epoch: no scan). */
+  void clear();
+
+  /** The keys, weakly consistent (a value store scans its engine's keys). */
+  Iterator<K> keys();
+
+  /** One key's entry. */
+  interface Slot<V> {
+    /** The stored entry, or null (expired ones too: the caller checks). */
+    Stored<V> get();
+
+    void put(V value, long expireAt);
+
+    /** Keeps the value of {@code current}, with a new expiry time. */
+    void setExpiry(Stored<V> current, long expireAt);
+
+    void remove();
+  }
+}

@@ -1,0 +1,36 @@
+package io.hybridcache.jcache;
+
+/**
+ * A value as a store holds it, with its expiry time (epoch milliseconds; {@link #ETERNAL} for none).
+ * Immutable. Store-by-value entries decode their bytes on each {@link #value()}: the caller gets its own copy.
+ */
+abstract class Stored<V> {
+  static final long ETERNAL = Long.MAX_VALUE;
+
+  private final long expireAt;
+
+  Stored(long expireAt) {
+    this.expireAt = expireAt;
+  }
+
+  long expireAt() {
+    return expireAt;
+  }
+
+  boolean expiredAt(long now) {
+    return expireAt <= now;
+  }
+
+  /** The value (store-by-value: a new copy on each call). */
+  abstract V value();
+
+  /** A reference held as is (store-by-reference). */
+  static <V> Stored<V> of(V value, long expireAt) {
+    return new Stored<>(expireAt) {
+      @Override
+      V value() {
+        return value;
+      }
+    };
+  }
+}

@@ -1,0 +1,141 @@
+package io.hybridcache.jcache;
+
+import io.hybridcache.core.api.Codec;
+import io.hybridcache.core.api.HybridCache;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Store-by-value in a namespace of the shared engine: each put encodes the value once; a get decodes the
+ * stored bytes (a new copy for the caller, as the spec asks). Thread-safe.
+ *
+ * <p>Format of a stored value: {@code expireAt} (8 bytes, big-endian epoch milliseconds,
+ * {@code Long.MAX_VALUE} for none) then the value codec's bytes. A bounded entry is also given to the
+ * engine with a TTL {@link #ENGINE_TTL_SLACK} past its expiry, so the engine frees its space even if it
+ * is never read, while a read before that still finds it and reports it expired.
+ */
+final class ValueStore<K, V> implements Store<K, V> {
+  static final int HEADER = Long.BYTES;
+  static final Duration ENGINE_TTL_SLACK = Duration.ofMinutes(1);
+  private static final Logger LOG = LoggerFactory.getLogger(ValueStore.class);
+
+  private final HybridCache engine;
+  private final Namespaces namespaces;
+  private final Namespace namespace;
+  private final Codec<K> keys;
+  private final Codec<V> values;
+
+  ValueStore(HybridCache engine, Namespaces namespaces, Namespace namespace, Codec<K> keys, Codec<V> values) {
+    this.engine = engine;
+    this.namespaces = namespaces;
+    this.namespace = namespace;
+    this.keys = keys;
+    this.values = values;
+  }
+
+  @Override
+  public Slot<V> slot(K key) {
+    byte[] engineKey = namespace.keyOf(keys.encode(key));
+    return new Slot<>() {
+      @Override
+      public Stored<V> get() {
+        byte[] raw = engine.get(engineKey);
+        return raw == null ? null : stored(raw);
+      }
+
+      @Override
+      public void put(V value, long expireAt) {
+        write(engineKey, values.encode(value), 0, expireAt);
+      }
+
+      @Override
+      public void setExpiry(Stored<V> current, long expireAt) {
+        byte[] raw = ((Bytes<V>) current).raw;
+        write(engineKey, raw, HEADER, expireAt);
+      }
+
+      @Override
+      public void remove() {
+        engine.remove(engineKey);
+      }
+    };
+  }
+
+  private void write(byte[] engineKey, byte[] payload, int from, long expireAt) {
+    byte[] raw = new byte[HEADER + payload.length - from];
+    ByteBuffer.wrap(raw).putLong(expireAt);
+    System.arraycopy(payload, from, raw, HEADER, payload.length - from);
+    if (expireAt == Stored.ETERNAL) {
+      engine.put(engineKey, raw);
+    } else {
+      long ms = Math.max(1, expireAt - System.currentTimeMillis());
+      engine.put(engineKey, raw, Duration.ofMillis(ms).plus(ENGINE_TTL_SLACK));
+    }
+  }
+
+  private Stored<V> stored(byte[] raw) {
+    return new Bytes<>(raw, values);
+  }
+
+  @Override
+  public void clear() {
+    namespaces.bump(namespace);
+  }
+
+  @Override
+  public Iterator<K> keys() {
+    Iterator<byte[]> all = engine.keys();
+    Set<ByteBuffer> seen = new HashSet<>();
+    return new Iterator<>() {
+      private K next;
+
+      @Override
+      public boolean hasNext() {
+        while (next == null && all.hasNext()) {
+          byte[] k = namespace.strip(all.next());
+          if (k != null && seen.add(ByteBuffer.wrap(k))) {
+            try {
+              next = keys.decode(k);
+            } catch (RuntimeException e) {
+              LOG.warn("cache {}: a key that does not decode is skipped", namespace.name(), e);
+            }
+          }
+        }
+        return next != null;
+      }
+
+      @Override
+      public K next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        K k = next;
+        next = null;
+        return k;
+      }
+    };
+  }
+
+  /** A stored value's bytes, decoded on each {@link #value()}. */
+  private static final class Bytes<V> extends Stored<V> {
+    private final byte[] raw;
+    private final Codec<V> codec;
+
+    Bytes(byte[] raw, Codec<V> codec) {
+      super(ByteBuffer.wrap(raw).getLong());
+      this.raw = raw;
+      this.codec = codec;
+    }
+
+    @Override
+    V value() {
+      return codec.decode(java.util.Arrays.copyOfRange(raw, HEADER, raw.length));
+    }
+  }
+}
