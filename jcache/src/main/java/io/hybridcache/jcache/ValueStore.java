@@ -135,7 +135,12 @@ final class ValueStore<K, V> implements Store<K, V> {
 
     @Override
     V value() {
-      return codec.decode(java.util.Arrays.copyOfRange(raw, HEADER, raw.length));
+      try {
+        return codec.decode(java.util.Arrays.copyOfRange(raw, HEADER, raw.length));
+      } catch (RuntimeException e) {
+        throw new javax.cache.CacheException("a cached value does not decode with " + codec.getClass().getName()
+            + " (another codec, or refused by the serialization filter)", e);
+      }
     }
   }
 }
