@@ -16,6 +16,11 @@ final class Expiry {
     this.policy = policy;
   }
 
+  /** True if no entry ever expires (the default policy): a put need not read the entry it replaces. */
+  boolean eternal() {
+    return policy instanceof javax.cache.expiry.EternalExpiryPolicy;
+  }
+
   ExpiryPolicy policy() {
     return policy;
   }

@@ -45,6 +45,8 @@ final class HybridCacheManager implements CacheManager {
   private final ManagerSettings settings;
   private final ConcurrentHashMap<String, HybridJCache<?, ?>> caches = new ConcurrentHashMap<>();
   private SharedEngine engine;
+  /** The eviction sinks of the open store-by-value caches, by name. */
+  private final ConcurrentHashMap<String, SharedEngine.EvictionSink> sinks = new ConcurrentHashMap<>();
   private ExecutorService pool;
   private volatile boolean closed;
 
@@ -91,18 +93,36 @@ final class HybridCacheManager implements CacheManager {
     HybridCacheConfiguration<K, V> config = copy(configuration);
     Store<K, V> store;
     HybridCache shared = null;
+    Namespace namespace = null;
     if (config.isStoreByValue()) {
       SharedEngine e = engine();
       shared = e.engine();
       ObjectInputFilter filter = ObjectInputFilter.Config.createFilter(settings.serialFilter());
       Codec<K> keys = codec(config.getKeyCodec(), cacheName, "key-codec", config.getKeyType(), filter);
       Codec<V> values = codec(config.getValueCodec(), cacheName, "value-codec", config.getValueType(), filter);
-      store = new ValueStore<>(shared, e.namespaces(), e.namespaces().of(cacheName), keys, values);
+      namespace = e.namespaces().of(cacheName);
+      store = new ValueStore<>(shared, e.namespaces(), namespace, keys, values);
     } else {
       store = new ReferenceStore<>();
     }
     HybridJCache<K, V> cache = new HybridJCache<>(this, cacheName, config, store, shared, pool());
     caches.put(cacheName, cache);
+    if (namespace != null) {
+      Namespace ns = namespace;
+      SharedEngine.EvictionSink sink = new SharedEngine.EvictionSink() {
+        @Override
+        public Namespace namespace() {
+          return ns;
+        }
+
+        @Override
+        public void evicted() {
+          cache.evicted();
+        }
+      };
+      sinks.put(cacheName, sink);
+      engine.watch(sink);
+    }
     return cache;
   }
 
@@ -220,7 +240,12 @@ final class HybridCacheManager implements CacheManager {
 
   /** Called by a closing cache. */
   void release(HybridJCache<?, ?> cache) {
-    caches.remove(cache.getName(), cache);
+    if (caches.remove(cache.getName(), cache)) {
+      SharedEngine.EvictionSink sink = sinks.remove(cache.getName());
+      if (sink != null) {
+        engine.unwatch(sink);
+      }
+    }
   }
 
   @Override

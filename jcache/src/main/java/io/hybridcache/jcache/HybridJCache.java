@@ -51,6 +51,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   private final Statistics stats = new Statistics();
   private final ConfigurationBean configBean;
   private volatile boolean closed;
+  /**
+   * True while a put needs nothing from the entry it replaces (eternal expiry, no listener for created,
+   * updated or expired entries): it then writes without reading.
+   */
+  private volatile boolean blindPut;
 
   HybridJCache(HybridCacheManager manager, String name, MutableConfiguration<K, V> config, Store<K, V> store,
       HybridCache engine, Executor pool) {
@@ -67,6 +72,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       listeners.register(l);
     }
     this.configBean = new ConfigurationBean(config);
+    updateBlindPut();
     if (config.isManagementEnabled()) {
       MBeans.register(this, MBeans.Kind.CacheConfiguration, configBean);
     }
@@ -186,6 +192,15 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     requireOpen();
     checkTypes(key, value);
     long start = System.nanoTime();
+    if (blindPut) {
+      ops.locked(key, (slot, now, events) -> {
+        integration.write(key, value);
+        slot.put(value, Stored.ETERNAL); // nothing to learn from the old entry: no read (no flash read)
+        return null;
+      });
+      countPut(start);
+      return;
+    }
     ops.locked(key, (slot, now, events) -> putLocked(key, value, slot, now, events));
     if (statsOn()) {
       stats.putTime(System.nanoTime() - start);
@@ -670,6 +685,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     Objects.requireNonNull(listenerConfig, "cacheEntryListenerConfiguration");
     config.addCacheEntryListenerConfiguration(listenerConfig); // refuses a duplicate
     listeners.register(listenerConfig);
+    updateBlindPut();
   }
 
   @Override
@@ -678,6 +694,19 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     Objects.requireNonNull(listenerConfig, "cacheEntryListenerConfiguration");
     config.removeCacheEntryListenerConfiguration(listenerConfig);
     listeners.deregister(listenerConfig);
+    updateBlindPut();
+  }
+
+  private void updateBlindPut() {
+    blindPut = expiry.eternal() && !listeners.any(EventType.CREATED) && !listeners.any(EventType.UPDATED)
+        && !listeners.any(EventType.EXPIRED);
+  }
+
+  /** The engine evicted one of this cache's entries from both tiers. */
+  void evicted() {
+    if (statsOn()) {
+      stats.evictions(1);
+    }
   }
 
   @Override

@@ -54,6 +54,27 @@ final class Namespace {
     return java.util.Arrays.copyOfRange(engineKey, p.length, engineKey.length);
   }
 
+  /** The namespace id and epoch an engine key starts with, or null if it does not start with two varints. */
+  static int[] idAndEpoch(byte[] engineKey) {
+    int[] out = new int[2];
+    int at = 0;
+    for (int n = 0; n < 2; n++) {
+      int v = 0;
+      for (int shift = 0; ; shift += 7) {
+        if (at >= engineKey.length || shift > 28) {
+          return null;
+        }
+        byte b = engineKey[at++];
+        v |= (b & 0x7F) << shift;
+        if (b >= 0) {
+          break;
+        }
+      }
+      out[n] = v;
+    }
+    return out;
+  }
+
   private static int putVarint(byte[] b, int at, int v) {
     while ((v & ~0x7F) != 0) {
       b[at++] = (byte) ((v & 0x7F) | 0x80);

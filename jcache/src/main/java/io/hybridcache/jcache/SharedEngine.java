@@ -2,12 +2,14 @@ package io.hybridcache.jcache;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.api.RemovalCause;
 import io.hybridcache.core.device.FileModes;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.cache.CacheException;
 
 /**
@@ -23,12 +25,23 @@ final class SharedEngine {
   private final Path directory;
   private final HybridCache engine;
   private final Namespaces namespaces;
+  /** Per namespace id: what to tell when the engine evicts one of its entries (a cache's statistics). */
+  private final ConcurrentHashMap<Integer, EvictionSink> sinks;
   private int references;
 
-  private SharedEngine(Path directory, HybridCache engine, Namespaces namespaces) {
+  /** A cache told of its entries the engine evicted from both tiers. */
+  interface EvictionSink {
+    Namespace namespace();
+
+    void evicted();
+  }
+
+  private SharedEngine(Path directory, HybridCache engine, Namespaces namespaces,
+      ConcurrentHashMap<Integer, EvictionSink> sinks) {
     this.directory = directory;
     this.engine = engine;
     this.namespaces = namespaces;
+    this.sinks = sinks;
   }
 
   /** The engine of {@code settings}' directory, opened (warm if it was used before) if none is open. */
@@ -42,9 +55,16 @@ final class SharedEngine {
       } catch (IOException e) {
         throw new CacheException("cannot create the CacheManager directory " + dir, e);
       }
-      CacheConfig config = settings.engineConfig();
+      ConcurrentHashMap<Integer, EvictionSink> sinks = new ConcurrentHashMap<>();
+      CacheConfig config = settings.engineConfig().toBuilder()
+          .removalListener((key, value, cause) -> {
+            if (cause == RemovalCause.EVICTED) {
+              evicted(sinks, key);
+            }
+          })
+          .build();
       Namespaces namespaces = new Namespaces(dir);
-      shared = new SharedEngine(dir, HybridCache.open(config), namespaces);
+      shared = new SharedEngine(dir, HybridCache.open(config), namespaces, sinks);
       OPEN.put(dir, shared);
     }
     shared.references++;
@@ -60,6 +80,24 @@ final class SharedEngine {
       OPEN.remove(directory);
     }
     engine.close();
+  }
+
+  /** Counts an eviction for the cache whose current namespace epoch {@code key} is of. */
+  private static void evicted(Map<Integer, EvictionSink> sinks, byte[] key) {
+    int[] ns = Namespace.idAndEpoch(key);
+    EvictionSink sink = ns == null ? null : sinks.get(ns[0]);
+    if (sink != null && sink.namespace().epoch() == ns[1]) {
+      sink.evicted();
+    }
+  }
+
+  /** Tells {@code sink} of its namespace's evictions until {@link #unwatch}. */
+  void watch(EvictionSink sink) {
+    sinks.put(sink.namespace().id(), sink);
+  }
+
+  void unwatch(EvictionSink sink) {
+    sinks.remove(sink.namespace().id(), sink);
   }
 
   HybridCache engine() { return engine; }

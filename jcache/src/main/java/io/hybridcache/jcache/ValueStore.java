@@ -4,6 +4,7 @@ import io.hybridcache.core.api.Codec;
 import io.hybridcache.core.api.HybridCache;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
@@ -45,19 +46,19 @@ final class ValueStore<K, V> implements Store<K, V> {
     return new Slot<>() {
       @Override
       public Stored<V> get() {
-        byte[] raw = engine.get(engineKey);
-        return raw == null ? null : stored(raw);
+        // the engine's own bytes, read in place: only the payload is copied, once per read
+        return engine.readArray(engineKey, raw -> new Bytes<>(ByteBuffer.wrap(raw).getLong(),
+            Arrays.copyOfRange(raw, HEADER, raw.length), values));
       }
 
       @Override
       public void put(V value, long expireAt) {
-        write(engineKey, values.encode(value), 0, expireAt);
+        write(engineKey, values.encode(value), expireAt);
       }
 
       @Override
       public void setExpiry(Stored<V> current, long expireAt) {
-        byte[] raw = ((Bytes<V>) current).raw;
-        write(engineKey, raw, HEADER, expireAt);
+        write(engineKey, ((Bytes<V>) current).payload, expireAt);
       }
 
       @Override
@@ -67,20 +68,16 @@ final class ValueStore<K, V> implements Store<K, V> {
     };
   }
 
-  private void write(byte[] engineKey, byte[] payload, int from, long expireAt) {
-    byte[] raw = new byte[HEADER + payload.length - from];
+  private void write(byte[] engineKey, byte[] payload, long expireAt) {
+    byte[] raw = new byte[HEADER + payload.length];
     ByteBuffer.wrap(raw).putLong(expireAt);
-    System.arraycopy(payload, from, raw, HEADER, payload.length - from);
+    System.arraycopy(payload, 0, raw, HEADER, payload.length);
     if (expireAt == Stored.ETERNAL) {
       engine.put(engineKey, raw);
     } else {
       long ms = Math.max(1, expireAt - System.currentTimeMillis());
       engine.put(engineKey, raw, Duration.ofMillis(ms).plus(ENGINE_TTL_SLACK));
     }
-  }
-
-  private Stored<V> stored(byte[] raw) {
-    return new Bytes<>(raw, values);
   }
 
   @Override
@@ -122,21 +119,21 @@ final class ValueStore<K, V> implements Store<K, V> {
     };
   }
 
-  /** A stored value's bytes, decoded on each {@link #value()}. */
+  /** A stored value's payload (the codec's bytes, never changed), decoded on each {@link #value()}. */
   private static final class Bytes<V> extends Stored<V> {
-    private final byte[] raw;
+    private final byte[] payload;
     private final Codec<V> codec;
 
-    Bytes(byte[] raw, Codec<V> codec) {
-      super(ByteBuffer.wrap(raw).getLong());
-      this.raw = raw;
+    Bytes(long expireAt, byte[] payload, Codec<V> codec) {
+      super(expireAt);
+      this.payload = payload;
       this.codec = codec;
     }
 
     @Override
     V value() {
       try {
-        return codec.decode(java.util.Arrays.copyOfRange(raw, HEADER, raw.length));
+        return codec.decode(payload);
       } catch (RuntimeException e) {
         throw new javax.cache.CacheException("a cached value does not decode with " + codec.getClass().getName()
             + " (another codec, or refused by the serialization filter)", e);

@@ -94,6 +94,41 @@ class NamespaceTest {
     }
   }
 
+  @Test
+  void evictionsAreCountedForTheCacheThatLostThemAndPutsDoNotReadFlash() {
+    HybridCachingProvider provider = new HybridCachingProvider();
+    try (CacheManager manager = TestManagers.open(provider, dir)) {
+      MutableConfiguration<Long, byte[]> config = new MutableConfiguration<Long, byte[]>()
+          .setTypes(Long.class, byte[].class).setStatisticsEnabled(true);
+      Cache<Long, byte[]> churn = manager.createCache("churn", config);
+      Cache<Long, byte[]> quiet = manager.createCache("quiet", config);
+      quiet.put(-1L, value(1));
+      HybridCache engine = manager.unwrap(HybridCache.class);
+      for (long i = 0; i < 3000; i++) {
+        churn.put(i, value(i));
+      }
+      engine.flush();
+      CacheStats before = engine.stats();
+      churn.put(5L, value(6)); // a flash-resident key, the default (eternal) expiry, no listener
+      assertEquals(before.deviceReads(), engine.stats().deviceReads(), "a put read the entry it replaced");
+      for (long i = 3000; i < 12_000; i++) { // 12 MB through an 8 MiB flash tier
+        churn.put(i, value(i));
+      }
+      engine.flush();
+      Statistics churned = churn.unwrap(HybridJCache.class).statistics();
+      Statistics quieted = quiet.unwrap(HybridJCache.class).statistics();
+      // the quiet cache's one entry is the oldest on flash: shared budgets may evict it, and then it counts there
+      long quietEvictions = quiet.containsKey(-1L) ? 0 : 1;
+      long deadline = System.currentTimeMillis() + 10_000; // the engine tells evictions on its removal executor
+      while ((churned.getCacheEvictions() == 0 || quieted.getCacheEvictions() < quietEvictions)
+          && System.currentTimeMillis() < deadline) {
+        Thread.yield();
+      }
+      org.junit.jupiter.api.Assertions.assertTrue(churned.getCacheEvictions() > 0, "no eviction counted");
+      assertEquals(quietEvictions, quieted.getCacheEvictions());
+    }
+  }
+
   private static byte[] value(long i) {
     byte[] v = new byte[1000];
     java.util.Arrays.fill(v, (byte) i);
