@@ -77,13 +77,17 @@ final class ManagerSettings {
     return new ManagerSettings(merged, uri);
   }
 
-  /** The properties file a {@code file:} or {@code classpath:} URI names; empty for any other URI. */
+  /** The properties file a {@code file:}, {@code jar:} or {@code classpath:} URI names; empty for any other URI. */
   private static Properties fileNamedBy(URI uri, ClassLoader loader) {
     Properties p = new Properties();
     String scheme = uri.getScheme();
     try {
       if ("file".equals(scheme)) {
         try (InputStream in = Files.newInputStream(Paths.get(uri))) {
+          p.load(in);
+        }
+      } else if ("jar".equals(scheme)) { // a resource in a jar (Spring's spring.cache.jcache.config=classpath:...)
+        try (InputStream in = uri.toURL().openStream()) {
           p.load(in);
         }
       } else if ("classpath".equals(scheme)) {

@@ -3,7 +3,8 @@ package io.hybridcache.jcache;
 /**
  * Names of the provider's settings. A {@code CacheManager} reads them, in this order of precedence, from
  * the {@code Properties} given to {@code getCacheManager}, from the properties file its URI names (a
- * {@code file:} URI, or {@code classpath:name.properties} resolved by the manager's class loader), and from
+ * {@code file:} or {@code jar:} URI, or {@code classpath:name.properties} resolved by the manager's class
+ * loader), and from
  * system properties named {@link #SYSTEM_PREFIX} + name (defaults for every manager, e.g. for test runs).
  * Sizes are bytes ({@code 64m}, {@code 1g} and {@code 512k} are accepted too).
  */
