@@ -1,0 +1,6 @@
+package demo;
+
+import org.springframework.data.jpa.repository.JpaRepository;
+
+/** Customers by id. */
+public interface CustomerRepository extends JpaRepository<Customer, Long> {}
