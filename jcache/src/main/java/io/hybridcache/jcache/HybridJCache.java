@@ -48,7 +48,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   private final Integration<K, V> integration;
   private final Listeners<K, V> listeners;
   private final Executor pool;
-  private final Statistics stats = new Statistics();
+  private final Recorder counts;
   private final ConfigurationBean configBean;
   private volatile boolean closed;
   /**
@@ -71,13 +71,14 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     for (CacheEntryListenerConfiguration<K, V> l : config.getCacheEntryListenerConfigurations()) {
       listeners.register(l);
     }
+    this.counts = new Recorder(config);
     this.configBean = new ConfigurationBean(config);
     updateBlindPut();
     if (config.isManagementEnabled()) {
       MBeans.register(this, MBeans.Kind.CacheConfiguration, configBean);
     }
     if (config.isStatisticsEnabled()) {
-      MBeans.register(this, MBeans.Kind.CacheStatistics, stats);
+      MBeans.register(this, MBeans.Kind.CacheStatistics, counts.statistics());
     }
   }
 
@@ -89,16 +90,14 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     Objects.requireNonNull(key, "key");
     long start = System.nanoTime();
     V v = ops.locked(key, (slot, now, events) -> getLocked(key, slot, now, events));
-    if (statsOn()) {
-      stats.getTime(System.nanoTime() - start);
-    }
+    counts.getSince(start);
     return v;
   }
 
   /** A get under the key's lock: access expiry on a hit, read-through on a miss. */
   private V getLocked(K key, Store.Slot<V> slot, long now, Events<K, V> events) {
     Stored<V> s = ops.live(key, slot, now, events);
-    countLookup(s != null);
+    counts.lookup(s != null);
     if (s != null) {
       V v = s.value();
       ops.touch(slot, s, now);
@@ -198,13 +197,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
         slot.put(value, Stored.ETERNAL); // nothing to learn from the old entry: no read (no flash read)
         return null;
       });
-      countPut(start);
+      counts.puts(1, start);
       return;
     }
     ops.locked(key, (slot, now, events) -> putLocked(key, value, slot, now, events));
-    if (statsOn()) {
-      stats.putTime(System.nanoTime() - start);
-    }
+    counts.putSince(start);
   }
 
   /** A put under the key's lock, written through; the previous live entry or null. */
@@ -217,9 +214,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     } else {
       ops.update(key, slot, s, value, now, events);
     }
-    if (stored && statsOn()) {
-      stats.puts(1);
-    }
+    counts.puts(stored ? 1 : 0);
     return s;
   }
 
@@ -232,12 +227,9 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       Stored<V> s = putLocked(key, value, slot, now, events);
       return new Holder<>(s == null ? null : s.value()); // the old entry's own bytes or reference
     });
-    countLookup(old.value != null);
-    if (statsOn()) {
-      long t = System.nanoTime() - start;
-      stats.getTime(t);
-      stats.putTime(t);
-    }
+    counts.lookup(old.value != null);
+    counts.getSince(start);
+    counts.putSince(start);
     return old.value;
   }
 
@@ -276,9 +268,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     } finally {
       ops.locks().unlockAll(stripes);
     }
-    if (statsOn() && puts > 0) {
-      stats.puts(puts, System.nanoTime() - start);
-    }
+    counts.puts(puts, start);
     if (failure != null) {
       throw failure;
     }
@@ -296,14 +286,8 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       integration.write(key, value);
       return ops.create(key, slot, value, now, events);
     });
-    if (statsOn()) {
-      if (stored) {
-        stats.puts(1, System.nanoTime() - start);
-        stats.misses(1);
-      } else {
-        stats.hits(1);
-      }
-    }
+    counts.puts(stored ? 1 : 0, start);
+    counts.lookup(!stored);
     return stored;
   }
 
@@ -321,7 +305,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       return s != null;
     });
     if (removed) {
-      countRemoval(start);
+      counts.removals(1, start);
     }
     return removed;
   }
@@ -346,9 +330,9 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       return Outcome.DONE;
     });
     if (outcome == Outcome.DONE) {
-      countRemoval(start);
+      counts.removals(1, start);
     }
-    countConditional(outcome, start);
+    counts.conditional(outcome != Outcome.MISS, start);
     return outcome == Outcome.DONE;
   }
 
@@ -368,9 +352,9 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       return v;
     });
     if (old != null) {
-      countRemoval(start);
+      counts.removals(1, start);
     }
-    countConditional(old != null ? Outcome.HIT : Outcome.MISS, start);
+    counts.conditional(old != null, start);
     return old;
   }
 
@@ -394,9 +378,9 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       return Outcome.DONE;
     });
     if (outcome == Outcome.DONE) {
-      countPut(start);
+      counts.puts(1, start);
     }
-    countConditional(outcome, start);
+    counts.conditional(outcome != Outcome.MISS, start);
     return outcome == Outcome.DONE;
   }
 
@@ -426,9 +410,9 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       return new Holder<>(s.value());
     });
     if (old != null) {
-      countPut(start);
+      counts.puts(1, start);
     }
-    countConditional(old != null ? Outcome.HIT : Outcome.MISS, start);
+    counts.conditional(old != null, start);
     return old;
   }
 
@@ -464,9 +448,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     } finally {
       ops.locks().unlockAll(stripes);
     }
-    if (statsOn() && removals > 0) {
-      stats.removals(removals, System.nanoTime() - start);
-    }
+    counts.removals(removals, start);
     if (failure != null) {
       throw failure;
     }
@@ -479,7 +461,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   @Override
   public void removeAll() {
     requireOpen();
-    if (!integration.writeThrough() && !statsOn() && !listeners.any(EventType.REMOVED)
+    if (!integration.writeThrough() && !counts.on() && !listeners.any(EventType.REMOVED)
         && !listeners.any(EventType.EXPIRED)) {
       ops.store().clear();
       return;
@@ -506,10 +488,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     long start = System.nanoTime();
     return ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
-      countLookup(s != null);
-      if (statsOn()) {
-        stats.getTime(System.nanoTime() - start);
-      }
+      counts.conditional(s != null, start);
       ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, s, integration.readThrough() ? integration::load : null);
       T result;
       try {
@@ -534,7 +513,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       case CREATE:
         integration.write(key, entry.value());
         if (ops.create(key, slot, entry.value(), now, events)) {
-          countPut(start);
+          counts.puts(1, start);
         }
         break;
       case LOAD:
@@ -543,13 +522,13 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       case UPDATE:
         integration.write(key, entry.value());
         ops.update(key, slot, s, entry.value(), now, events);
-        countPut(start);
+        counts.puts(1, start);
         break;
       case REMOVE:
         integration.delete(key);
         if (s != null) {
           ops.remove(key, slot, s, events);
-          countRemoval(start);
+          counts.removals(1, start);
         }
         break;
       default:
@@ -626,15 +605,12 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       }
       Entry<K, V> e = new SimpleEntry<>(key, s.value());
       ops.touch(slot, s, now);
-      if (statsOn()) {
-        stats.hits(1);
-        stats.getTime(System.nanoTime() - start);
-      }
+      counts.conditional(true, start);
       return e;
     });
   }
 
-  // ---- statistics (the spec's table, as the reference implementation counts)
+  // ---- results of locked operations (statistics: Recorder, counted as the spec's table)
 
   /** What a conditional operation found: no entry, an entry it left alone, or one it changed. */
   private enum Outcome { MISS, HIT, DONE }
@@ -645,35 +621,6 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
     Holder(V value) {
       this.value = value;
-    }
-  }
-
-  private void countLookup(boolean hit) {
-    if (statsOn()) {
-      if (hit) {
-        stats.hits(1);
-      } else {
-        stats.misses(1);
-      }
-    }
-  }
-
-  private void countConditional(Outcome outcome, long start) {
-    if (statsOn()) {
-      stats.getTime(System.nanoTime() - start);
-      countLookup(outcome != Outcome.MISS);
-    }
-  }
-
-  private void countPut(long start) {
-    if (statsOn()) {
-      stats.puts(1, System.nanoTime() - start);
-    }
-  }
-
-  private void countRemoval(long start) {
-    if (statsOn()) {
-      stats.removals(1, System.nanoTime() - start);
     }
   }
 
@@ -704,9 +651,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
   /** The engine evicted one of this cache's entries from both tiers. */
   void evicted() {
-    if (statsOn()) {
-      stats.evictions(1);
-    }
+    counts.eviction();
   }
 
   @Override
@@ -720,7 +665,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   void setStatisticsEnabled(boolean on) {
     config.setStatisticsEnabled(on);
     if (on) {
-      MBeans.register(this, MBeans.Kind.CacheStatistics, stats);
+      MBeans.register(this, MBeans.Kind.CacheStatistics, counts.statistics());
     } else {
       MBeans.unregister(this, MBeans.Kind.CacheStatistics);
     }
@@ -736,7 +681,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   }
 
   Statistics statistics() {
-    return stats;
+    return counts.statistics();
   }
 
   @Override
@@ -794,10 +739,6 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     for (Object k : keys) {
       Objects.requireNonNull(k, "a null key in a key set");
     }
-  }
-
-  private boolean statsOn() {
-    return config.isStatisticsEnabled();
   }
 
   private void requireOpen() {

@@ -1,0 +1,82 @@
+package io.hybridcache.jcache;
+
+import javax.cache.configuration.CompleteConfiguration;
+
+/**
+ * Counts a cache's operations into its {@link Statistics} while its configuration has statistics on, and
+ * does nothing otherwise: the one place that checks the switch. Times are measured from a start in
+ * {@code System.nanoTime()}. Thread-safe.
+ */
+final class Recorder {
+  private final Statistics stats = new Statistics();
+  private final CompleteConfiguration<?, ?> config;
+
+  Recorder(CompleteConfiguration<?, ?> config) {
+    this.config = config;
+  }
+
+  boolean on() {
+    return config.isStatisticsEnabled();
+  }
+
+  Statistics statistics() {
+    return stats;
+  }
+
+  /** A get that found an entry (hit) or not (miss). */
+  void lookup(boolean hit) {
+    if (on()) {
+      if (hit) {
+        stats.hits(1);
+      } else {
+        stats.misses(1);
+      }
+    }
+  }
+
+  /** The time of a get since {@code start}. */
+  void getSince(long start) {
+    if (on()) {
+      stats.getTime(System.nanoTime() - start);
+    }
+  }
+
+  /** The time of a put since {@code start} (its count is made by {@link #puts(long)}). */
+  void putSince(long start) {
+    if (on()) {
+      stats.putTime(System.nanoTime() - start);
+    }
+  }
+
+  void puts(long n) {
+    if (on() && n > 0) {
+      stats.puts(n);
+    }
+  }
+
+  /** {@code n} entries stored since {@code start} (nothing if none). */
+  void puts(long n, long start) {
+    if (on() && n > 0) {
+      stats.puts(n, System.nanoTime() - start);
+    }
+  }
+
+  /** {@code n} entries removed since {@code start} (nothing if none). */
+  void removals(long n, long start) {
+    if (on() && n > 0) {
+      stats.removals(n, System.nanoTime() - start);
+    }
+  }
+
+  /** A conditional operation (remove or replace with a value, getAndRemove...): a get, hit or miss. */
+  void conditional(boolean hit, long start) {
+    getSince(start);
+    lookup(hit);
+  }
+
+  void eviction() {
+    if (on()) {
+      stats.evictions(1);
+    }
+  }
+}
