@@ -113,17 +113,40 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     return loaded;
   }
 
+  /** The entries found; with read-through, the missing keys are loaded together ({@code CacheLoader.loadAll}). */
   @Override
   public Map<K, V> getAll(Set<? extends K> keys) {
     requireOpen();
     requireKeys(keys);
+    long start = System.nanoTime();
     Map<K, V> result = new HashMap<>();
+    List<K> missing = new ArrayList<>();
     for (K k : keys) {
-      V v = get(k);
+      V v = ops.locked(k, (slot, now, events) -> {
+        Stored<V> s = ops.live(k, slot, now, events);
+        counts.lookup(s != null);
+        if (s == null) {
+          return null;
+        }
+        V found = s.value();
+        ops.touch(slot, s, now);
+        return found;
+      });
       if (v != null) {
         result.put(k, v);
+      } else {
+        missing.add(k);
       }
     }
+    if (integration.readThrough() && !missing.isEmpty()) {
+      for (Map.Entry<K, V> e : integration.loadAll(missing).entrySet()) {
+        if (e.getKey() != null && e.getValue() != null && keys.contains(e.getKey())) {
+          putLoaded(e.getKey(), e.getValue(), false);
+          result.put(e.getKey(), e.getValue());
+        }
+      }
+    }
+    counts.getSince(start);
     return result;
   }
 
