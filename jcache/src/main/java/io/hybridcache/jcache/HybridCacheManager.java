@@ -91,6 +91,7 @@ final class HybridCacheManager implements CacheManager {
       throw new CacheException("a cache named " + cacheName + " exists already in " + uri);
     }
     HybridCacheConfiguration<K, V> config = copy(configuration);
+    settings.caches().applyTo(cacheName, config);
     Store<K, V> store;
     HybridCache shared = null;
     Namespace namespace = null;
@@ -130,7 +131,7 @@ final class HybridCacheManager implements CacheManager {
     if (given != null) {
       return given;
     }
-    String named = settings.cacheSetting(cacheName, setting);
+    String named = settings.caches().get(cacheName, setting);
     ClassLoader loader = loader();
     return named != null ? Codecs.named(named, loader, filter) : Codecs.forType(type, loader, filter);
   }

@@ -28,7 +28,7 @@ final class ManagerSettings {
   private final long writeBufferBytes;
   private final boolean directIo;
   private final String serialFilter;
-  private final Map<String, String> cacheSettings;
+  private final CacheSettings cacheSettings;
 
   private ManagerSettings(Properties p, URI uri) {
     Path root = Paths.get(p.getProperty(ProviderProperties.ROOT,
@@ -53,7 +53,7 @@ final class ManagerSettings {
         perCache.put(name.substring(ProviderProperties.CACHE_PREFIX.length()), p.getProperty(name).trim());
       }
     }
-    this.cacheSettings = Map.copyOf(perCache);
+    this.cacheSettings = new CacheSettings(perCache);
     engineConfig(); // validates the budgets now, naming the bad one
   }
 
@@ -155,9 +155,9 @@ final class ManagerSettings {
   long flashBytes() { return flashBytes; }
   String serialFilter() { return serialFilter; }
 
-  /** {@code cache.NAME.SETTING} of the properties, or null. */
-  String cacheSetting(String cacheName, String setting) {
-    return cacheSettings.get(cacheName + "." + setting);
+  /** The per-cache settings ({@code cache.NAME.SETTING}). */
+  CacheSettings caches() {
+    return cacheSettings;
   }
 
   @Override

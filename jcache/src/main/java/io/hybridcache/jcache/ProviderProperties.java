@@ -33,7 +33,10 @@ public final class ProviderProperties {
   /**
    * Per cache: {@code cache.NAME.key-codec} and {@code cache.NAME.value-codec}, one of {@code string},
    * {@code bytes}, {@code long}, {@code integer}, {@code serializable}, or the class name of a
-   * {@code io.hybridcache.core.api.Codec} with a public no-argument constructor.
+   * {@code io.hybridcache.core.api.Codec} with a public no-argument constructor;
+   * {@code cache.NAME.expire-after-write} or {@code expire-after-access} (e.g. {@code 10m}: for a cache
+   * created with the default eternal policy), {@code cache.NAME.statistics} and {@code management}
+   * ({@code true}/{@code false}). See {@code CacheSettings}.
    */
   public static final String CACHE_PREFIX = "cache.";
 

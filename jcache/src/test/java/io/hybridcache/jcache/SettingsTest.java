@@ -31,4 +31,41 @@ class SettingsTest {
       assertEquals(dir.resolve("engine"), config.directory());
     }
   }
+
+  @Test
+  void perCacheSettingsGiveAPlainConfigurationExpiryAndStatistics() {
+    Properties given = TestManagers.small(dir);
+    given.setProperty("cache.demo.Fast.expire-after-write", "50ms");
+    given.setProperty("cache.demo.Fast.statistics", "true");
+    try (CacheManager manager = new HybridCachingProvider().getCacheManager(URI.create("test:settings"),
+        getClass().getClassLoader(), given)) {
+      javax.cache.Cache<String, String> fast = manager.createCache("demo.Fast", new MutableConfiguration<>());
+      javax.cache.Cache<String, String> plain = manager.createCache("demo.Plain", new MutableConfiguration<>());
+      MutableConfiguration<?, ?> config = fast.getConfiguration(MutableConfiguration.class);
+      assertEquals(true, config.isStatisticsEnabled());
+      assertEquals(false, plain.getConfiguration(MutableConfiguration.class).isStatisticsEnabled());
+      fast.put("k", "v");
+      plain.put("k", "v");
+      long expiresBy = System.currentTimeMillis() + 50;
+      while (System.currentTimeMillis() <= expiresBy) { // the clock must pass the expiry
+        Thread.onSpinWait();
+      }
+      org.junit.jupiter.api.Assertions.assertNull(fast.get("k"), "expire-after-write did not apply");
+      assertEquals("v", plain.get("k"));
+      assertEquals(1, fast.unwrap(HybridJCache.class).statistics().getCachePuts());
+    }
+  }
+
+  @Test
+  void aBadCacheSettingIsNamedWithItsValue() {
+    for (String[] bad : new String[][] {{"cache.c.expire-after-write", "soon"}, {"cache.c.colour", "red"},
+        {"cache.c.statistics", "yes"}}) {
+      Properties given = TestManagers.small(dir);
+      given.setProperty(bad[0], bad[1]);
+      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> new HybridCachingProvider().getCacheManager(URI.create("test:bad"), getClass().getClassLoader(), given));
+      org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains(bad[0]) && e.getMessage().contains(bad[1]),
+          e.getMessage());
+    }
+  }
 }

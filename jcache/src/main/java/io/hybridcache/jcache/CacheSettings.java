@@ -1,0 +1,103 @@
+package io.hybridcache.jcache;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import javax.cache.configuration.MutableConfiguration;
+import javax.cache.expiry.Duration;
+import javax.cache.expiry.EternalExpiryPolicy;
+import javax.cache.expiry.ModifiedExpiryPolicy;
+import javax.cache.expiry.TouchedExpiryPolicy;
+
+/**
+ * The per-cache provider properties ({@code cache.NAME.SETTING}) that configure a cache without code, for
+ * frameworks that create caches with a plain {@code MutableConfiguration} (Spring's
+ * {@code spring.cache.cache-names}, Hibernate's regions): {@code key-codec}, {@code value-codec},
+ * {@code expire-after-write} and {@code expire-after-access} (a duration: {@code 500ms}, {@code 30s},
+ * {@code 10m}, {@code 2h}, {@code 1d}), {@code statistics} and {@code management} ({@code true} or
+ * {@code false}). An expiry applies only to a configuration that left the default (eternal) policy.
+ * Immutable; validated when the manager is made (an error names the property and its value).
+ */
+final class CacheSettings {
+  static final Set<String> NAMES = Set.of("key-codec", "value-codec", "expire-after-write", "expire-after-access",
+      "statistics", "management");
+
+  private final Map<String, String> settings;
+
+  /** @param settings {@code NAME.SETTING} to value */
+  CacheSettings(Map<String, String> settings) {
+    for (Map.Entry<String, String> e : settings.entrySet()) {
+      String key = e.getKey();
+      int dot = key.lastIndexOf('.');
+      String setting = dot < 0 ? key : key.substring(dot + 1);
+      if (dot <= 0 || !NAMES.contains(setting)) {
+        throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + key + " is not a cache setting (one of "
+            + new java.util.TreeSet<>(NAMES) + " after cache.NAME.), was " + e.getValue());
+      }
+      if (setting.startsWith("expire-")) {
+        duration(key, e.getValue());
+      } else if (setting.equals("statistics") || setting.equals("management")) {
+        bool(key, e.getValue());
+      }
+    }
+    this.settings = Map.copyOf(settings);
+  }
+
+  /** {@code cache.NAME.SETTING}, or null. */
+  String get(String cacheName, String setting) {
+    return settings.get(cacheName + "." + setting);
+  }
+
+  /** Applies the expiry, statistics and management settings of {@code cacheName} to {@code config}. */
+  void applyTo(String cacheName, MutableConfiguration<?, ?> config) {
+    String write = get(cacheName, "expire-after-write");
+    String access = get(cacheName, "expire-after-access");
+    if ((write != null || access != null)
+        && config.getExpiryPolicyFactory().create() instanceof EternalExpiryPolicy) {
+      config.setExpiryPolicyFactory(access != null
+          ? TouchedExpiryPolicy.factoryOf(duration(cacheName + ".expire-after-access", access))
+          : ModifiedExpiryPolicy.factoryOf(duration(cacheName + ".expire-after-write", write)));
+    }
+    String stats = get(cacheName, "statistics");
+    if (stats != null) {
+      config.setStatisticsEnabled(bool(cacheName + ".statistics", stats));
+    }
+    String management = get(cacheName, "management");
+    if (management != null) {
+      config.setManagementEnabled(bool(cacheName + ".management", management));
+    }
+  }
+
+  static Duration duration(String key, String value) {
+    String v = value.trim().toLowerCase(Locale.ROOT);
+    TimeUnit unit;
+    String number;
+    if (v.endsWith("ms")) {
+      unit = TimeUnit.MILLISECONDS;
+      number = v.substring(0, v.length() - 2);
+    } else {
+      unit = v.endsWith("s") ? TimeUnit.SECONDS : v.endsWith("m") ? TimeUnit.MINUTES
+          : v.endsWith("h") ? TimeUnit.HOURS : v.endsWith("d") ? TimeUnit.DAYS : null;
+      number = v.isEmpty() ? "" : v.substring(0, v.length() - 1);
+    }
+    try {
+      long n = Long.parseLong(number);
+      if (unit == null || n <= 0) {
+        throw new NumberFormatException();
+      }
+      return new Duration(unit, n);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + key
+          + " must be a positive duration with a unit (ms, s, m, h, d), was " + value, e);
+    }
+  }
+
+  private static boolean bool(String key, String value) {
+    String v = value.trim();
+    if (!v.equals("true") && !v.equals("false")) {
+      throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + key + " must be true or false, was " + value);
+    }
+    return Boolean.parseBoolean(v);
+  }
+}
