@@ -5,6 +5,7 @@ import io.hybridcache.core.api.HybridCache;
 import java.io.ObjectInputFilter;
 import java.lang.ref.WeakReference;
 import java.net.URI;
+import java.nio.file.Files;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Objects;
@@ -207,7 +208,11 @@ final class HybridCacheManager implements CacheManager {
     return Collections.unmodifiableSet(new LinkedHashSet<>(caches.keySet()));
   }
 
-  /** Empties the cache (a new namespace epoch: no scan) and closes it. */
+  /**
+   * Empties the cache (a new namespace epoch: no scan) and closes it. A cache this manager has not opened
+   * but whose entries the directory holds from an earlier run is emptied too, so that creating it again
+   * starts empty.
+   */
   @Override
   public synchronized void destroyCache(String cacheName) {
     requireOpen();
@@ -216,6 +221,12 @@ final class HybridCacheManager implements CacheManager {
     if (cache != null) {
       cache.clear();
       cache.close();
+    } else if (engine != null || Files.exists(settings.directory().resolve(Namespaces.FILE))) {
+      Namespaces namespaces = engine().namespaces();
+      Namespace ns = namespaces.find(cacheName);
+      if (ns != null) {
+        namespaces.bump(ns);
+      }
     }
   }
 

@@ -60,6 +60,11 @@ final class Namespaces {
     return ns;
   }
 
+  /** The namespace of {@code cacheName} if it has one, else null (nothing is made). */
+  synchronized Namespace find(String cacheName) {
+    return byName.get(cacheName);
+  }
+
   /** Moves {@code ns} to a new epoch, persisted before it is used: every entry of the old one is dropped. */
   synchronized void bump(Namespace ns) {
     int next = ns.epoch() + 1;

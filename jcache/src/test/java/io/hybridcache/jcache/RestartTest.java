@@ -67,4 +67,21 @@ class RestartTest {
       org.junit.jupiter.api.Assertions.assertTrue(engine.stats().flashHits() > 0, "nothing came from flash");
     }
   }
+
+  @Test
+  void destroyingACacheOfAnEarlierRunEmptiesIt() {
+    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir)) {
+      manager.createCache("old", strings()).put("k", "v");
+    }
+    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir)) {
+      manager.destroyCache("old"); // not opened by this manager
+      assertNull(manager.createCache("old", strings()).get("k"), "a destroyed cache's entry came back");
+    }
+    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir)) {
+      manager.createCache("old", strings()).put("k2", "v2");
+    }
+    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir)) {
+      assertEquals("v2", manager.createCache("old", strings()).get("k2"), "an entry of a cache not destroyed was lost");
+    }
+  }
 }
