@@ -129,6 +129,24 @@ class NamespaceTest {
     }
   }
 
+  @Test
+  void theProviderLeavesFilesItDidNotCreate() throws Exception {
+    java.nio.file.Files.createDirectories(dir);
+    Path foreign = java.nio.file.Files.writeString(dir.resolve("notes.txt"), "mine");
+    HybridCachingProvider provider = new HybridCachingProvider();
+    try (CacheManager manager = TestManagers.open(provider, dir)) {
+      Cache<String, String> c = manager.createCache("c", strings());
+      c.put("k", "v");
+      c.clear();
+      manager.destroyCache("c");
+    }
+    assertEquals("mine", java.nio.file.Files.readString(foreign));
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
+      assertEquals(java.util.Set.of("notes.txt", "engine", Namespaces.FILE),
+          files.map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.toSet()));
+    }
+  }
+
   private static byte[] value(long i) {
     byte[] v = new byte[1000];
     java.util.Arrays.fill(v, (byte) i);
