@@ -104,7 +104,14 @@ public final class ReadmeBlocks {
     }
     try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
       Method run = loader.loadClass("readme." + name).getMethod("run");
-      run.invoke(null);
+      Thread thread = Thread.currentThread();
+      ClassLoader context = thread.getContextClassLoader();
+      thread.setContextClassLoader(loader); // service lookups (JCache's Caching) find the block's classes
+      try {
+        run.invoke(null);
+      } finally {
+        thread.setContextClassLoader(context);
+      }
     }
   }
 }
