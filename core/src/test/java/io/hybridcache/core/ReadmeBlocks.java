@@ -71,6 +71,15 @@ public final class ReadmeBlocks {
    * Compiles {@code block} (after replacing each key of {@code replace} in its body by the value) against
    * this JVM's test class path, and runs it.
    */
+  /** The README's one Java block that imports from {@code prefix} (a module's own README test runs it). */
+  public static Block theBlockImporting(String prefix) throws IOException {
+    List<Block> blocks = javaBlocks(readme()).stream().filter(b -> b.imports(prefix)).toList();
+    if (blocks.size() != 1) {
+      throw new AssertionError("the README has " + blocks.size() + " Java blocks importing " + prefix + ", not one");
+    }
+    return blocks.get(0);
+  }
+
   public static void compileAndRun(Block block, Map<String, String> replace, Path work) throws Exception {
     String body = block.body();
     for (Map.Entry<String, String> r : replace.entrySet()) {

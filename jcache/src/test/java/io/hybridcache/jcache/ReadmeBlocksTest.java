@@ -1,10 +1,7 @@
 package io.hybridcache.jcache;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import io.hybridcache.core.ReadmeBlocks;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,10 +12,7 @@ class ReadmeBlocksTest {
 
   @Test
   void theJcacheBlockCompilesAndRuns() throws Exception {
-    List<ReadmeBlocks.Block> blocks = ReadmeBlocks.javaBlocks(ReadmeBlocks.readme()).stream()
-        .filter(b -> b.imports("javax.cache")).toList();
-    assertEquals(1, blocks.size(), "the README's JCache block");
-    ReadmeBlocks.compileAndRun(blocks.get(0), Map.of("\"/var/cache/myapp\"", "\"" + work.resolve("myapp") + "\""),
-        work.resolve("build"));
+    ReadmeBlocks.compileAndRun(ReadmeBlocks.theBlockImporting("javax.cache"),
+        Map.of("\"/var/cache/myapp\"", "\"" + work.resolve("myapp") + "\""), work.resolve("build"));
   }
 }

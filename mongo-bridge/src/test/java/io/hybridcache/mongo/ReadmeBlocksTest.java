@@ -1,12 +1,9 @@
 package io.hybridcache.mongo;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.hybridcache.core.ReadmeBlocks;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,13 +14,11 @@ class ReadmeBlocksTest {
 
   @Test
   void theMongoBlockCompilesAndRuns() throws Exception {
-    List<ReadmeBlocks.Block> blocks = ReadmeBlocks.javaBlocks(ReadmeBlocks.readme()).stream()
-        .filter(b -> b.imports("io.hybridcache.mongo")).toList();
-    assertEquals(1, blocks.size(), "the README's Mongo bridge block");
+    ReadmeBlocks.Block block = ReadmeBlocks.theBlockImporting("io.hybridcache.mongo");
     MongoServer server = new MongoServer(new MemoryBackend());
     String uri = server.bindAndGetConnectionString();
     try {
-      ReadmeBlocks.compileAndRun(blocks.get(0), Map.of(
+      ReadmeBlocks.compileAndRun(block, Map.of(
           "mongodb://127.0.0.1:27017", uri,
           "Path.of(\"/var/cache/docs\")", "Path.of(\"" + work.resolve("docs") + "\")"), work.resolve("build"));
     } finally {
