@@ -27,7 +27,7 @@ final class SmallSetCounters {
   final LongAdder expired = new LongAdder();
   final LongAdder removed = new LongAdder();
   final LongAdder pageBytesWritten = new LongAdder();
-  /** Objects in verified pages of the current epoch (updated by the rewrites' deltas). */
+  /** Objects the region serves: in pages written in this epoch and not poisoned since. */
   final LongAdder entries = new LongAdder();
 
   /** A consistent-enough view for stats and tests (each figure summed once). */

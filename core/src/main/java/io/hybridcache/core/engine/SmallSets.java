@@ -18,10 +18,11 @@ import java.util.function.LongSupplier;
 
 /**
  * The set region of the small-object engine: a set-associative flash cache in which a key's hash names
- * one 4 KiB page (its set) over a range of {@link Device} slots, and DRAM keeps only a Bloom filter and 32
- * hit bits per set, no per-object pointer (Kangaroo's KSet, SOSP 2021; CacheLib navy's BigHash). A lookup
- * is a filter check and at most one aligned page read; an insert is a read-modify-write of one page that
- * carries a batch of new objects and evicts by RRIP ({@link SmallSetEviction}).
+ * one 4 KiB page (its set) over a range of {@link Device} slots, and DRAM keeps only a Bloom filter, 32
+ * hit bits and an object count per set (25 B by default), no per-object pointer (Kangaroo's KSet, SOSP
+ * 2021; CacheLib navy's BigHash). A lookup is a filter check and at most one aligned page read; an insert
+ * is a read-modify-write of one page that carries a batch of new objects and evicts by RRIP
+ * ({@link SmallSetEviction}).
  *
  * <p>Contract: {@link #get} returns the newest value a completed {@link #insert} or {@link #put} wrote for
  * the key, or null (a miss is always allowed: evicted, damaged page, read error, contention). Once
@@ -104,6 +105,8 @@ final class SmallSets {
   private final ReentrantLock[] locks;
   /** Seqlock counters, one per lock stripe: odd while a writer of the stripe publishes a page. */
   private final AtomicLongArray versions;
+  /** Objects in each set's page (a page holds at most 162), guarded by the set's lock: exact entry counts. */
+  private final byte[] counts;
   /** Sets whose last write failed: empty (lookups miss, the next insert starts from nothing). */
   private final Set<Integer> poisoned = ConcurrentHashMap.newKeySet();
   private final SmallSetCounters counters = new SmallSetCounters();
@@ -132,6 +135,7 @@ final class SmallSets {
     this.clock = options.clock();
     this.bloom = new SmallSetBloom(sets, options.bloomBitsPerSet(), options.bloomHashes());
     this.hitBits = new SmallSetHits(sets);
+    this.counts = new byte[sets];
     int stripes = Math.min(options.lockStripes(), sets);
     this.locks = new ReentrantLock[stripes];
     for (int i = 0; i < stripes; i++) {
@@ -156,9 +160,9 @@ final class SmallSets {
     return counters.snapshot();
   }
 
-  /** DRAM that grows with the region: the Bloom filters and the hit bits (locks are a constant). */
+  /** DRAM that grows with the region: filters, hit bits, object counts (locks are a constant). */
   long dramBytes() {
-    return bloom.bytes() + hitBits.bytes();
+    return bloom.bytes() + hitBits.bytes() + counts.length;
   }
 
   void probe(Probe p) {
@@ -289,7 +293,7 @@ final class SmallSets {
         int stripe = set % locks.length;
         versions.incrementAndGet(stripe);
         try {
-          poisonLocked(set, 0);
+          poisonLocked(set);
         } finally {
           versions.incrementAndGet(stripe);
         }
@@ -354,11 +358,12 @@ final class SmallSets {
       poisoned.remove(set);
       counters.setRewrites.increment();
       counters.pageBytesWritten.add(SmallSetPage.PAGE_BYTES);
-      counters.entries.add(entries.size() - old.entries().size());
+      counters.entries.add(entries.size() - Byte.toUnsignedInt(counts[set]));
+      counts[set] = (byte) entries.size();
       return true;
     } catch (IOException e) {
       counters.writeErrors.increment();
-      poisonLocked(set, old.entries().size());
+      poisonLocked(set);
       return false;
     } finally {
       versions.incrementAndGet(stripe);
@@ -369,9 +374,10 @@ final class SmallSets {
    * The set serves nothing until its next successful rewrite, which starts from an empty page. Caller
    * holds the set's lock and has made the stripe's seqlock counter odd.
    */
-  private void poisonLocked(int set, int entriesLost) {
+  private void poisonLocked(int set) {
     poisoned.add(set);
     bloom.clearLocked(set);
-    counters.entries.add(-entriesLost);
+    counters.entries.add(-Byte.toUnsignedInt(counts[set]));
+    counts[set] = 0;
   }
 }

@@ -48,7 +48,7 @@ class SmallSetsTest {
     SmallSetCounters.Snapshot s = sets.stats();
     assertTrue(s.hits() >= 490, s.toString());
     assertEquals(750, s.setRewrites());
-    assertEquals(s.hits(), s.entries() - 0, "every object still stored was found: " + s);
+    assertEquals(s.hits(), s.entries(), "every object still stored was found: " + s);
     assertNull(sets.get(key(10_000)));
   }
 
