@@ -182,6 +182,19 @@ final class SmallSetPage {
     return null;
   }
 
+  /**
+   * The entry at {@code index} in page order: {@link #DAMAGED} if the page does not verify, null if it
+   * has fewer entries. For the log, whose pages may hold several versions of one key.
+   */
+  static Found at(ByteBuffer page, int setId, long epoch, int index) {
+    ByteBuffer b = verified(page, setId, epoch);
+    int[] starts = b == null ? null : entryStarts(b);
+    if (starts == null) {
+      return DAMAGED;
+    }
+    return index < starts.length ? new Found(entryAt(b, starts[index]), index) : null;
+  }
+
   /** The start of each entry of a verified page, or null if an entry header is implausible. */
   private static int[] entryStarts(ByteBuffer b) {
     int[] starts = new int[Short.toUnsignedInt(b.getShort(10))];
@@ -203,6 +216,11 @@ final class SmallSetPage {
     byte[] value = new byte[Short.toUnsignedInt(b.getShort(p + 2))];
     b.get(p + ENTRY_HEADER_BYTES, key).get(p + ENTRY_HEADER_BYTES + key.length, value);
     return new Entry(key, value, KeyHash.of(key), b.getLong(p + 8), b.getLong(p + 16), b.get(p + 4));
+  }
+
+  /** The generation field of a page {@link #find} or {@link #decode} verified. */
+  static long generation(ByteBuffer page) {
+    return page.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(24);
   }
 
   /** A little-endian view of {@code page} if header and CRC check out, else null. */

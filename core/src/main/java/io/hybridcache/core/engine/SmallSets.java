@@ -43,7 +43,7 @@ import java.util.function.LongSupplier;
  * <p><b>Reclaim.</b> None: a set evicts inside its own page on every rewrite (RRIP), so the region never
  * grows and needs no garbage collection; expired entries leave at the next rewrite.
  */
-final class SmallSets {
+final class SmallSets implements SmallStore {
   static final int READ_ATTEMPTS = 4;
 
   /** Where a test may stop a thread ({@link Probe}). */
@@ -152,6 +152,26 @@ final class SmallSets {
     return (int) Long.remainderUnsigned(keyHash, sets);
   }
 
+  long nowMillis() {
+    return clock.getAsLong();
+  }
+
+  /** False if no version of the key can be in its set (the filter has no false negatives). */
+  boolean mightContain(long keyHash) {
+    return bloom.mightContain(setOf(keyHash), keyHash);
+  }
+
+  /** Makes every object of {@code set} unreachable (poisons it) without I/O: for callers that lost track. */
+  void drop(int set) {
+    ReentrantLock lock = locks[set % locks.length];
+    lock.lock();
+    try {
+      publishPoisonLocked(set);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   SmallSetBloom bloom() {
     return bloom;
   }
@@ -170,7 +190,8 @@ final class SmallSets {
   }
 
   /** The newest value of {@code key} in its set, or null. One device read at most per attempt. */
-  byte[] get(byte[] key) {
+  @Override
+  public byte[] get(byte[] key) {
     counters.lookups.increment();
     long hash = KeyHash.of(key);
     int set = setOf(hash);
@@ -234,7 +255,8 @@ final class SmallSets {
   }
 
   /** Inserts one object (a batch of one); see {@link #insert}. */
-  boolean put(byte[] key, byte[] value, long sequence, long expiryMillis) {
+  @Override
+  public boolean put(byte[] key, byte[] value, long sequence, long expiryMillis) {
     Entry e = Entry.of(key, value, sequence, expiryMillis);
     return insert(setOf(e.keyHash()), List.of(e));
   }
@@ -276,7 +298,8 @@ final class SmallSets {
    * Makes {@code key} unreachable in its set: rewrites the page without it, or, if the page cannot be
    * read or written, poisons the set. True if a version was found and removed.
    */
-  boolean remove(byte[] key) {
+  @Override
+  public boolean remove(byte[] key) {
     long hash = KeyHash.of(key);
     int set = setOf(hash);
     if (!bloom.mightContain(set, hash)) {
@@ -290,13 +313,7 @@ final class SmallSets {
         return false;
       }
       if (!readPage(set, page)) { // the key may be there: make the whole set unreachable
-        int stripe = set % locks.length;
-        versions.incrementAndGet(stripe);
-        try {
-          poisonLocked(set);
-        } finally {
-          versions.incrementAndGet(stripe);
-        }
+        publishPoisonLocked(set);
         return false;
       }
       Page old = SmallSetPage.decode(page, set, epoch);
@@ -365,6 +382,17 @@ final class SmallSets {
       counters.writeErrors.increment();
       poisonLocked(set);
       return false;
+    } finally {
+      versions.incrementAndGet(stripe);
+    }
+  }
+
+  /** {@link #poisonLocked} inside the stripe's seqlock, so overlapping lookups retry and see it. */
+  private void publishPoisonLocked(int set) {
+    int stripe = set % locks.length;
+    versions.incrementAndGet(stripe);
+    try {
+      poisonLocked(set);
     } finally {
       versions.incrementAndGet(stripe);
     }

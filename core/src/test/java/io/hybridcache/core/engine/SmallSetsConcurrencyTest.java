@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Free-running threads against a reference model on two overflowing sets: writers own disjoint keys and
- * publish each completed put or remove; readers check that a lookup never serves another key's value, a
+ * Free-running threads against a reference model on two overflowing sets, alone and behind a log:
+ * writers own disjoint keys and publish each completed put or remove; readers check that a lookup never serves another key's value, a
  * version older than the last put or remove completed before it began, or a removed key's old value.
  * Then the region over a real {@link FileDevice} (O_DIRECT where the file system allows it).
  */
@@ -37,8 +37,24 @@ class SmallSetsConcurrencyTest {
   @TempDir Path dir;
 
   @Test
-  void neverAWrongOrStaleValueUnderConcurrentPutsRemovesAndLookups() throws Exception {
+  void neverAWrongOrStaleValueFromTheSets() throws Exception {
     SmallSets sets = new SmallSets(new MemoryDevice(1, 2 * 4096), 0, 1, SmallSets.Options.DEFAULT);
+    neverAWrongOrStaleValue(sets);
+    SmallSetCounters.Snapshot s = sets.stats();
+    assertTrue(s.hits() > 0 && s.evicted() > 0, s.toString());
+  }
+
+  /** The same through a log of 4 pages (threshold 2) in front of the two sets. */
+  @Test
+  void neverAWrongOrStaleValueThroughTheLog() throws Exception {
+    MemoryDevice device = new MemoryDevice(3, 2 * 4096);
+    SmallSets sets = new SmallSets(device, 0, 1, SmallSets.Options.DEFAULT);
+    SmallLog log = new SmallLog(device, 1, 2, sets, 2);
+    neverAWrongOrStaleValue(log);
+    assertTrue(log.setMoves.sum() > 0 && log.logHits.sum() > 0 && sets.stats().hits() > 0);
+  }
+
+  private void neverAWrongOrStaleValue(SmallStore store) throws Exception {
     // per key, published after each completed put or remove: its version << 1 | 1 if it was a remove
     AtomicLongArray state = new AtomicLongArray(KEYS);
     ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
@@ -52,9 +68,9 @@ class SmallSetsConcurrencyTest {
           long version = (state.get(k) >>> 1) + 1;
           boolean remove = r.nextInt(10) == 0;
           if (remove) {
-            sets.remove(key(k));
+            store.remove(key(k));
           } else {
-            sets.put(key(k), value(k, (int) version, VALUE), version, 0);
+            store.put(key(k), value(k, (int) version, VALUE), version, 0);
           }
           state.set(k, version << 1 | (remove ? 1 : 0));
         }
@@ -69,7 +85,7 @@ class SmallSetsConcurrencyTest {
           long published = state.get(k);
           long before = published >>> 1;
           boolean wasRemoved = (published & 1) == 1;
-          byte[] v = sets.get(key(k));
+          byte[] v = store.get(key(k));
           if (v == null) {
             continue;
           }
@@ -90,10 +106,8 @@ class SmallSetsConcurrencyTest {
       t.join();
     }
     assertTrue(errors.isEmpty(), errors.size() + " wrong values, first: " + errors.peek());
-    SmallSetCounters.Snapshot s = sets.stats();
-    assertTrue(s.hits() > 0 && s.evicted() > 0, s.toString());
     for (int k = 0; k < KEYS; k++) { // quiescent: exactly the model, or evicted
-      byte[] v = sets.get(key(k));
+      byte[] v = store.get(key(k));
       if ((state.get(k) & 1) == 1) {
         assertNull(v, "removed key " + k);
       } else if (v != null) {
