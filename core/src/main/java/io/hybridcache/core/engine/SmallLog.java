@@ -207,11 +207,25 @@ final class SmallLog implements SmallStore {
     if (candidates.isEmpty()) {
       return null;
     }
-    ByteBuffer page = Device.allocateAligned(SmallSetPage.PAGE_BYTES);
+    ByteBuffer page;
+    try {
+      page = sets.buffers().acquire(SmallSetPage.PAGE_BYTES);
+    } catch (OutOfMemoryError e) {
+      ioErrors.increment();
+      return Lookup.MISS;
+    }
+    try {
+      return lookInLog(candidates, key, seen, page);
+    } finally {
+      sets.buffers().release(page);
+    }
+  }
+
+  private Lookup lookInLog(List<long[]> candidates, byte[] key, long seen, ByteBuffer page) {
     for (long[] c : candidates) {
       int pos = (int) c[0] / OBJECTS_PER_PAGE;
       try {
-        device.read(slotOf(pos), offsetOf(pos), page.clear());
+        device.read(slotOf(pos), offsetOf(pos), SmallSets.whole(page));
       } catch (IOException e) {
         ioErrors.increment();
         return Lookup.MISS; // it may be the newest version: never fall back to an older one

@@ -17,6 +17,8 @@ final class SmallSetCounters {
   /** Pages that failed verification (torn, damaged, another set's) on a lookup or a rewrite. */
   final LongAdder damagedPages = new LongAdder();
   final LongAdder readErrors = new LongAdder();
+  /** Operations that found no direct memory for a page buffer: a miss, or a dropped set for a write. */
+  final LongAdder outOfMemory = new LongAdder();
   final LongAdder writeErrors = new LongAdder();
   /** Lookups that re-read a page because a rewrite in the same lock stripe overlapped the read. */
   final LongAdder readRetries = new LongAdder();
@@ -32,7 +34,7 @@ final class SmallSetCounters {
 
   /** A consistent-enough view for stats and tests (each figure summed once). */
   record Snapshot(long lookups, long bloomRejects, long bloomFalsePositiveReads, long pageReads, long hits,
-      long damagedPages, long readErrors, long writeErrors, long readRetries, long setRewrites,
+      long damagedPages, long readErrors, long outOfMemory, long writeErrors, long readRetries, long setRewrites,
       long objectsInserted, long evicted, long expired, long removed, long pageBytesWritten, long entries) {
     /** Of the lookups for keys not in the region, the share that cost a page read. */
     double bloomFalsePositiveRate() {
@@ -47,7 +49,7 @@ final class SmallSetCounters {
 
   Snapshot snapshot() {
     return new Snapshot(lookups.sum(), bloomRejects.sum(), bloomFalsePositiveReads.sum(), pageReads.sum(),
-        hits.sum(), damagedPages.sum(), readErrors.sum(), writeErrors.sum(), readRetries.sum(),
+        hits.sum(), damagedPages.sum(), readErrors.sum(), outOfMemory.sum(), writeErrors.sum(), readRetries.sum(),
         setRewrites.sum(), objectsInserted.sum(), evicted.sum(), expired.sum(), removed.sum(),
         pageBytesWritten.sum(), entries.sum());
   }

@@ -35,7 +35,9 @@ import java.util.function.LongSupplier;
  * (a seqlock) that writers make odd for the page write and the filter rebuild and even after; a lookup
  * serves what it read only if the counter was even and unchanged across its read, else it reads again (up
  * to {@value #READ_ATTEMPTS} times, then misses). So a lookup never returns a version that a
- * rewrite completed before the lookup's page read returned had replaced or removed.
+ * rewrite completed before the lookup's page read returned had replaced or removed. Page buffers come from
+ * one bounded {@link ReadBuffers} pool (a thread holds one at a time, writers take theirs before the lock);
+ * with no direct memory left a lookup misses and a writer drops the set, counted.
  *
  * <p><b>Format.</b> {@link SmallSetPage}. Set {@code s} lives in slot {@code firstSlot + s / setsPerSlot}
  * at offset {@code (s % setsPerSlot) * 4096}.
@@ -68,10 +70,11 @@ final class SmallSets implements SmallStore {
    * @param bloomBitsPerSet Bloom filter bits per set, a multiple of 32 (default 160: 20 B per set)
    * @param bloomHashes hash functions of each filter (default 4, the best k for 160 bits and 27 objects)
    * @param lockStripes writer locks and seqlock counters (default 1024)
+   * @param readBuffers page buffers shared by every thread (default 16), each 8 KiB of direct memory
    * @param clock epoch milliseconds, for expiry
    */
-  record Options(int bloomBitsPerSet, int bloomHashes, int lockStripes, LongSupplier clock) {
-    static final Options DEFAULT = new Options(160, 4, 1024, System::currentTimeMillis);
+  record Options(int bloomBitsPerSet, int bloomHashes, int lockStripes, int readBuffers, LongSupplier clock) {
+    static final Options DEFAULT = new Options(160, 4, 1024, 16, System::currentTimeMillis);
 
     Options validate() {
       if (bloomBitsPerSet <= 0 || bloomBitsPerSet % Integer.SIZE != 0) {
@@ -83,15 +86,15 @@ final class SmallSets implements SmallStore {
       if (lockStripes < 1) {
         throw new IllegalArgumentException("lockStripes must be > 0: " + lockStripes);
       }
+      if (readBuffers < 1) {
+        throw new IllegalArgumentException("readBuffers must be > 0: " + readBuffers);
+      }
       if (clock == null) {
         throw new IllegalArgumentException("clock must not be null");
       }
       return this;
     }
   }
-
-  private static final ThreadLocal<ByteBuffer> PAGE =
-      ThreadLocal.withInitial(() -> Device.allocateAligned(SmallSetPage.PAGE_BYTES));
 
   private final Device device;
   private final int firstSlot;
@@ -110,6 +113,8 @@ final class SmallSets implements SmallStore {
   /** Sets whose last write failed: empty (lookups miss, the next insert starts from nothing). */
   private final Set<Integer> poisoned = ConcurrentHashMap.newKeySet();
   private final SmallSetCounters counters = new SmallSetCounters();
+  /** Page buffers for every read and rewrite, bounded in total; a thread holds at most one at a time. */
+  private final ReadBuffers buffers;
   private volatile Probe probe = Probe.NONE;
 
   /**
@@ -142,6 +147,17 @@ final class SmallSets implements SmallStore {
       locks[i] = new ReentrantLock();
     }
     this.versions = new AtomicLongArray(stripes);
+    this.buffers = new ReadBuffers(options.readBuffers(), SmallSetPage.PAGE_BYTES);
+  }
+
+  /** The region's page buffers, for the log in front of it. */
+  ReadBuffers buffers() {
+    return buffers;
+  }
+
+  /** {@code b}'s first page, cleared: what a page read or write transfers (pool buffers are larger). */
+  static ByteBuffer whole(ByteBuffer b) {
+    return b.clear().limit(SmallSetPage.PAGE_BYTES);
   }
 
   int sets() {
@@ -199,8 +215,19 @@ final class SmallSets implements SmallStore {
       counters.bloomRejects.increment();
       return null;
     }
+    ByteBuffer page = acquireOrNull();
+    if (page == null) {
+      return null;
+    }
+    try {
+      return lookUp(set, key, page);
+    } finally {
+      buffers.release(page);
+    }
+  }
+
+  private byte[] lookUp(int set, byte[] key, ByteBuffer page) {
     int stripe = set % locks.length;
-    ByteBuffer page = PAGE.get();
     for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
       long before = versions.get(stripe);
       if (poisoned.contains(set)) {
@@ -217,6 +244,16 @@ final class SmallSets implements SmallStore {
       counters.readRetries.increment();
     }
     return null;
+  }
+
+  /** A page buffer, or null (counted) if direct memory is exhausted. */
+  private ByteBuffer acquireOrNull() {
+    try {
+      return buffers.acquire(SmallSetPage.PAGE_BYTES);
+    } catch (OutOfMemoryError e) {
+      counters.outOfMemory.increment();
+      return null;
+    }
   }
 
   private byte[] served(int set, Found found) {
@@ -246,7 +283,7 @@ final class SmallSets implements SmallStore {
     }
     try {
       counters.pageReads.increment();
-      device.read(slot, (long) (set % setsPerSlot) * SmallSetPage.PAGE_BYTES, page.clear());
+      device.read(slot, (long) (set % setsPerSlot) * SmallSetPage.PAGE_BYTES, whole(page));
       return true;
     } catch (IOException e) {
       counters.readErrors.increment();
@@ -273,16 +310,21 @@ final class SmallSets implements SmallStore {
         throw new IllegalArgumentException("entry of set " + setOf(e.keyHash()) + " in a batch for set " + set);
       }
     }
+    ByteBuffer page = acquireOrNull();
+    if (page == null) {
+      drop(set); // no rewrite possible: no older version of a batch key may stay reachable
+      return false;
+    }
     ReentrantLock lock = locks[set % locks.length];
     lock.lock();
     try {
       for (Entry e : batch) {
         bloom.addLocked(set, e.keyHash()); // before the page holds them: no false negative at any time
       }
-      Page old = currentPageLocked(set);
+      Page old = currentPageLocked(set, page);
       SmallSetEviction.Result merged = SmallSetEviction.merge(
           old.entries(), hitBits.takeLocked(set), batch, clock.getAsLong(), SmallSetPage.CAPACITY_BYTES);
-      boolean written = rewriteLocked(set, old, merged.kept());
+      boolean written = rewriteLocked(set, old, merged.kept(), page);
       if (written) {
         counters.objectsInserted.add(batch.size() - merged.stale());
         counters.evicted.add(merged.evicted());
@@ -291,6 +333,7 @@ final class SmallSets implements SmallStore {
       return written;
     } finally {
       lock.unlock();
+      buffers.release(page);
     }
   }
 
@@ -305,10 +348,14 @@ final class SmallSets implements SmallStore {
     if (!bloom.mightContain(set, hash)) {
       return false;
     }
+    ByteBuffer page = acquireOrNull();
+    if (page == null) {
+      drop(set);
+      return false;
+    }
     ReentrantLock lock = locks[set % locks.length];
     lock.lock();
     try {
-      ByteBuffer page = PAGE.get();
       if (poisoned.contains(set)) {
         return false;
       }
@@ -330,17 +377,17 @@ final class SmallSets implements SmallStore {
         return false;
       }
       hitBits.takeLocked(set);
-      rewriteLocked(set, old, kept);
+      rewriteLocked(set, old, kept, page);
       counters.removed.increment();
       return true;
     } finally {
       lock.unlock();
+      buffers.release(page);
     }
   }
 
   /** The set's verified page of this epoch, or an empty one (never written, poisoned, unreadable, damaged). */
-  private Page currentPageLocked(int set) {
-    ByteBuffer page = PAGE.get();
+  private Page currentPageLocked(int set, ByteBuffer page) {
     if (poisoned.contains(set) || !readPage(set, page)) {
       return Page.EMPTY;
     }
@@ -358,15 +405,14 @@ final class SmallSets implements SmallStore {
    * Writes {@code entries} as the set's page and publishes it (filter rebuild) inside the stripe's
    * seqlock; on a write error poisons the set. True if written.
    */
-  private boolean rewriteLocked(int set, Page old, List<Entry> entries) {
-    ByteBuffer page = PAGE.get();
+  private boolean rewriteLocked(int set, Page old, List<Entry> entries, ByteBuffer page) {
     SmallSetPage.encode(page, set, epoch, old.generation() + 1, entries);
     probe.at(Point.BEFORE_PAGE_WRITE, set);
     int stripe = set % locks.length;
     versions.incrementAndGet(stripe); // odd: lookups of this stripe that overlap retry
     try {
       int slot = firstSlot + set / setsPerSlot;
-      device.write(slot, (long) (set % setsPerSlot) * SmallSetPage.PAGE_BYTES, page.clear());
+      device.write(slot, (long) (set % setsPerSlot) * SmallSetPage.PAGE_BYTES, whole(page));
       long[] hashes = new long[entries.size()];
       for (int i = 0; i < hashes.length; i++) {
         hashes[i] = entries.get(i).keyHash();

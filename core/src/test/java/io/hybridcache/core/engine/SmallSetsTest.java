@@ -24,7 +24,7 @@ class SmallSetsTest {
   private static final int VALUE = 100;
 
   private final AtomicLong now = new AtomicLong(1_000_000);
-  private final SmallSets.Options options = new SmallSets.Options(160, 4, 64, now::get);
+  private final SmallSets.Options options = new SmallSets.Options(160, 4, 64, 16, now::get);
 
   private SmallSets region(Device device) {
     return new SmallSets(device, 0, device.slotCount(), options);
@@ -173,11 +173,32 @@ class SmallSetsTest {
     assertEquals(1, second.stats().entries());
   }
 
+  /** Page buffers come from one bounded pool: 200 reading threads hold no more than 16 of them. */
+  @Test
+  void manyReadingThreadsShareABoundedBufferPool() throws Exception {
+    SmallSets sets = region(new MemoryDevice(1, 64 * 4096));
+    for (int i = 0; i < 200; i++) {
+      sets.put(key(i), value(i, 1, VALUE), i, 0);
+    }
+    List<Thread> readers = new java.util.ArrayList<>();
+    for (int t = 0; t < 200; t++) {
+      int k = t;
+      readers.add(new Thread(() -> sets.get(key(k))));
+    }
+    readers.forEach(Thread::start);
+    for (Thread t : readers) {
+      t.join();
+    }
+    assertTrue(sets.stats().hits() > 150);
+    long bound = ReadBuffers.boundBytes(options.readBuffers(), SmallSetPage.PAGE_BYTES);
+    assertTrue(sets.buffers().retainedBytes() <= bound, sets.buffers().retainedBytes() + " > " + bound);
+  }
+
   @Test
   void optionsAndBatchesAreChecked() {
     MemoryDevice device = new MemoryDevice(1, 4096);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new SmallSets(device, 0, 1, new SmallSets.Options(100, 4, 64, now::get)));
+        () -> new SmallSets(device, 0, 1, new SmallSets.Options(100, 4, 64, 16, now::get)));
     assertTrue(e.getMessage().contains("bloomBitsPerSet") && e.getMessage().contains("100"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> new SmallSets(device, 0, 2, options));
     SmallSets two = region(new MemoryDevice(1, 2 * 4096));
