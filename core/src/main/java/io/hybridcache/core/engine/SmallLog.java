@@ -175,7 +175,7 @@ final class SmallLog implements SmallStore {
             Entry e = buffer.get(id % OBJECTS_PER_PAGE);
             if (Arrays.equals(e.key(), key)) {
               logHits.increment();
-              return e.expired(sets.nowMillis()) ? null : e.value();
+              return e.expired(sets.nowMillis()) ? null : e.value().clone(); // the buffer's array stays ours
             }
           } else {
             candidates.add(new long[] {id, pageNumbers[id / OBJECTS_PER_PAGE]});
