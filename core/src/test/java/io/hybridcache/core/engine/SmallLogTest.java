@@ -70,6 +70,19 @@ class SmallLogTest {
     assertTrue(log.setMoves.sum() > 0 && log.logPagesWritten.sum() > 0);
   }
 
+  /** A value read from the write buffer is the caller's: changing it changes neither the buffer nor flash. */
+  @Test
+  void aValueReadFromTheBufferIsACopy() {
+    SmallLog log = log(64, 8, 1_000);
+    log.put(key(1), value(1, 1, VALUE), 1, 0);
+    log.get(key(1))[0] = 'X';
+    assertArrayEquals(value(1, 1, VALUE), log.get(key(1)));
+    for (int i = 100; i < 140; i++) { // flushes the page
+      log.put(key(i), value(i, 1, VALUE), i, 0);
+    }
+    assertArrayEquals(value(1, 1, VALUE), log.get(key(1)));
+  }
+
   /** Regression: a log page holding three versions of a key served the first (the oldest). */
   @Test
   void aLogPageWithSeveralVersionsOfAKeyServesTheNewest() {
