@@ -1,0 +1,270 @@
+package io.hybridcache.core.engine;
+
+import io.hybridcache.core.device.Device;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Encodes, verifies and decodes one set page of the small-object engine: a self-describing 4 KiB page
+ * that holds every entry of one set (Kangaroo's KSet, SOSP 2021; CacheLib navy's BigHash bucket). A page
+ * that is torn, damaged, of another set or of an earlier open of the region decodes as null: a miss,
+ * never a wrong value.
+ *
+ * <p>Thread-safe: stateless (a fresh {@link CRC32C} per call); callers own the buffers they pass.
+ *
+ * <p><b>Format</b> (little-endian), {@value #PAGE_BYTES}-byte page, {@value #HEADER_BYTES}-byte header:
+ *
+ * <pre>
+ *  offset size field
+ *   0     4    magic 0x31534348 ("HCS1")
+ *   4     4    CRC32C of bytes [8, 4096): the rest of the header, every entry and the zero tail
+ *   8     1    format version ({@value #FORMAT_VERSION})
+ *   9     1    reserved, 0
+ *  10     2    entry count, unsigned
+ *  12     4    set id, unsigned: a page written at another set's place fails here
+ *  16     8    region epoch: drawn at every open of the region; a page of an earlier open is empty
+ *  24     8    generation: rewrites of this set within the epoch (1 = first), diagnostics and order
+ *  32     ...  entries, back to back, then zeros to the end of the page
+ * </pre>
+ *
+ * Each entry, {@value #ENTRY_HEADER_BYTES}-byte header then key and value:
+ *
+ * <pre>
+ *  offset size field
+ *   0     2    key length, unsigned (1..{@value #MAX_KEY_AND_VALUE_BYTES})
+ *   2     2    value length, unsigned
+ *   4     1    RRIP re-reference prediction value, 0 (near) .. {@value SmallSetEviction#MAX_RRPV} (distant)
+ *   5     3    reserved, 0
+ *   8     8    sequence number (global, monotonic per cache): the newer version of a key wins a merge
+ *  16     8    expiry, epoch milliseconds, 0 = never
+ *  24     k    key bytes
+ *  24+k   v    value bytes
+ * </pre>
+ *
+ * The CRC covers the whole page after itself, so a page torn anywhere by a crash (old and new 512 B
+ * sectors mixed) fails verification. Bump {@link #FORMAT_VERSION} on any change to either layout; a
+ * reader treats another version as an empty set. The same layout is documented in
+ * {@code src/site/format.md} (proposed text: notes/small.md).
+ */
+final class SmallSetPage {
+  public static final int MAGIC = 0x31534348;
+  /** Bump on any change of the layouts above. */
+  public static final byte FORMAT_VERSION = 1;
+  public static final int PAGE_BYTES = Device.ALIGNMENT;
+  public static final int HEADER_BYTES = 32;
+  public static final int ENTRY_HEADER_BYTES = 24;
+  /** Key plus value bytes of the largest entry a page holds (alone). */
+  public static final int MAX_KEY_AND_VALUE_BYTES = PAGE_BYTES - HEADER_BYTES - ENTRY_HEADER_BYTES;
+  /** Room for entries in one page. */
+  public static final int CAPACITY_BYTES = PAGE_BYTES - HEADER_BYTES;
+
+  private static final int CRC_START = 8;
+
+  private SmallSetPage() {}
+
+  /** One entry of a set page. {@code rrpv} is its RRIP prediction, 0..{@link SmallSetEviction#MAX_RRPV}. */
+  record Entry(byte[] key, byte[] value, long keyHash, long sequence, long expiryMillis, int rrpv) {
+    Entry {
+      if (key.length == 0 || key.length + value.length > MAX_KEY_AND_VALUE_BYTES) {
+        throw new IllegalArgumentException("small entry key+value must be 1.." + MAX_KEY_AND_VALUE_BYTES
+            + " bytes with a key: key " + key.length + ", value " + value.length);
+      }
+      if (rrpv < 0 || rrpv > SmallSetEviction.MAX_RRPV) {
+        throw new IllegalArgumentException("rrpv must be 0.." + SmallSetEviction.MAX_RRPV + ": " + rrpv);
+      }
+    }
+
+    static Entry of(byte[] key, byte[] value, long sequence, long expiryMillis) {
+      return new Entry(key, value, KeyHash.of(key), sequence, expiryMillis, SmallSetEviction.INSERT_RRPV);
+    }
+
+    int bytes() {
+      return entryBytes(key.length, value.length);
+    }
+
+    boolean expired(long nowMillis) {
+      return expiryMillis != 0 && expiryMillis <= nowMillis;
+    }
+
+    Entry withRrpv(int r) {
+      return r == rrpv ? this : new Entry(key, value, keyHash, sequence, expiryMillis, r);
+    }
+  }
+
+  /** A verified page: its generation and its entries in page order. */
+  record Page(long generation, List<Entry> entries) {
+    static final Page EMPTY = new Page(0, List.of());
+  }
+
+  static int entryBytes(int keyLength, int valueLength) {
+    return ENTRY_HEADER_BYTES + keyLength + valueLength;
+  }
+
+  /**
+   * Writes a whole page into {@code page} (position 0 to {@value #PAGE_BYTES}; its byte order is not
+   * relied on). The entries must fit ({@link #CAPACITY_BYTES}).
+   */
+  static void encode(ByteBuffer page, int setId, long epoch, long generation, List<Entry> entries) {
+    if (entries.size() > 0xFFFF) {
+      throw new IllegalArgumentException("too many entries: " + entries.size());
+    }
+    ByteBuffer b = page.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    b.clear().limit(PAGE_BYTES);
+    b.put(0, new byte[PAGE_BYTES]);
+    b.putInt(0, MAGIC)
+        .put(8, FORMAT_VERSION)
+        .putShort(10, (short) entries.size())
+        .putInt(12, setId)
+        .putLong(16, epoch)
+        .putLong(24, generation);
+    int p = HEADER_BYTES;
+    for (Entry e : entries) {
+      if (p + e.bytes() > PAGE_BYTES) {
+        throw new IllegalArgumentException("entries do not fit a page: " + entries.size());
+      }
+      b.putShort(p, (short) e.key().length)
+          .putShort(p + 2, (short) e.value().length)
+          .put(p + 4, (byte) e.rrpv())
+          .putLong(p + 8, e.sequence())
+          .putLong(p + 16, e.expiryMillis())
+          .put(p + ENTRY_HEADER_BYTES, e.key())
+          .put(p + ENTRY_HEADER_BYTES + e.key().length, e.value());
+      p += e.bytes();
+    }
+    b.putInt(4, crc(b));
+  }
+
+  /**
+   * The page's entries if {@code page} (position 0, {@value #PAGE_BYTES} bytes) is an intact page of
+   * {@code setId} written in {@code epoch}, else null. Never throws on corrupt bytes.
+   */
+  static Page decode(ByteBuffer page, int setId, long epoch) {
+    ByteBuffer b = verified(page, setId, epoch);
+    int[] starts = b == null ? null : entryStarts(b);
+    if (starts == null) {
+      return null;
+    }
+    List<Entry> entries = new ArrayList<>(starts.length);
+    for (int p : starts) {
+      entries.add(entryAt(b, p));
+    }
+    return new Page(b.getLong(24), entries);
+  }
+
+  /** What {@link #find} found: the entry and its position in the page (0 = first). */
+  record Found(Entry entry, int position) {}
+
+  /** Sentinel of {@link #find}: the page did not verify. */
+  static final Found DAMAGED = new Found(null, -1);
+
+  /**
+   * Looks {@code key} up in a page, decoding only its entry: {@link #DAMAGED} if the page does not verify
+   * ({@link #decode}'s rules), null if it verifies and does not hold the key.
+   */
+  static Found find(ByteBuffer page, int setId, long epoch, byte[] key) {
+    ByteBuffer b = verified(page, setId, epoch);
+    int[] starts = b == null ? null : entryStarts(b);
+    if (starts == null) {
+      return DAMAGED;
+    }
+    ByteBuffer wanted = ByteBuffer.wrap(key);
+    for (int i = 0; i < starts.length; i++) {
+      int p = starts[i];
+      int k = Short.toUnsignedInt(b.getShort(p));
+      if (k == key.length && b.slice(p + ENTRY_HEADER_BYTES, k).equals(wanted)) {
+        return new Found(entryAt(b, p), i);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The entry at {@code index} in page order: {@link #DAMAGED} if the page does not verify, null if it
+   * has fewer entries. For the log, whose pages may hold several versions of one key.
+   */
+  static Found at(ByteBuffer page, int setId, long epoch, int index) {
+    ByteBuffer b = verified(page, setId, epoch);
+    int[] starts = b == null ? null : entryStarts(b);
+    if (starts == null) {
+      return DAMAGED;
+    }
+    return index < starts.length ? new Found(entryAt(b, starts[index]), index) : null;
+  }
+
+  /** The start of each entry of a verified page, or null if an entry header is implausible. */
+  private static int[] entryStarts(ByteBuffer b) {
+    int[] starts = new int[Short.toUnsignedInt(b.getShort(10))];
+    int p = HEADER_BYTES;
+    for (int i = 0; i < starts.length; i++) {
+      int end = entryEnd(b, p);
+      if (end < 0) {
+        return null;
+      }
+      starts[i] = p;
+      p = end;
+    }
+    return starts;
+  }
+
+  /** The entry at {@code p} of a page whose {@link #entryStarts} checked out. */
+  private static Entry entryAt(ByteBuffer b, int p) {
+    byte[] key = new byte[Short.toUnsignedInt(b.getShort(p))];
+    byte[] value = new byte[Short.toUnsignedInt(b.getShort(p + 2))];
+    b.get(p + ENTRY_HEADER_BYTES, key).get(p + ENTRY_HEADER_BYTES + key.length, value);
+    return new Entry(key, value, KeyHash.of(key), b.getLong(p + 8), b.getLong(p + 16), b.get(p + 4));
+  }
+
+  /** The generation field of a page {@link #find} or {@link #decode} verified. */
+  static long generation(ByteBuffer page) {
+    return page.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(24);
+  }
+
+  /** A little-endian view of {@code page} if header and CRC check out, else null. */
+  private static ByteBuffer verified(ByteBuffer page, int setId, long epoch) {
+    if (page.limit() < PAGE_BYTES) {
+      return null;
+    }
+    ByteBuffer b = page.duplicate().order(ByteOrder.LITTLE_ENDIAN).clear().limit(PAGE_BYTES);
+    if (b.getInt(0) != MAGIC || b.get(8) != FORMAT_VERSION || b.getInt(12) != setId || b.getLong(16) != epoch
+        || b.getInt(4) != crc(b)) {
+      return null;
+    }
+    return b;
+  }
+
+  /** End of the entry at {@code p}, or -1 if its header is implausible or it runs past the page. */
+  private static int entryEnd(ByteBuffer b, int p) {
+    if (p + ENTRY_HEADER_BYTES > PAGE_BYTES) {
+      return -1;
+    }
+    int k = Short.toUnsignedInt(b.getShort(p));
+    int v = Short.toUnsignedInt(b.getShort(p + 2));
+    int rrpv = b.get(p + 4);
+    int end = p + entryBytes(k, v);
+    return k == 0 || rrpv < 0 || rrpv > SmallSetEviction.MAX_RRPV || end > PAGE_BYTES ? -1 : end;
+  }
+
+  private static int crc(ByteBuffer b) {
+    CRC32C crc = new CRC32C();
+    crc.update(b.duplicate().clear().position(CRC_START).limit(PAGE_BYTES));
+    return (int) crc.getValue();
+  }
+
+  /** Total bytes {@code entries} take in a page. */
+  static int bytesOf(List<Entry> entries) {
+    int sum = 0;
+    for (Entry e : entries) {
+      sum += e.bytes();
+    }
+    return sum;
+  }
+
+  /** Keys are compared by content (for tests and merges). */
+  static boolean sameKey(Entry a, Entry b) {
+    return a.keyHash() == b.keyHash() && Arrays.equals(a.key(), b.key());
+  }
+}

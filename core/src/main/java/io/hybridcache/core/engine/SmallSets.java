@@ -1,0 +1,457 @@
+package io.hybridcache.core.engine;
+
+import io.hybridcache.core.device.Device;
+import io.hybridcache.core.engine.SmallSetPage.Entry;
+import io.hybridcache.core.engine.SmallSetPage.Found;
+import io.hybridcache.core.engine.SmallSetPage.Page;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+/**
+ * The set region of the small-object engine: a set-associative flash cache in which a key's hash names
+ * one 4 KiB page (its set) over a range of {@link Device} slots, and DRAM keeps only a Bloom filter, 32
+ * hit bits and an object count per set (25 B by default), no per-object pointer (Kangaroo's KSet, SOSP
+ * 2021; CacheLib navy's BigHash). A lookup is a filter check and at most one aligned page read; an insert
+ * is a read-modify-write of one page that carries a batch of new objects and evicts by RRIP
+ * ({@link SmallSetEviction}).
+ *
+ * <p>Contract: {@link #get} returns the newest value a completed {@link #insert} or {@link #put} wrote for
+ * the key, or null (a miss is always allowed: evicted, damaged page, read error, contention). Once
+ * {@link #put} or {@link #remove} of a key returns, no older version of it is served, even if the device
+ * write failed (the set is then poisoned: empty until its next successful rewrite). Not crash-safe yet:
+ * every open draws a new epoch and treats pages of earlier epochs as empty (a cold but correct start).
+ *
+ * <p><b>Concurrency.</b> Thread-safe. Writers of a set hold its stripe lock ({@code locks[set % stripes]};
+ * one lock at a time, no lock order to keep). Lookups take no lock: each stripe has a sequence counter
+ * (a seqlock) that writers make odd for the page write and the filter rebuild and even after; a lookup
+ * serves what it read only if the counter was even and unchanged across its read, else it reads again (up
+ * to {@value #READ_ATTEMPTS} times, then misses). So a lookup never returns a version that a
+ * rewrite completed before the lookup's page read returned had replaced or removed. Page buffers come from
+ * one bounded {@link ReadBuffers} pool (a thread holds one at a time, writers take theirs before the lock);
+ * with no direct memory left a lookup misses and a writer drops the set, counted.
+ *
+ * <p><b>Format.</b> {@link SmallSetPage}. Set {@code s} lives in slot {@code firstSlot + s / setsPerSlot}
+ * at offset {@code (s % setsPerSlot) * 4096}.
+ *
+ * <p><b>Reclaim.</b> None: a set evicts inside its own page on every rewrite (RRIP), so the region never
+ * grows and needs no garbage collection; expired entries leave at the next rewrite.
+ */
+final class SmallSets implements SmallStore {
+  static final int READ_ATTEMPTS = 4;
+
+  /** Where a test may stop a thread ({@link Probe}). */
+  enum Point {
+    /** A lookup has read its page and not yet checked it. */
+    LOOKUP_READ,
+    /** A writer holds the set's lock and has built the new page, not yet written. */
+    BEFORE_PAGE_WRITE
+  }
+
+  /** Test seam, in the style of CacheLib's SeqPoints: called at each {@link Point}. */
+  @FunctionalInterface
+  interface Probe {
+    Probe NONE = (point, set) -> { };
+
+    void at(Point point, int set);
+  }
+
+  /**
+   * Immutable options; {@link #validate} names the bad field.
+   *
+   * @param bloomBitsPerSet Bloom filter bits per set, a multiple of 32 (default 160: 20 B per set)
+   * @param bloomHashes hash functions of each filter (default 4, the best k for 160 bits and 27 objects)
+   * @param lockStripes writer locks and seqlock counters (default 1024)
+   * @param readBuffers page buffers shared by every thread (default 16), each 8 KiB of direct memory
+   * @param clock epoch milliseconds, for expiry
+   */
+  record Options(int bloomBitsPerSet, int bloomHashes, int lockStripes, int readBuffers, LongSupplier clock) {
+    static final Options DEFAULT = new Options(160, 4, 1024, 16, System::currentTimeMillis);
+
+    Options validate() {
+      if (bloomBitsPerSet <= 0 || bloomBitsPerSet % Integer.SIZE != 0) {
+        throw new IllegalArgumentException("bloomBitsPerSet must be a positive multiple of 32: " + bloomBitsPerSet);
+      }
+      if (bloomHashes < 1 || bloomHashes > 16) {
+        throw new IllegalArgumentException("bloomHashes must be 1..16: " + bloomHashes);
+      }
+      if (lockStripes < 1) {
+        throw new IllegalArgumentException("lockStripes must be > 0: " + lockStripes);
+      }
+      if (readBuffers < 1) {
+        throw new IllegalArgumentException("readBuffers must be > 0: " + readBuffers);
+      }
+      if (clock == null) {
+        throw new IllegalArgumentException("clock must not be null");
+      }
+      return this;
+    }
+  }
+
+  private final Device device;
+  private final int firstSlot;
+  private final int setsPerSlot;
+  private final int sets;
+  private final long epoch;
+  private final LongSupplier clock;
+  private final SmallSetBloom bloom;
+  private final SmallSetHits hitBits;
+  /** Writer locks; a thread holds at most one. */
+  private final ReentrantLock[] locks;
+  /** Seqlock counters, one per lock stripe: odd while a writer of the stripe publishes a page. */
+  private final AtomicLongArray versions;
+  /** Objects in each set's page (a page holds at most 162), guarded by the set's lock: exact entry counts. */
+  private final byte[] counts;
+  /** Sets whose last write failed: empty (lookups miss, the next insert starts from nothing). */
+  private final Set<Integer> poisoned = ConcurrentHashMap.newKeySet();
+  private final SmallSetCounters counters = new SmallSetCounters();
+  /** Page buffers for every read and rewrite, bounded in total; a thread holds at most one at a time. */
+  private final ReadBuffers buffers;
+  private volatile Probe probe = Probe.NONE;
+
+  /**
+   * A region of every set page in slots {@code [firstSlot, firstSlot + slotCount)} of {@code device}, with
+   * a fresh epoch: whatever those slots hold from an earlier open reads as empty.
+   */
+  SmallSets(Device device, int firstSlot, int slotCount, Options options) {
+    options.validate();
+    if (firstSlot < 0 || slotCount <= 0 || (long) firstSlot + slotCount > device.slotCount()) {
+      throw new IllegalArgumentException("slot range [" + firstSlot + ", " + firstSlot + "+" + slotCount
+          + ") must lie within the device's " + device.slotCount() + " slots");
+    }
+    long perSlot = device.slotBytes() / SmallSetPage.PAGE_BYTES;
+    long total = perSlot * slotCount;
+    if (perSlot == 0 || total > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("the region must hold 1..2^31-1 sets: " + total);
+    }
+    this.device = device;
+    this.firstSlot = firstSlot;
+    this.setsPerSlot = (int) perSlot;
+    this.sets = (int) total;
+    this.epoch = new SecureRandom().nextLong();
+    this.clock = options.clock();
+    this.bloom = new SmallSetBloom(sets, options.bloomBitsPerSet(), options.bloomHashes());
+    this.hitBits = new SmallSetHits(sets);
+    this.counts = new byte[sets];
+    int stripes = Math.min(options.lockStripes(), sets);
+    this.locks = new ReentrantLock[stripes];
+    for (int i = 0; i < stripes; i++) {
+      locks[i] = new ReentrantLock();
+    }
+    this.versions = new AtomicLongArray(stripes);
+    this.buffers = new ReadBuffers(options.readBuffers(), SmallSetPage.PAGE_BYTES);
+  }
+
+  /** The region's page buffers, for the log in front of it. */
+  ReadBuffers buffers() {
+    return buffers;
+  }
+
+  /** {@code b}'s first page, cleared: what a page read or write transfers (pool buffers are larger). */
+  static ByteBuffer whole(ByteBuffer b) {
+    return b.clear().limit(SmallSetPage.PAGE_BYTES);
+  }
+
+  int sets() {
+    return sets;
+  }
+
+  int setOf(long keyHash) {
+    return (int) Long.remainderUnsigned(keyHash, sets);
+  }
+
+  long nowMillis() {
+    return clock.getAsLong();
+  }
+
+  /** False if no version of the key can be in its set (the filter has no false negatives). */
+  boolean mightContain(long keyHash) {
+    return bloom.mightContain(setOf(keyHash), keyHash);
+  }
+
+  /** Makes every object of {@code set} unreachable (poisons it) without I/O: for callers that lost track. */
+  void drop(int set) {
+    ReentrantLock lock = locks[set % locks.length];
+    lock.lock();
+    try {
+      publishPoisonLocked(set);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  SmallSetBloom bloom() {
+    return bloom;
+  }
+
+  SmallSetCounters.Snapshot stats() {
+    return counters.snapshot();
+  }
+
+  /** DRAM that grows with the region: filters, hit bits, object counts (locks are a constant). */
+  long dramBytes() {
+    return bloom.bytes() + hitBits.bytes() + counts.length;
+  }
+
+  void probe(Probe p) {
+    probe = p;
+  }
+
+  /** The newest value of {@code key} in its set, or null. One device read at most per attempt. */
+  @Override
+  public byte[] get(byte[] key) {
+    counters.lookups.increment();
+    long hash = KeyHash.of(key);
+    int set = setOf(hash);
+    if (!bloom.mightContain(set, hash)) {
+      counters.bloomRejects.increment();
+      return null;
+    }
+    ByteBuffer page = acquireOrNull();
+    if (page == null) {
+      return null;
+    }
+    try {
+      return lookUp(set, key, page);
+    } finally {
+      buffers.release(page);
+    }
+  }
+
+  private byte[] lookUp(int set, byte[] key, ByteBuffer page) {
+    int stripe = set % locks.length;
+    for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+      long before = versions.get(stripe);
+      if (poisoned.contains(set)) {
+        return null;
+      }
+      if (!readPage(set, page)) {
+        return null;
+      }
+      probe.at(Point.LOOKUP_READ, set);
+      Found found = SmallSetPage.find(page, set, epoch, key);
+      if ((before & 1) == 0 && versions.get(stripe) == before) {
+        return served(set, found);
+      }
+      counters.readRetries.increment();
+    }
+    return null;
+  }
+
+  /** A page buffer, or null (counted) if direct memory is exhausted. */
+  private ByteBuffer acquireOrNull() {
+    try {
+      return buffers.acquire(SmallSetPage.PAGE_BYTES);
+    } catch (OutOfMemoryError e) {
+      counters.outOfMemory.increment();
+      return null;
+    }
+  }
+
+  private byte[] served(int set, Found found) {
+    if (found == SmallSetPage.DAMAGED) {
+      counters.damagedPages.increment();
+      return null;
+    }
+    if (found == null) {
+      counters.bloomFalsePositiveReads.increment();
+      return null;
+    }
+    if (found.entry().expired(clock.getAsLong())) {
+      return null;
+    }
+    hitBits.mark(set, found.position());
+    counters.hits.increment();
+    return found.entry().value();
+  }
+
+  /** Fills {@code page} with set {@code set}'s page; false (counted) on a read error. */
+  private boolean readPage(int set, ByteBuffer page) {
+    int slot = firstSlot + set / setsPerSlot;
+    if (!device.allocated(slot)) { // never written: nothing to read
+      page.clear();
+      page.putInt(0, 0);
+      return true;
+    }
+    try {
+      counters.pageReads.increment();
+      device.read(slot, (long) (set % setsPerSlot) * SmallSetPage.PAGE_BYTES, whole(page));
+      return true;
+    } catch (IOException e) {
+      counters.readErrors.increment();
+      return false;
+    }
+  }
+
+  /** Inserts one object (a batch of one); see {@link #insert}. */
+  @Override
+  public boolean put(byte[] key, byte[] value, long sequence, long expiryMillis) {
+    Entry e = Entry.of(key, value, sequence, expiryMillis);
+    return insert(setOf(e.keyHash()), List.of(e));
+  }
+
+  /**
+   * Merges {@code batch} (entries of set {@code set}, distinct keys) into the set's page with one
+   * read-modify-write, evicting by RRIP what does not fit. True if the page was written; false if the
+   * write failed, in which case the set is empty until its next successful rewrite (no older version of a
+   * batch key stays reachable either way).
+   */
+  boolean insert(int set, List<Entry> batch) {
+    for (Entry e : batch) {
+      if (setOf(e.keyHash()) != set) {
+        throw new IllegalArgumentException("entry of set " + setOf(e.keyHash()) + " in a batch for set " + set);
+      }
+    }
+    ByteBuffer page = acquireOrNull();
+    if (page == null) {
+      drop(set); // no rewrite possible: no older version of a batch key may stay reachable
+      return false;
+    }
+    ReentrantLock lock = locks[set % locks.length];
+    lock.lock();
+    try {
+      for (Entry e : batch) {
+        bloom.addLocked(set, e.keyHash()); // before the page holds them: no false negative at any time
+      }
+      Page old = currentPageLocked(set, page);
+      SmallSetEviction.Result merged = SmallSetEviction.merge(
+          old.entries(), hitBits.takeLocked(set), batch, clock.getAsLong(), SmallSetPage.CAPACITY_BYTES);
+      boolean written = rewriteLocked(set, old, merged.kept(), page);
+      if (written) {
+        counters.objectsInserted.add(batch.size() - merged.stale());
+        counters.evicted.add(merged.evicted());
+        counters.expired.add(merged.expired());
+      }
+      return written;
+    } finally {
+      lock.unlock();
+      buffers.release(page);
+    }
+  }
+
+  /**
+   * Makes {@code key} unreachable in its set: rewrites the page without it, or, if the page cannot be
+   * read or written, poisons the set. True if a version was found and removed.
+   */
+  @Override
+  public boolean remove(byte[] key) {
+    long hash = KeyHash.of(key);
+    int set = setOf(hash);
+    if (!bloom.mightContain(set, hash)) {
+      return false;
+    }
+    ByteBuffer page = acquireOrNull();
+    if (page == null) {
+      drop(set);
+      return false;
+    }
+    ReentrantLock lock = locks[set % locks.length];
+    lock.lock();
+    try {
+      if (poisoned.contains(set)) {
+        return false;
+      }
+      if (!readPage(set, page)) { // the key may be there: make the whole set unreachable
+        publishPoisonLocked(set);
+        return false;
+      }
+      Page old = SmallSetPage.decode(page, set, epoch);
+      if (old == null) {
+        return false; // no verified page: nothing of the set is served
+      }
+      List<Entry> kept = new ArrayList<>(old.entries().size());
+      for (Entry e : old.entries()) {
+        if (e.keyHash() != hash || !Arrays.equals(e.key(), key)) {
+          kept.add(e);
+        }
+      }
+      if (kept.size() == old.entries().size()) {
+        return false;
+      }
+      hitBits.takeLocked(set);
+      rewriteLocked(set, old, kept, page);
+      counters.removed.increment();
+      return true;
+    } finally {
+      lock.unlock();
+      buffers.release(page);
+    }
+  }
+
+  /** The set's verified page of this epoch, or an empty one (never written, poisoned, unreadable, damaged). */
+  private Page currentPageLocked(int set, ByteBuffer page) {
+    if (poisoned.contains(set) || !readPage(set, page)) {
+      return Page.EMPTY;
+    }
+    Page old = SmallSetPage.decode(page, set, epoch);
+    if (old == null) {
+      if (page.getInt(0) == SmallSetPage.MAGIC) {
+        counters.damagedPages.increment(); // includes pages of earlier epochs
+      }
+      return Page.EMPTY;
+    }
+    return old;
+  }
+
+  /**
+   * Writes {@code entries} as the set's page and publishes it (filter rebuild) inside the stripe's
+   * seqlock; on a write error poisons the set. True if written.
+   */
+  private boolean rewriteLocked(int set, Page old, List<Entry> entries, ByteBuffer page) {
+    SmallSetPage.encode(page, set, epoch, old.generation() + 1, entries);
+    probe.at(Point.BEFORE_PAGE_WRITE, set);
+    int stripe = set % locks.length;
+    versions.incrementAndGet(stripe); // odd: lookups of this stripe that overlap retry
+    try {
+      int slot = firstSlot + set / setsPerSlot;
+      device.write(slot, (long) (set % setsPerSlot) * SmallSetPage.PAGE_BYTES, whole(page));
+      long[] hashes = new long[entries.size()];
+      for (int i = 0; i < hashes.length; i++) {
+        hashes[i] = entries.get(i).keyHash();
+      }
+      bloom.rebuildLocked(set, hashes, hashes.length);
+      poisoned.remove(set);
+      counters.setRewrites.increment();
+      counters.pageBytesWritten.add(SmallSetPage.PAGE_BYTES);
+      counters.entries.add(entries.size() - Byte.toUnsignedInt(counts[set]));
+      counts[set] = (byte) entries.size();
+      return true;
+    } catch (IOException e) {
+      counters.writeErrors.increment();
+      poisonLocked(set);
+      return false;
+    } finally {
+      versions.incrementAndGet(stripe);
+    }
+  }
+
+  /** {@link #poisonLocked} inside the stripe's seqlock, so overlapping lookups retry and see it. */
+  private void publishPoisonLocked(int set) {
+    int stripe = set % locks.length;
+    versions.incrementAndGet(stripe);
+    try {
+      poisonLocked(set);
+    } finally {
+      versions.incrementAndGet(stripe);
+    }
+  }
+
+  /**
+   * The set serves nothing until its next successful rewrite, which starts from an empty page. Caller
+   * holds the set's lock and has made the stripe's seqlock counter odd.
+   */
+  private void poisonLocked(int set) {
+    poisoned.add(set);
+    bloom.clearLocked(set);
+    counters.entries.add(-Byte.toUnsignedInt(counts[set]));
+    counts[set] = 0;
+  }
+}
