@@ -8,7 +8,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's Mongo bridge block, compiled and run as written on an in-process MongoDB-wire server. */
+/**
+ * The Mongo bridge block ({@code src/site/mongo.md}, moved from the README), compiled and run as written
+ * on an in-process MongoDB-wire server.
+ */
 class ReadmeBlocksTest {
   @TempDir Path work;
 

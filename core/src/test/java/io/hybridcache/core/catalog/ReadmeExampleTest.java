@@ -13,7 +13,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's "Schema catalogue" example, line for line (a smaller flash tier), with its claims checked. */
+/**
+ * The "Schema catalogue" example ({@code src/site/catalog.md}, moved from the README), line for line (a
+ * smaller flash tier), with its claims checked.
+ */
 class ReadmeExampleTest {
   @TempDir Path tmp;
 

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 25, items 11 and 12: the direct memory the flash tier holds is bounded, whatever the number of
  * reading threads (platform or virtual) or of lifetime classes that write, and running out of it is a
- * counted miss, never an error out of {@code get}. Each bound is the one the README states; the JVM's
+ * counted miss, never an error out of {@code get}. Each bound is the one src/site/faults.md states; the JVM's
  * direct buffer pool ({@link BufferPoolMXBean} "direct") is the witness, measured after a GC at both ends
  * (garbage freed in between would hide growth; what a thread or class keeps is never garbage), and the
  * buffers' own count is checked too.
@@ -126,7 +126,7 @@ class MemoryBoundTest {
       System.out.printf("%d %s reading threads: direct buffer pool +%,d B (bound %,d B)%n", THREADS, threads, growth,
           bound);
       assertTrue(growth <= bound + SLACK, THREADS + " " + threads + " reading threads grew the direct buffer pool by "
-          + growth + " B; the README's bound for this config is " + bound + " B");
+          + growth + " B; the documented bound for this config is " + bound + " B");
       assertTrue(c.flashTier().readBufferMemory() <= bound, "the read buffers by their own count: "
           + c.flashTier().readBufferMemory() + " B");
     }
@@ -207,7 +207,7 @@ class MemoryBoundTest {
           bound);
       long headers = classes * 2L * Device.ALIGNMENT; // each new segment's header page, garbage until a GC
       assertTrue(growth <= bound + headers + SLACK, classes + " lifetime classes that wrote grew the direct buffer "
-          + "pool by " + growth + " B; the README's bound for this config is " + bound + " B");
+          + "pool by " + growth + " B; the documented bound for this config is " + bound + " B");
       assertTrue(c.flashTier().writeBufferMemory() <= bound, "the write buffers by their own count: "
           + c.flashTier().writeBufferMemory() + " B");
       for (int k = 0; k < classes; k += 9) {
