@@ -38,7 +38,7 @@ import org.apache.cassandra.config.DataStorageSpec;
  *   <tr><td>admission</td><td>accept-all, random:P, write-rate:BYTES_PER_SECOND, second-hit:SLOTS</td></tr>
  *   <tr><td>direct_io</td><td>true (default) or false</td></tr>
  *   <tr><td>expected_entries</td><td>initial size of the heap index (default flash_size / 4KiB; it grows)</td></tr>
- *   <tr><td>index</td><td>heap (the only index inside Cassandra, see README)</td></tr>
+ *   <tr><td>index</td><td>heap (the only index inside Cassandra, see src/site/cassandra.md)</td></tr>
  *   <tr><td>start</td><td>cold (default: empty on every start) or warm (kept only after a clean drain,
  *       see {@link HybridRowCacheProvider})</td></tr>
  *   <tr><td>name</td><td>name in logs and the JMX ObjectName (default cassandra-row-cache)</td></tr>

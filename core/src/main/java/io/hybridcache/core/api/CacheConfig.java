@@ -14,7 +14,7 @@ import java.util.concurrent.ForkJoinPool;
  * {@link Builder#build()} validates every field and the error names the field and its bad value.
  * Thread-safe: immutable (the admission policy instance it carries is itself thread-safe).
  *
- * <p>The defaults and their meaning are listed in the README's configuration table.
+ * <p>The defaults and their meaning are listed in the configuration table, src/site/config.md.
  *
  * <p>Files: the cache owns its {@link #directory()}. It refuses to open a directory holding anything it
  * did not make, deletes only its own files (on a layout change, see {@link #onLayoutChange()}), locks

@@ -55,7 +55,7 @@ final class ReadBuffers {
   }
 
   /**
-   * The most direct memory a cache's reads hold (what the README states): the lookups' pool of
+   * The most direct memory a cache's reads hold (what src/site/faults.md states): the lookups' pool of
    * {@link CacheConfig#readBuffers()} and reclaim's of one, each buffer with its 4 KiB alignment slack.
    */
   static long boundBytes(CacheConfig c) {

@@ -202,7 +202,7 @@ final class SegmentWriter {
   }
 
   /**
-   * The most direct memory the write buffers of a cache with config {@code c} hold (what the README
+   * The most direct memory the write buffers of a cache with config {@code c} hold (what src/site/config.md
    * states): {@link io.hybridcache.core.api.CacheConfig#writeBuffersTotal()} buffers, however many
    * lifetime classes write.
    */

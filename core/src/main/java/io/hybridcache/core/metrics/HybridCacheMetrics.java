@@ -28,7 +28,7 @@ import java.util.function.LongSupplier;
  *       counts in both);
  * </ul>
  *
- * plus the flash tier's own figures under {@code hybridcache.*} (the README lists them). Every meter is
+ * plus the flash tier's own figures under {@code hybridcache.*} (src/site/metrics.md lists them). Every meter is
  * tagged {@code cache=NAME} and with the caller's tags; a meter name has the same tag keys wherever it
  * appears, as Prometheus requires. The text {@link CacheStats#lastFault()} is on JMX only.
  *
