@@ -33,7 +33,7 @@ import picocli.CommandLine.Unmatched;
  *
  * <p>Without arguments: the short default set, {@link #defaultRuns()}: every benchmark with all its
  * declared parameters, one fork each, 1 warm-up and 2 measured iterations of 1 s (reclaim: 3 + 10
- * single shots), about 4 minutes on 2 cores; it prints the JMH command lines first and a summary of
+ * single shots), about 5 minutes on 2 cores; it prints the JMH command lines first and a summary of
  * every result at the end. With arguments: JMH with those arguments, as on its own command line
  * ({@code jmh -l} lists the benchmarks, {@code jmh -h} shows JMH's options), e.g.
  * {@code java -jar bench/target/hybridcache-bench.jar jmh -f 1 -wi 2 -i 3 -w 1s -r 1s IndexBenchmark}.
@@ -44,13 +44,13 @@ import picocli.CommandLine.Unmatched;
  */
 @Command(name = "jmh", description = {
     "Runs the JMH micro-benchmarks.",
-    "Without arguments: a short default set of all of them, about 4 minutes (it prints its JMH command lines first).",
+    "Without arguments: a short default set of all of them, about 5 minutes (it prints its JMH command lines first).",
     "With arguments: JMH with those arguments (jmh -h lists them, jmh -l the benchmarks),",
     "  e.g. jmh -f 1 -wi 2 -i 3 -w 1s -r 1s IndexBenchmark"})
 public final class JmhCommand implements Callable<Integer> {
   /** Benchmarks of the default set that run for a time. */
   static final List<Class<?>> TIMED = List.of(IndexBenchmark.class, WriteBufferBenchmark.class, PutPathBenchmark.class,
-      CacheGetBenchmark.class, ChainedBenchmark.class, CatalogBenchmark.class);
+      CacheGetBenchmark.class, ChainedBenchmark.class, CatalogBenchmark.class, JCacheBenchmark.class);
   /** Benchmarks of the default set measured by single shots. */
   static final List<Class<?>> SINGLE_SHOT = List.of(ReclaimBenchmark.class);
 
@@ -99,7 +99,7 @@ public final class JmhCommand implements Callable<Integer> {
 
   private int runDefaultSet() {
     List<List<String>> runs = defaultRuns();
-    System.out.println("jmh: the short default set, about 4 minutes; `jmh <arguments>` runs JMH with your own"
+    System.out.println("jmh: the short default set, about 5 minutes; `jmh <arguments>` runs JMH with your own"
         + " (`jmh -h`). It runs:");
     for (List<String> run : runs) {
       System.out.println("  java -jar bench/target/hybridcache-bench.jar jmh " + ChildJvm.quote(run));

@@ -82,6 +82,8 @@ class BenchmarksTest {
     assertEquals(List.of("-Dmine=1"), List.copyOf(JmhCommand.withChildJvmFlags(heapOnly).getJvmArgsAppend().get()));
     Options other = new CommandLineOptions("CacheGetBenchmark");
     assertTrue(JmhCommand.withChildJvmFlags(other).getJvmArgsAppend().orElse(List.of()).isEmpty());
+    Options jcache = new CommandLineOptions("-f", "1", "-wi", "2", "-i", "3", "JCacheBenchmark");
+    assertTrue(JmhCommand.withChildJvmFlags(jcache).getJvmArgsAppend().orElse(List.of()).isEmpty());
     // the default set: only the run of the Chronicle index gets its flags
     List<Boolean> flagged = new ArrayList<>();
     for (List<String> run : JmhCommand.defaultRuns()) {
