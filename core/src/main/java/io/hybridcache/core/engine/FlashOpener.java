@@ -170,7 +170,10 @@ final class FlashOpener {
     boolean trusted = clean || sameBoot || config.durability() == Durability.POWER;
     WarmRecovery.Result recovered = null;
     long t0 = System.nanoTime();
-    if (!clean && trusted && config.indexType() == IndexType.HEAP && config.durability() != Durability.NONE) {
+    // a directory with neither a checkpoint nor a journal is new (or was never checkpointed): cold, nothing to warn of
+    boolean everCheckpointed = Files.exists(checkpointFile(config)) || Files.exists(journalFile(config));
+    if (!clean && trusted && everCheckpointed && config.indexType() == IndexType.HEAP
+        && config.durability() != Durability.NONE) {
       recovered = WarmRecovery.recover(config.name(), device, table, checkpointFile(config), journalFile(config),
           config.expectedEntries());
     }
