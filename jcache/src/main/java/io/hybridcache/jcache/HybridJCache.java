@@ -25,6 +25,8 @@ import javax.cache.integration.CompletionListener;
 import javax.cache.processor.EntryProcessor;
 import javax.cache.processor.EntryProcessorException;
 import javax.cache.processor.EntryProcessorResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A JCache {@link Cache} over a {@link Store}: the spec's semantics (expiry, read-through, write-through,
@@ -39,6 +41,7 @@ import javax.cache.processor.EntryProcessorResult;
  * removed and reported (EXPIRED) by the operation that finds it, as the spec allows.
  */
 final class HybridJCache<K, V> implements Cache<K, V> {
+  private static final Logger LOG = LoggerFactory.getLogger(HybridJCache.class);
   private final HybridCacheManager manager;
   private final String name;
   private final MutableConfiguration<K, V> config;
@@ -186,9 +189,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
         if (done != null) {
           done.onCompletion();
         }
-      } catch (Exception e) {
+      } catch (Throwable e) { // an Error of the loader too: the caller hears of it, the pool thread lives on
         if (done != null) {
-          done.onException(e);
+          done.onException(e instanceof Exception ex ? ex : new CacheException(e));
+        } else {
+          LOG.warn("loadAll failed with no completion listener to tell", e);
         }
       }
     });
@@ -262,39 +267,25 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     for (Map.Entry<? extends K, ? extends V> e : map.entrySet()) {
       checkTypes(e.getKey(), e.getValue());
     }
-    long start = System.nanoTime();
     Map<K, V> toPut = new LinkedHashMap<>(map);
-    int[] stripes = ops.locks().lockAll(toPut.keySet());
-    CacheWriterException failure = null;
-    int puts = 0;
-    try {
-      if (integration.writeThrough() && !toPut.isEmpty()) {
-        List<Cache.Entry<? extends K, ? extends V>> entries = new ArrayList<>();
-        for (Map.Entry<K, V> e : toPut.entrySet()) {
-          entries.add(new SimpleEntry<>(e.getKey(), e.getValue()));
-        }
-        failure = integration.writeAll(entries);
-        for (Cache.Entry<? extends K, ? extends V> notWritten : entries) {
-          toPut.remove(notWritten.getKey());
-        }
+    applyBatch(toPut.keySet(), keys -> {
+      List<Cache.Entry<? extends K, ? extends V>> entries = new ArrayList<>();
+      for (K k : keys) {
+        entries.add(new SimpleEntry<>(k, toPut.get(k)));
       }
-      for (Map.Entry<K, V> e : toPut.entrySet()) {
-        puts += ops.run(e.getKey(), (slot, now, events) -> {
-          Stored<V> s = ops.live(e.getKey(), slot, now, events);
-          if (s == null) {
-            return ops.create(e.getKey(), slot, e.getValue(), now, events) ? 1 : 0;
-          }
-          ops.update(e.getKey(), slot, s, e.getValue(), now, events);
-          return 1;
-        });
+      CacheWriterException failure = integration.writeAll(entries);
+      for (Cache.Entry<? extends K, ? extends V> notWritten : entries) {
+        keys.remove(notWritten.getKey());
       }
-    } finally {
-      ops.locks().unlockAll(stripes);
-    }
-    counts.puts(puts, start);
-    if (failure != null) {
-      throw failure;
-    }
+      return failure;
+    }, (k, slot, now, events) -> {
+      Stored<V> s = ops.live(k, slot, now, events);
+      if (s == null) {
+        return ops.create(k, slot, toPut.get(k), now, events) ? 1 : 0;
+      }
+      ops.update(k, slot, s, toPut.get(k), now, events);
+      return 1;
+    }, counts::puts);
   }
 
   @Override
@@ -447,31 +438,61 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   }
 
   private void removeKeys(Set<K> keys) {
+    applyBatch(keys, toRemove -> {
+      Collection<K> notDeleted = new LinkedHashSet<>(toRemove);
+      CacheWriterException failure = integration.deleteAll(notDeleted);
+      toRemove.removeAll(notDeleted);
+      return failure;
+    }, (k, slot, now, events) -> {
+      Stored<V> s = ops.live(k, slot, now, events);
+      if (s == null) {
+        return 0;
+      }
+      ops.remove(k, slot, s, events);
+      return 1;
+    }, counts::removals);
+  }
+
+  /** What a batch writes through: drops from {@code keys} those it did not write, returns the failure or null. */
+  @FunctionalInterface
+  private interface BatchWrite<K> {
+    CacheWriterException write(Set<K> keys);
+  }
+
+  /** One key's part of a batch, under the batch's locks; returns what it counts (0 or 1). */
+  @FunctionalInterface
+  private interface BatchOp<K, V> {
+    int apply(K key, Store.Slot<V> slot, long now, Events<K, V> events);
+  }
+
+  /** Where a batch's count goes, with its start time (statistics). */
+  @FunctionalInterface
+  private interface BatchCount {
+    void record(long n, long start);
+  }
+
+  /**
+   * A putAll or removeAll: locks the stripes of {@code keys} (ascending), writes the batch through (the spec:
+   * only the entries the writer took change the cache), applies {@code op} to each of those, counts, unlocks,
+   * and then throws the writer's failure if there was one.
+   */
+  private void applyBatch(Set<K> keys, BatchWrite<K> writeThrough, BatchOp<K, V> op, BatchCount count) {
     long start = System.nanoTime();
     int[] stripes = ops.locks().lockAll(keys);
     CacheWriterException failure = null;
-    int removals = 0;
+    int n = 0;
     try {
-      Set<K> toRemove = new LinkedHashSet<>(keys);
-      if (integration.writeThrough() && !keys.isEmpty()) {
-        Collection<K> notDeleted = new LinkedHashSet<>(keys);
-        failure = integration.deleteAll(notDeleted);
-        toRemove.removeAll(notDeleted);
+      Set<K> toApply = new LinkedHashSet<>(keys);
+      if (integration.writeThrough() && !toApply.isEmpty()) {
+        failure = writeThrough.write(toApply);
       }
-      for (K k : toRemove) {
-        removals += ops.run(k, (slot, now, events) -> {
-          Stored<V> s = ops.live(k, slot, now, events);
-          if (s == null) {
-            return 0;
-          }
-          ops.remove(k, slot, s, events);
-          return 1;
-        });
+      for (K k : toApply) {
+        n += ops.run(k, (slot, now, events) -> op.apply(k, slot, now, events));
       }
     } finally {
       ops.locks().unlockAll(stripes);
     }
-    counts.removals(removals, start);
+    count.record(n, start);
     if (failure != null) {
       throw failure;
     }

@@ -69,7 +69,7 @@ final class ListenerRegistration<K, V> {
       async.execute(() -> {
         try {
           call(mine);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // an Error too: later events of this listener still run (SerialExecutor)
           LOG.warn("an asynchronous cache entry listener failed", e);
         }
       });

@@ -2,12 +2,15 @@ package io.hybridcache.jcache;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs its tasks one at a time, in submission order, on a shared executor: what keeps an asynchronous
  * listener's events in order without a thread of its own. Thread-safe (guarded by {@code this}).
  */
 final class SerialExecutor implements Executor {
+  private static final Logger LOG = LoggerFactory.getLogger(SerialExecutor.class);
   private final Executor pool;
   private final ArrayDeque<Runnable> queue = new ArrayDeque<>();
   private boolean running;
@@ -39,7 +42,11 @@ final class SerialExecutor implements Executor {
           return;
         }
       }
-      task.run();
+      try {
+        task.run();
+      } catch (Throwable e) { // never leave running set with no drainer: later tasks would wait for ever
+        LOG.warn("a task of an ordered asynchronous queue failed", e);
+      }
     }
   }
 
