@@ -42,6 +42,10 @@ import org.slf4j.LoggerFactory;
  * one, else whatever the hybrid cache holds, which {@code remove} has already invalidated in both
  * tiers before returning ({@link HybridCache#remove}'s guarantee).
  *
+ * <p>Placement: each table's partitions go to flash in the table's own lifetime class
+ * ({@link TableClasses}), so the partitions of a write-heavy table and of a read-mostly one never share a
+ * segment.
+ *
  * <p>Lock order: {@code sentinels}' per-key lock, then the hybrid cache's own (Caffeine's per-key
  * compute, the flash index); nothing calls back into this class from inside them.
  *
@@ -68,6 +72,7 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
   private final InvalidationRecords records;
   private final InvalidationHooks hooks; // null: every keyIterator() is a full scan
   private final ToLongFunction<RowCacheKey> tokenOf;
+  private final TableClasses classes;
   private final long startEpoch;
   private final LongAdder lazyInvalidations = new LongAdder();
   private final LongAdder scanInvalidations = new LongAdder();
@@ -88,9 +93,12 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
    * @param marker written at a close that refused no invalidation, so the next start may be warm; null
    *     for a cache whose next start is cold anyway
    * @param startedWarm whether this cache kept the previous run's flash tier (reported on JMX)
+   * @param classes the lifetime class each table's partitions go to flash in
    */
   HybridRowCache(HybridCache cache, RowCacheCodec codec, long capacity, WarmStartMarker marker, boolean startedWarm,
-      InvalidationRecords records, InvalidationHooks hooks, ToLongFunction<RowCacheKey> tokenOf) {
+      InvalidationRecords records, InvalidationHooks hooks, ToLongFunction<RowCacheKey> tokenOf,
+      TableClasses classes) {
+    this.classes = classes;
     this.cache = cache;
     this.records = records;
     this.hooks = hooks;
@@ -291,7 +299,7 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
           cache.remove(k);
           return new Pending(s, records.now());
         }
-        cache.put(k, v);
+        cache.put(k, v, classes.of(key.tableId));
         return null;
       });
     }, null, null);
@@ -315,7 +323,7 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
       if (value instanceof RowCacheSentinel s) {
         return new Pending(s, records.now()); // the read starts now: its partition is stamped with this
       }
-      cache.put(k, v);
+      cache.put(k, v, classes.of(key.tableId));
       return null;
     });
     return done[0];
@@ -348,7 +356,7 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
       }
       // a partition read under our sentinel carries the epoch the read started at: if an invalidation was
       // recorded since, the partition may predate it and reads as stale
-      cache.put(k, v == null ? null : cur != null ? RowCacheCodec.stamp(v, cur.epoch()) : v);
+      cache.put(k, v == null ? null : cur != null ? RowCacheCodec.stamp(v, cur.epoch()) : v, classes.of(key.tableId));
       return null;
     });
     return done[0];

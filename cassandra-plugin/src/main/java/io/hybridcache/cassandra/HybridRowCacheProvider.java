@@ -12,6 +12,9 @@ import org.apache.cassandra.config.DatabaseDescriptor;
 import org.apache.cassandra.dht.Murmur3Partitioner;
 import org.apache.cassandra.dht.Token;
 import org.apache.cassandra.net.MessagingService;
+import org.apache.cassandra.schema.Schema;
+import org.apache.cassandra.schema.TableId;
+import org.apache.cassandra.schema.TableMetadata;
 import org.apache.cassandra.service.StorageService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -111,7 +114,8 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
     InvalidationRecords records = new InvalidationRecords(allowed ? epoch.getAsLong() + 1 : 1);
     HybridRowCache rowCache = new HybridRowCache(cache, codec, config.dramBytes(),
         warm && undeletable == null ? marker : null, allowed, records,
-        hooks ? new InvalidationHooks(records) : null, HybridRowCacheProvider::token);
+        hooks ? new InvalidationHooks(records) : null, HybridRowCacheProvider::token,
+        TableClasses.perTable(HybridRowCacheProvider::tableName));
     rowCache.registerMBean();
     return rowCache;
   }
@@ -120,6 +124,12 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
   private static long token(RowCacheKey key) {
     Token t = DatabaseDescriptor.getPartitioner().getToken(ByteBuffer.wrap(key.key));
     return t instanceof Murmur3Partitioner.LongToken l ? l.token : Long.MIN_VALUE;
+  }
+
+  /** "keyspace.table" of a table the schema knows, else null. */
+  private static String tableName(TableId id) {
+    TableMetadata m = Schema.instance.getTableMetadata(id);
+    return m == null ? null : m.keyspace + "." + m.name;
   }
 
   /** Closes {@code rowCache} in a post-shutdown hook of Cassandra's drain (see the class comment). */

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.api.PlacementStats;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
@@ -170,7 +171,7 @@ class EmbeddedRowCacheTest {
         });
     RowCacheCodec codec = new RowCacheCodec(() -> MessagingService.current_version);
     HybridRowCache provider = new HybridRowCache(noCopies, codec, 1 << 20, null, false, new InvalidationRecords(1),
-        null, k -> 0L);
+        null, k -> 0L, TableClasses.single());
     CachedPartition p = (CachedPartition) provider.get(key);
     assertNotNull(p);
     byte[] own = hc.readArray(KEYS.key(key), v -> v); // DRAM's array, which p was decoded from
@@ -271,6 +272,35 @@ class EmbeddedRowCacheTest {
     rowCache.hybridCache().flush();
     assertTrue(rowCache.hybridCache().stats().flashEntries() > n / 2, "most partitions are on flash");
     assertEquals(n, keysOf(cfs(table).metadata().id), "keyIterator sees every cached partition");
+  }
+
+  /**
+   * Each table's partitions go to flash in the table's own lifetime class: after a write-heavy and a
+   * read-mostly table have both spilled to flash, placement() reports one class for each, named after
+   * the table, with bytes written (without per-table classes both would be in FRESH).
+   */
+  @Test
+  void eachTableIsItsOwnLifetimeClassOnFlash() {
+    fillPastDram("writeheavy", 600);
+    for (int round = 0; round < 3; round++) { // rewritten partitions: invalidated and cached again
+      for (int k = 0; k < 600; k += 2) {
+        write("writeheavy", k, k + round, 2048);
+        assertEquals((long) k + round, read("writeheavy", k));
+      }
+    }
+    fillPastDram("readmostly", 600);
+    rowCache.hybridCache().flush();
+    List<PlacementStats.ClassPlacement> classes = rowCache.hybridCache().placement().classes();
+    for (String table : List.of("writeheavy", "readmostly")) {
+      int id = TableClasses.classId(cfs(table).metadata().id);
+      PlacementStats.ClassPlacement c = classes.stream().filter(p -> p.id() == id).findFirst().orElse(null);
+      assertNotNull(c, table + "'s class " + id + " wrote to flash: " + classes);
+      assertEquals(KS + "." + table, c.name());
+      assertTrue(c.bytesWritten() > 600 * 2048 / 4, table + ": " + c);
+    }
+    assertTrue(TableClasses.classId(cfs("writeheavy").metadata().id)
+        != TableClasses.classId(cfs("readmostly").metadata().id), "two tables, two classes");
+    assertEquals(599L, read("readmostly", 599), "still read right");
   }
 
   @Test
