@@ -48,19 +48,23 @@ import picocli.CommandLine.Spec;
  *   <li>{@code hdd} (root, cgroup v1): on an emulated 7,200 rpm disk ({@link EmulatedHdd}: loop
  *       device with direct I/O, ext4, blkio throttle, memory cgroup), as in the paper, whose row
  *       cache ran over SSTables on HDDs. The data set is built once (load and fragmentation,
- *       unthrottled: they are not measured) into a base image; then each provider in turn, alone
- *       on the machine, starts on a fresh copy of that image, warms up until the row cache hit
- *       ratio stops rising ({@link WarmupRule}), and is measured with the throttle on.
+ *       unthrottled: they are not measured) into a base image, with compaction off; then runs
+ *       alternate in pairs (OHC, hybridcache, OHC, ...; {@code --pairs}), each alone on the
+ *       machine, on a fresh copy of that image after the page cache is dropped, warming up until
+ *       the row cache is warm ({@link WarmupRule}) and measured with the throttle on; the headline
+ *       is the median over the pairs of hybridcache's throughput / OHC's ({@link PairSummary}).
  * </ul>
  *
  * <p>Run from the repository root: {@code java -jar bench/target/hybridcache-bench.jar cassandra}
  * (about 8 minutes with the defaults; the first run also builds the node's lib/ from Maven), or as
- * root {@code ... cassandra --sstable-disk hdd} (3M records, estimated at 35-40 minutes).
+ * root {@code ... cassandra --sstable-disk hdd} (1M records, 3 pairs, estimated at 30-35 minutes).
  * Prints, and with {@code --json} writes, per provider: {@code provider}, {@code sstable_disk},
  * {@code throughput_ops}, {@code read_p50_us}, {@code read_p99_us}, {@code row_cache_hit_ratio}
  * (from {@code nodetool info} over the transactional phase), {@code cpu_ms_per_op} (the node's
  * utime + stime over the phase), {@code warmup_seconds}, {@code warmup_hit_ratio} and, with
- * {@code hdd}, {@code sstable_reads_per_op} (reads completed by the emulated disk's loop device).
+ * {@code hdd}, {@code sstable_reads_per_op} (reads completed by the emulated disk's loop device),
+ * {@code device_reads_per_miss} and {@code page_cache_served_share} (how many misses the node's
+ * page cache answered).
  */
 @Command(name = "cassandra",
     description = {"The CaSSanDra paper's experiment on one real Cassandra 5.0.9 node: OHCProvider with DRAM X",
@@ -75,6 +79,12 @@ public final class CassandraCommand implements Callable<Integer> {
   private static final Path IT_DIR = Path.of("target", "cassandra-it");
   private static final String HDD_ADDRESS = "127.0.0.1";
   private static final String HDD_CLUSTER = "bench-hdd";
+  /** The flash tier's segment size on the nodes (HC_SEGMENT_SIZE). */
+  static final long SEGMENT_BYTES = 16L << 20;
+  /** The smallest --flash: the engine needs 4 segments plus reclaim's free ones; 8 leaves room. */
+  static final long MIN_FLASH = 8 * SEGMENT_BYTES;
+  /** The JMX port src/it/cassandra.sh gives the node on 127.0.0.1. */
+  private static final int JMX_PORT = 17199;
 
   /** Where the node's SSTables live. */
   enum SstableDisk { ssd, hdd }
@@ -87,8 +97,8 @@ public final class CassandraCommand implements Callable<Integer> {
       + " device, ext4, blkio throttle, memory cgroup)")
   SstableDisk sstableDisk = SstableDisk.ssd;
 
-  @Option(names = "--records", description = "YCSB records (10 fields x 100 B) (default: 60000; hdd: 3000000,"
-      + " ~3 GiB, about 3 x the node's memory cgroup)")
+  @Option(names = "--records", description = "YCSB records (10 fields x 100 B) (default: 60000; hdd: 1000000,"
+      + " ~1 GiB, about 3.5 x the page cache the node's memory cgroup leaves)")
   Long records;
 
   @Option(names = "--row-cache", paramLabel = "SIZE", converter = Sizes.Converter.class,
@@ -96,8 +106,9 @@ public final class CassandraCommand implements Callable<Integer> {
   long rowCache = 8L << 20;
 
   @Option(names = "--flash", paramLabel = "SIZE", converter = Sizes.Converter.class,
-      description = "hybridcache's flash tier budget, on this machine's disk in either mode (default: 1GiB)")
-  long flash = 1L << 30;
+      description = "hybridcache's flash tier budget, on this machine's disk in either mode (default: 1GiB; hdd:"
+          + " 384MiB, about a third of the data set, as 1GiB was of the former 3M records)")
+  Long flash;
 
   @Option(names = "--threads", description = "YCSB client threads (default: ${DEFAULT-VALUE})")
   int threads = 16;
@@ -113,7 +124,7 @@ public final class CassandraCommand implements Callable<Integer> {
   Long warmupOps;
 
   @Option(names = "--seconds", description = "length of the measured transactional phase per provider (default: 60;"
-      + " hdd: 240)")
+      + " hdd: 60 per run, in each of the pairs)")
   Integer seconds;
 
   @Option(names = "--rounds", description = "the measured phase runs in this many slices per provider (p50 and p99 are"
@@ -153,16 +164,28 @@ public final class CassandraCommand implements Callable<Integer> {
       description = "hdd: write bandwidth per second (default: 150MiB)")
   Long hddWriteBps;
 
+  @Option(names = "--pairs", description = "hdd: measured pairs (ohc, hybrid, ohc, hybrid, ...), each run on a fresh"
+      + " copy of the one data set; medians and ranges over them (default: 3)")
+  Integer pairs;
+
   @Option(names = "--warmup-window", description = "hdd: seconds per warm-up window; the hit ratio is measured over"
-      + " each (default: 60)")
+      + " each (default: 30)")
   Integer warmupWindow;
 
-  @Option(names = "--warmup-max", description = "hdd: the longest warm-up, seconds (default: 480)")
+  @Option(names = "--warmup-max", description = "hdd: the safety cap on a warm-up, seconds (default: 240)")
   Integer warmupMax;
 
-  @Option(names = "--warmup-min-gain", description = "hdd: the warm-up stops when a window's row cache hit ratio gains"
-      + " less than this over the window before (default: 0.01 = one point)")
+  @Option(names = "--warmup-min-gain", description = "hdd: the warm-up stops when the row cache hit ratio rose less"
+      + " than this over the last --warmup-plateau-windows windows, or, once the flash tier is full, over the last"
+      + " window (default: 0.01 = one point)")
   Double warmupMinGain;
+
+  @Option(names = "--warmup-plateau-windows", description = "hdd: windows the plateau is measured over (default: 3)")
+  Integer warmupPlateauWindows;
+
+  @Option(names = "--cold-page-cache", description = "hdd: drop the page cache before each measured phase too (default:"
+      + " only before each node starts, so the warm-up fills page cache and row cache alike for both providers)")
+  boolean coldPageCache;
 
   @Option(names = "--throttled-warmup", description = "hdd: throttle the warm-up too (default: the throttle is lifted"
       + " while warming up: the cache ends in the same state, the flash tier fills 5-10x faster)")
@@ -181,16 +204,31 @@ public final class CassandraCommand implements Callable<Integer> {
   Path json;
 
   /** How a provider's warm-up went: its length, the hit ratio of its last window and why it stopped. */
-  record Warmup(double seconds, double hitRatio, String stop, List<Double> windows) {}
+  record Warmup(double seconds, double hitRatio, String stop, List<Double> windows, String why) {}
+
+  /**
+   * Cassandra's own count of the SSTables it read over the measured phase, from the table's
+   * SSTables-per-read histogram (JMX): {@code reads} = the reads it counted (its count's growth; row
+   * cache hits count too, with 0 SSTables), {@code perRead} = its mean at the end (the histogram
+   * decays, so this is the mean of the last minutes, mostly the measured phase). Their product is
+   * the SSTables read. NaN where JMX did not answer.
+   */
+  record SstableReads(double reads, double perRead) {
+    static final SstableReads UNKNOWN = new SstableReads(Double.NaN, Double.NaN);
+
+    double sstablesRead() {
+      return reads * perRead;
+    }
+  }
 
   /** What the emulated disk and the node's memory cgroup counted over the measured phase (hdd only). */
   record DiskFigures(long reads, long readBytes, long writes, long cgroupReads, long memoryPeakBytes,
                      long rssBytes, long pageCacheBytes, long oomKills) {}
 
   /** One provider's measured figures. */
-  record Result(String provider, double throughputOps, double readP50Us, double readP99Us, double hitRatio,
-                long ops, long reads, long readErrors, String rowCacheLine, double cpuMs, Warmup warmup,
-                DiskFigures disk) {
+  record Result(String provider, int pair, double throughputOps, double readP50Us, double readP99Us,
+                double hitRatio, long ops, long reads, long readErrors, long misses, String rowCacheLine, double cpuMs,
+                Warmup warmup, DiskFigures disk, SstableReads sstables) {
     double cpuMsPerOp() {
       return ops == 0 || cpuMs < 0 ? Double.NaN : cpuMs / ops;
     }
@@ -198,13 +236,34 @@ public final class CassandraCommand implements Callable<Integer> {
     double sstableReadsPerOp() {
       return disk == null || ops == 0 ? Double.NaN : (double) disk.reads() / ops;
     }
+
+    /** Reads the emulated disk completed per row cache miss: below 1 where the page cache served misses. */
+    double deviceReadsPerMiss() {
+      return disk == null || misses <= 0 ? Double.NaN : (double) disk.reads() / misses;
+    }
+
+    /**
+     * The share of Cassandra's SSTable reads that did not reach the disk (the page cache served them):
+     * 1 - device reads / SSTables read, at least 0. An estimate: it counts one device read per SSTable
+     * read that missed the page cache (a key cache hit and one data chunk), so it is a lower bound.
+     */
+    double pageCacheServedShare() {
+      double read = sstables == null ? Double.NaN : sstables.sstablesRead();
+      return disk == null || !(read > 0) ? Double.NaN : Math.max(0, 1 - disk.reads() / read);
+    }
   }
 
   /** The measured phase's slices of one provider and the node's counters around them. */
   private static final class Measured {
     final List<YcsbOutput> slices = new ArrayList<>();
+    final int pair;
     long[] rowCacheBefore;
     double cpuMs;
+    SstableReads sstables = SstableReads.UNKNOWN;
+
+    Measured(int pair) {
+      this.pair = pair;
+    }
   }
 
   boolean hdd() {
@@ -212,11 +271,19 @@ public final class CassandraCommand implements Callable<Integer> {
   }
 
   long records() {
-    return records != null ? records : hdd() ? 3_000_000 : 60_000;
+    return records != null ? records : hdd() ? 1_000_000 : 60_000;
   }
 
   int seconds() {
-    return seconds != null ? seconds : hdd() ? 240 : 60;
+    return seconds != null ? seconds : 60;
+  }
+
+  long flash() {
+    return flash != null ? flash : hdd() ? 384L << 20 : 1L << 30;
+  }
+
+  int pairs() {
+    return pairs != null ? pairs : hdd() ? 3 : 1;
   }
 
   String heap() {
@@ -237,11 +304,16 @@ public final class CassandraCommand implements Callable<Integer> {
   }
 
   WarmupRule warmupRule() {
-    return new WarmupRule(warmupMinGain != null ? warmupMinGain : 0.01, warmupMax != null ? warmupMax : 480);
+    return new WarmupRule(warmupMinGain != null ? warmupMinGain : 0.01,
+        warmupPlateauWindows != null ? warmupPlateauWindows : 3, warmupMax());
+  }
+
+  int warmupMax() {
+    return warmupMax != null ? warmupMax : 240;
   }
 
   int warmupWindow() {
-    return warmupWindow != null ? warmupWindow : 60;
+    return warmupWindow != null ? warmupWindow : 30;
   }
 
   /** Checks the options alone (no file, no root); throws a usage error naming the bad one. */
@@ -256,6 +328,10 @@ public final class CassandraCommand implements Callable<Integer> {
     }
     if (rowCache < (1L << 20) || records() <= 0 || threads <= 0 || seconds() <= 0 || flushes <= 0 || rounds <= 0) {
       throw usage("--row-cache >= 1MiB; --records, --threads, --seconds, --flushes, --rounds > 0");
+    }
+    if (providers.contains("hybrid") && flash() < MIN_FLASH) {
+      throw usage("--flash " + Sizes.format(flash()) + " is too small: the node's flash tier needs at least "
+          + Sizes.format(MIN_FLASH) + " (8 segments of " + (SEGMENT_BYTES >> 20) + " MiB)");
     }
     long heapBytes = size("--heap", heap());
     if (nodeMemory() != null && size("--node-memory", nodeMemory()) < heapBytes + (512L << 20)) {
@@ -273,6 +349,9 @@ public final class CassandraCommand implements Callable<Integer> {
       addIf(hddOnly, warmupMax != null, "--warmup-max");
       addIf(hddOnly, warmupMinGain != null, "--warmup-min-gain");
       addIf(hddOnly, throttledWarmup, "--throttled-warmup");
+      addIf(hddOnly, pairs != null, "--pairs");
+      addIf(hddOnly, warmupPlateauWindows != null, "--warmup-plateau-windows");
+      addIf(hddOnly, coldPageCache, "--cold-page-cache");
       if (!hddOnly.isEmpty()) {
         throw usage(String.join(", ", hddOnly) + ": only with --sstable-disk hdd");
       }
@@ -292,10 +371,13 @@ public final class CassandraCommand implements Callable<Integer> {
     if (warmupWindow() < 5) {
       throw usage("--warmup-window >= 5 seconds");
     }
+    if (pairs() < 1) {
+      throw usage("--pairs >= 1, was " + pairs());
+    }
     try {
       warmupRule();
     } catch (IllegalArgumentException e) {
-      throw usage("--warmup-min-gain in [0, 1), --warmup-max > 0");
+      throw usage("--warmup-min-gain in [0, 1), --warmup-plateau-windows >= 1, --warmup-max > 0: " + e.getMessage());
     }
   }
 
@@ -331,7 +413,7 @@ public final class CassandraCommand implements Callable<Integer> {
   private Integer runSsd(PrintStream err) throws Exception {
     err.printf(Locale.ROOT, "cassandra: SSTables on this machine's disk; %,d records (~%s of partitions), row cache X ="
             + " %s, flash %s, %d threads, %d s measured per provider in %d alternating slices%n",
-        records(), Sizes.format(records() * RECORD_BYTES), Sizes.format(rowCache), Sizes.format(flash), threads,
+        records(), Sizes.format(records() * RECORD_BYTES), Sizes.format(rowCache), Sizes.format(flash()), threads,
         seconds(), rounds);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> node(List.of("stop-all"), null)));
     Map<String, String> address = new LinkedHashMap<>();
@@ -347,7 +429,7 @@ public final class CassandraCommand implements Callable<Integer> {
       // shared machine falls on both alike.
       Map<String, Measured> measured = new LinkedHashMap<>();
       for (String provider : providers) {
-        Measured m = new Measured();
+        Measured m = new Measured(1);
         m.rowCacheBefore = rowCacheFigures(name(provider));
         measured.put(provider, m);
       }
@@ -387,7 +469,7 @@ public final class CassandraCommand implements Callable<Integer> {
     long t0 = System.nanoTime();
     ycsb(provider, address, "warmup", false, warmupMix(), warmupOps != null ? warmupOps : records(), 0, err);
     double ratio = WarmupRule.windowRatio(before, rowCacheFigures(name(provider)));
-    return new Warmup((System.nanoTime() - t0) / 1e9, ratio, "ops", List.of(ratio));
+    return new Warmup((System.nanoTime() - t0) / 1e9, ratio, "ops", List.of(ratio), "a fixed number of operations");
   }
 
   // --- hdd: an emulated 7,200 rpm disk, one provider at a time ---
@@ -421,24 +503,35 @@ public final class CassandraCommand implements Callable<Integer> {
     EmulatedHdd.Throttle t = throttle();
     err.printf(Locale.ROOT, "cassandra: SSTables on an emulated HDD (%d read / %d write IOPS, %s / %s per second,"
             + " image %s); %,d records (~%s of partitions, %.1f x the node's memory cgroup of %s), row cache X = %s,"
-            + " flash %s (this machine's disk), heap %s, %d threads, %d s measured per provider, providers one after"
-            + " the other%n",
+            + " flash %s (this machine's disk), heap %s, %d threads; %d pairs (%s), each run on a fresh copy of the"
+            + " data set: warm-up in %d s windows until the hit ratio stops rising (at most %d s), then %d s measured%n",
         t.readIops(), t.writeIops(), Sizes.format(t.readBps()), Sizes.format(t.writeBps()),
         Sizes.format(imageBytes()), records(), Sizes.format(dataBytes), (double) dataBytes / memory,
-        Sizes.format(memory), Sizes.format(rowCache), Sizes.format(flash), heap(), threads, seconds());
-    if (dataBytes < 2 * memory) {
-      err.println("cassandra: WARNING: the data set is less than twice the node's memory: much of it may sit in the"
-          + " page cache (raise --records or lower --node-memory)");
+        Sizes.format(memory), Sizes.format(rowCache), Sizes.format(flash()), heap(), threads, pairs(),
+        String.join(", ", providers), warmupWindow(), warmupMax(), seconds());
+    if (dataBytes < 2 * (memory - Sizes.parse(heap()))) {
+      err.println("cassandra: WARNING: the data set is less than twice the memory the node's cgroup leaves beside its"
+          + " heap: much of it may sit in the page cache (raise --records or lower --node-memory)");
     }
     Cleanup cleanup = new Cleanup(err);
     Thread hook = new Thread(cleanup::runAll, "cassandra-hdd-cleanup");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
+      long t0 = System.nanoTime();
+      // expected length of one run before any has finished: copy and start, the warm-up cap, the measured phase
+      Progress progress = new Progress(err, pairs() * providers.size(), 60 + warmupMax() + seconds());
+      progress.phase("building the data set (the estimate covers the runs after it)");
       buildBaseImage(image, cleanup, err);
       List<Result> results = new ArrayList<>();
-      for (String provider : providers) {
-        results.add(measureOnHdd(provider, image, cleanup, err));
+      for (int pair = 1; pair <= pairs(); pair++) {
+        for (String provider : providers) {
+          progress.runStarts();
+          results.add(measureOnHdd(provider, pair, image, cleanup, progress, err));
+          progress.runDone();
+        }
       }
+      err.printf(Locale.ROOT, "cassandra: all %d runs done in %s (data set build included)%n", results.size(),
+          Progress.clock((System.nanoTime() - t0) / 1e9));
       return report(results, err);
     } finally {
       cleanup.runAll();
@@ -460,8 +553,9 @@ public final class CassandraCommand implements Callable<Integer> {
 
   /**
    * Load and fragmentation once, into the base image, with neither throttle nor memory cgroup (they
-   * are not measured), then a drain so the image holds only SSTables. The image stays until the end
-   * of the run (deleted by {@code cleanup}).
+   * are not measured), then a drain so the image holds only SSTables. The table has compaction off
+   * (its schema), so every run starts from these SSTables as they are: the same compaction state for
+   * every provider and pair. The image stays until the end of the run (deleted by {@code cleanup}).
    */
   private void buildBaseImage(Path image, Cleanup cleanup, PrintStream err) throws Exception {
     EmulatedHdd.createImage(image, imageBytes());
@@ -490,13 +584,15 @@ public final class CassandraCommand implements Callable<Integer> {
   }
 
   /**
-   * One provider alone on the machine: a fresh copy of the base image, the node in the blkio and
-   * memory cgroups, a warm-up until the hit ratio stops rising, then the measured phase throttled.
+   * One provider alone on the machine: a fresh copy of the base image, the page cache dropped, the
+   * node in the blkio and memory cgroups with autocompaction off, a warm-up until the hit ratio
+   * stops rising, then the measured phase throttled.
    */
-  private Result measureOnHdd(String provider, Path base, Cleanup cleanup, PrintStream err) throws Exception {
+  private Result measureOnHdd(String provider, int pair, Path base, Cleanup cleanup, Progress progress,
+                              PrintStream err) throws Exception {
     int mark = cleanup.mark();
     try {
-      err.println("cassandra: === " + provider + " on the emulated HDD ===");
+      progress.phase("pair " + pair + "/" + pairs() + ", " + provider + ": copying the data set");
       Path image = runImage(base, provider);
       cleanup.add("delete " + image, () -> Files.deleteIfExists(image));
       long t0 = System.nanoTime();
@@ -514,25 +610,37 @@ public final class CassandraCommand implements Callable<Integer> {
       env.put("HC_DATA_DIR", disk.mountPoint().toString());
       env.put("HC_CLUSTER", HDD_CLUSTER);
       env.put("HC_CGROUPS", String.join(" ", groups.stream().map(Path::toString).toList()));
+      EmulatedHdd.dropPageCache(); // every run starts with nothing of the data set in memory
+      progress.phase("pair " + pair + "/" + pairs() + ", " + provider + ": starting the node");
       startNode(provider, HDD_ADDRESS, provider, env);
       cleanup.add("stop " + name(provider), () -> node(List.of("stop", name(provider)), null));
+      // off in the table's schema already; this also keeps a memtable flush from starting one
+      node(List.of("nodetool", name(provider), "disableautocompaction", "ycsb", "usertable"), null);
 
-      Warmup warmup = warmUntilPlateau(provider, err);
+      Warmup warmup = warmUntilPlateau(provider, pair, progress, err);
       disk.throttle(throttle);
-      Measured m = new Measured();
+      if (coldPageCache) {
+        EmulatedHdd.dropPageCache();
+      }
+      progress.phase("pair " + pair + "/" + pairs() + ", " + provider + ": measured phase, " + seconds() + " s");
+      Measured m = new Measured(pair);
       m.rowCacheBefore = rowCacheFigures(name(provider));
+      NodeJmx jmx = new NodeJmx(HDD_ADDRESS, JMX_PORT);
+      double[] sstables0 = jmx.read(NodeJmx.sstablesPerRead("ycsb", "usertable"), "Count");
       KernelCounters.BlockStat stat0 = disk.stat();
       long[] served0 = disk.ioServiced();
       long cpu0 = nodeCpuMillis(provider);
       int slice = Math.max(1, seconds() / rounds);
       for (int round = 1; round <= rounds; round++) {
-        m.slices.add(ycsb(provider, HDD_ADDRESS, "transactional-" + round, false, transactionalMix(),
+        m.slices.add(ycsb(provider, HDD_ADDRESS, "transactional-" + pair + "-" + round, false, transactionalMix(),
             Integer.MAX_VALUE / 2, slice, err));
       }
       long cpu1 = nodeCpuMillis(provider);
       m.cpuMs = cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0;
       KernelCounters.BlockStat io = disk.stat().minus(stat0);
       long[] served = disk.ioServiced();
+      double[] sstables1 = jmx.read(NodeJmx.sstablesPerRead("ycsb", "usertable"), "Count", "Mean");
+      m.sstables = new SstableReads(sstables1[0] - sstables0[0], sstables1[1]);
       MemoryCgroup memory = disk.memoryGroup();
       DiskFigures figures = new DiskFigures(io.readsCompleted(), io.sectorsRead() * 512, io.writesCompleted(),
           served[0] - served0[0], memory.peakBytes(), memory.anonymousBytes(), memory.pageCacheBytes(),
@@ -543,25 +651,54 @@ public final class CassandraCommand implements Callable<Integer> {
     }
   }
 
-  /** Warm-up windows of 99% reads until {@link WarmupRule} says the hit ratio has stopped rising. */
-  private Warmup warmUntilPlateau(String provider, PrintStream err) throws Exception {
+  /**
+   * Warm-up windows of 99% reads until {@link WarmupRule} says the hit ratio has stopped rising (or
+   * the flash tier is full and it stopped rising, or the safety cap).
+   */
+  private Warmup warmUntilPlateau(String provider, int pair, Progress progress, PrintStream err) throws Exception {
     WarmupRule rule = warmupRule();
+    NodeJmx jmx = new NodeJmx(HDD_ADDRESS, JMX_PORT);
     long t0 = System.nanoTime();
     long[] before = rowCacheFigures(name(provider));
     WarmupRule.Stop stop = null;
+    Boolean flashFull = null;
     for (int window = 1; stop == null; window++) {
-      ycsb(provider, HDD_ADDRESS, "warmup-" + window, false, warmupMix(), Integer.MAX_VALUE / 2, warmupWindow(), err);
+      progress.phase("pair " + pair + "/" + pairs() + ", " + provider + ": warm-up window " + window);
+      ycsb(provider, HDD_ADDRESS, "warmup-" + pair + "-" + window, false, warmupMix(), Integer.MAX_VALUE / 2,
+          warmupWindow(), err);
       long[] after = rowCacheFigures(name(provider));
       double ratio = WarmupRule.windowRatio(before, after);
       double elapsed = (System.nanoTime() - t0) / 1e9;
-      stop = rule.afterWindow(ratio, elapsed);
-      err.printf(Locale.ROOT, "cassandra: %s warm-up window %d: row cache hit ratio %.3f (%,d requests), %.0f s%s%n",
+      flashFull = provider.equals("hybrid") ? flashFull(jmx) : null;
+      stop = rule.afterWindow(ratio, elapsed, flashFull);
+      err.printf(Locale.ROOT, "cassandra: %s warm-up window %d: row cache hit ratio %.3f (%,d requests), %.0f s%s%s%n",
           provider, window, ratio, after[1] - before[1], elapsed,
-          stop == null ? "" : stop == WarmupRule.Stop.PLATEAU ? ": stopped rising" : ": --warmup-max reached");
+          flashFull == null ? "" : flashFull ? ", flash tier full" : ", flash tier filling",
+          stop == null ? "" : ": " + why(stop, rule));
       before = after;
     }
-    return new Warmup((System.nanoTime() - t0) / 1e9, rule.lastRatio(), stop.name().toLowerCase(Locale.ROOT),
-        rule.ratios());
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    return new Warmup(seconds, rule.lastRatio(), stop.name().toLowerCase(Locale.ROOT), rule.ratios(), why(stop, rule));
+  }
+
+  /** Whether the hybrid row cache's flash tier is full (reclaim has begun); null if JMX did not say. */
+  private static Boolean flashFull(NodeJmx jmx) {
+    double[] v = jmx.read(NodeJmx.HYBRID_CACHE, "ReclaimedSegments", "FreeSegments");
+    if (Double.isNaN(v[0])) {
+      return null;
+    }
+    return v[0] > 0 || v[1] == 0;
+  }
+
+  private String why(WarmupRule.Stop stop, WarmupRule rule) {
+    int k = warmupPlateauWindows != null ? warmupPlateauWindows : 3;
+    return switch (stop) {
+      case PLATEAU -> String.format(Locale.ROOT, "plateau: the hit ratio rose less than %.3f over the last %d"
+          + " window(s)", warmupMinGain != null ? warmupMinGain : 0.01, k);
+      case FLASH_FULL -> String.format(Locale.ROOT, "flash tier full and the last window gained %+.3f", rule.lastGain());
+      case MAX_TIME -> String.format(Locale.ROOT, "safety cap of %d s reached while still rising (last window %+.3f)",
+          warmupMax(), rule.lastGain());
+    };
   }
 
   // --- shared by both set-ups ---
@@ -579,7 +716,7 @@ public final class CassandraCommand implements Callable<Integer> {
   }
 
   private Map<String, String> nodeEnv() {
-    return new LinkedHashMap<>(Map.of("HC_FLASH_SIZE", (flash >> 20) + "MiB", "HC_SEGMENT_SIZE", "16MiB",
+    return new LinkedHashMap<>(Map.of("HC_FLASH_SIZE", (flash() >> 20) + "MiB", "HC_SEGMENT_SIZE", (SEGMENT_BYTES >> 20) + "MiB",
         "HC_MEMTABLE_MIB", "128"));
   }
 
@@ -636,18 +773,24 @@ public final class CassandraCommand implements Callable<Integer> {
       p50.add(o.percentileUs("READ", "50th"));
       p99.add(o.percentileUs("READ", "99th"));
     }
-    Result r = new Result(provider, ms == 0 ? 0 : ops * 1000 / ms, median(p50), median(p99),
-        WarmupRule.windowRatio(m.rowCacheBefore, after), (long) ops, reads, readErrors, line, m.cpuMs, warmup, disk);
-    err.printf(Locale.ROOT, "cassandra: %s: %.0f ops/s, read p50 %.0f us, p99 %.0f us, row cache hit ratio %.3f,"
-            + " %.3f CPU ms/op, %s SSTable reads/op, warm-up %.0f s (%s) ending at %.3f (%s)%n",
-        provider, r.throughputOps(), r.readP50Us(), r.readP99Us(), r.hitRatio(), r.cpuMsPerOp(),
+    long misses = (after[1] - m.rowCacheBefore[1]) - (after[0] - m.rowCacheBefore[0]);
+    Result r = new Result(provider, m.pair, ms == 0 ? 0 : ops * 1000 / ms, Spread.of(p50).median(),
+        Spread.of(p99).median(), WarmupRule.windowRatio(m.rowCacheBefore, after), (long) ops, reads, readErrors, misses,
+        line, m.cpuMs, warmup, disk, m.sstables);
+    err.printf(Locale.ROOT, "cassandra: %s (pair %d): %.0f ops/s, read p50 %.0f us, p99 %.0f us, row cache hit ratio"
+            + " %.3f, %.3f CPU ms/op, %s SSTable reads/op, warm-up %.0f s ending at %.3f (%s) (%s)%n",
+        provider, r.pair(), r.throughputOps(), r.readP50Us(), r.readP99Us(), r.hitRatio(), r.cpuMsPerOp(),
         disk == null ? "n/a" : String.format(Locale.ROOT, "%.3f", r.sstableReadsPerOp()), warmup.seconds(),
-        warmup.stop(), warmup.hitRatio(), line.replaceAll("\\s+", " "));
+        warmup.hitRatio(), warmup.why(), line.replaceAll("\\s+", " "));
     if (disk != null) {
-      err.printf(Locale.ROOT, "cassandra: %s: emulated disk %,d reads (%s), %,d writes; node memory peak %s, at the end"
-              + " %s anonymous and %s page cache, OOM kills %d%n", provider, disk.reads(), Sizes.format(disk.readBytes()),
-          disk.writes(), Sizes.format(disk.memoryPeakBytes()), Sizes.format(disk.rssBytes()),
-          Sizes.format(disk.pageCacheBytes()), disk.oomKills());
+      err.printf(Locale.ROOT, "cassandra: %s: emulated disk %,d reads (%s), %,d writes; %,d row cache misses: %.3f"
+              + " device reads per miss; Cassandra read about %,.0f SSTables (%,.0f reads x %.2f on average): about"
+              + " %.0f%% of them served by the page cache; node memory peak %s, at the end %s anonymous and %s page"
+              + " cache, OOM kills %d%n", provider, disk.reads(), Sizes.format(disk.readBytes()), disk.writes(), misses,
+          r.deviceReadsPerMiss(), m.sstables.sstablesRead(), m.sstables.reads(), m.sstables.perRead(),
+          100 * r.pageCacheServedShare(),
+          Sizes.format(disk.memoryPeakBytes()), Sizes.format(disk.rssBytes()), Sizes.format(disk.pageCacheBytes()),
+          disk.oomKills());
     }
     return r;
   }
@@ -660,12 +803,6 @@ public final class CassandraCommand implements Callable<Integer> {
     }
     boolean ok = results.stream().allMatch(r -> r.readErrors() == 0 && r.reads() > 0);
     return ok ? BenchMain.OK : BenchMain.FAILED;
-  }
-
-  private static double median(List<Double> values) {
-    List<Double> v = values.stream().sorted().toList();
-    int n = v.size();
-    return n == 0 ? Double.NaN : n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
   }
 
   /** {hits, requests} of the row cache line of nodetool info. */
@@ -739,25 +876,35 @@ public final class CassandraCommand implements Callable<Integer> {
   }
 
   private void print(PrintStream out, List<Result> results) {
-    TextTable t = new TextTable("provider", "sstable disk", "throughput (ops/s)", "read p50 (us)", "read p99 (us)",
-        "row cache hit ratio", "SSTable reads/op", "CPU ms/op", "warm-up (s)");
+    TextTable t = new TextTable("provider", "pair", "throughput (ops/s)", "read p50 (us)", "read p99 (us)",
+        "row cache hit ratio", "SSTable reads/op", "device reads/miss", "page cache share", "CPU ms/op",
+        "warm-up (s)", "warm-up stop");
     for (Result r : results) {
-      t.row(r.provider(), sstableDisk.name(), Math.round(r.throughputOps()), Math.round(r.readP50Us()),
-          Math.round(r.readP99Us()), String.format(Locale.ROOT, "%.3f", r.hitRatio()),
-          r.disk() == null ? "n/a" : String.format(Locale.ROOT, "%.3f", r.sstableReadsPerOp()),
-          String.format(Locale.ROOT, "%.3f", r.cpuMsPerOp()), Math.round(r.warmup().seconds()));
+      t.row(r.provider(), r.pair(), Math.round(r.throughputOps()), Math.round(r.readP50Us()),
+          Math.round(r.readP99Us()), fixed(r.hitRatio()), fixed(r.sstableReadsPerOp()), fixed(r.deviceReadsPerMiss()),
+          fixed(r.pageCacheServedShare()), fixed(r.cpuMsPerOp()), Math.round(r.warmup().seconds()), r.warmup().stop());
     }
     t.print(out);
-    Result ohc = find(results, "ohc");
-    Result hybrid = find(results, "hybrid");
-    if (ohc != null && hybrid != null && ohc.throughputOps() > 0) {
-      out.printf(Locale.ROOT, "hybrid vs ohc: throughput %+.0f%% (goal +85%%), read p99 %.0f -> %.0f us (goal: lower)%n",
-          100 * (hybrid.throughputOps() / ohc.throughputOps() - 1), ohc.readP99Us(), hybrid.readP99Us());
+    PairSummary summary = new PairSummary(results);
+    TextTable s = new TextTable("figure", "provider", "median", "min", "max", "runs");
+    for (String figure : PairSummary.FIGURES.keySet()) {
+      for (String provider : summary.providers()) {
+        Spread sp = summary.spread(provider, figure);
+        s.row(figure, provider, fixed(sp.median()), fixed(sp.min()), fixed(sp.max()), sp.n());
+      }
+    }
+    out.println();
+    s.print(out);
+    Spread ratio = summary.throughputRatio();
+    if (ratio.n() > 0) {
+      out.printf(Locale.ROOT, "hybrid / ohc throughput: median %.2fx over %d pair(s) (min %.2fx, max %.2fx; goal 1.85x),"
+              + " read p99 median %.0f -> %.0f us (goal: lower)%n", ratio.median(), ratio.n(), ratio.min(), ratio.max(),
+          summary.spread("ohc", "read_p99_us").median(), summary.spread("hybrid", "read_p99_us").median());
     }
   }
 
-  private static Result find(List<Result> results, String provider) {
-    return results.stream().filter(r -> r.provider().equals(provider)).findFirst().orElse(null);
+  private static String fixed(double v) {
+    return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%.3f", v);
   }
 
   private static void putNumber(ObjectNode o, String key, double v) {
@@ -770,13 +917,27 @@ public final class CassandraCommand implements Callable<Integer> {
 
   private ObjectNode toJson(List<Result> results) {
     ObjectNode n = StatsJson.MAPPER.createObjectNode();
+    PairSummary summary = new PairSummary(results);
+    Spread ratio = summary.throughputRatio();
+    // the headline first: the median over the pairs of hybridcache's throughput / OHC's
+    putNumber(n, "throughput_ratio", ratio.median());
+    putNumber(n, "throughput_ratio_min", ratio.min());
+    putNumber(n, "throughput_ratio_max", ratio.max());
+    ArrayNode ratios = n.putArray("pair_throughput_ratios");
+    summary.throughputRatios().forEach(ratios::add);
+    if (ratio.n() > 0) {
+      n.put("throughput_gain", ratio.median() - 1);
+      n.put("goal_met", ratio.median() >= 1.85
+          && summary.spread("hybrid", "read_p99_us").median() < summary.spread("ohc", "read_p99_us").median());
+    }
     ObjectNode setup = n.putObject("setup");
     setup.put("sstable_disk", sstableDisk.name());
     setup.put("records", records());
     setup.put("row_cache_bytes", rowCache);
-    setup.put("flash_bytes", flash);
+    setup.put("flash_bytes", flash());
     setup.put("threads", threads);
     setup.put("transactional_seconds", seconds());
+    setup.put("pairs", pairs());
     setup.put("heap", heap());
     setup.put("node_memory", nodeMemory() == null ? "unlimited" : nodeMemory());
     setup.put("providers_concurrent", !hdd());
@@ -790,43 +951,50 @@ public final class CassandraCommand implements Callable<Integer> {
       setup.put("hdd_read_ahead_kb", EmulatedHdd.READ_AHEAD_KB);
       setup.put("warmup_throttled", throttledWarmup);
       setup.put("warmup_window_seconds", warmupWindow());
+      setup.put("warmup_max_seconds", warmupMax());
+      setup.put("page_cache_dropped_before_measure", coldPageCache);
+    }
+    ObjectNode sum = n.putObject("summary");
+    for (String provider : summary.providers()) {
+      ObjectNode p = sum.putObject(provider);
+      for (String figure : PairSummary.FIGURES.keySet()) {
+        Spread sp = summary.spread(provider, figure);
+        ObjectNode f = p.putObject(figure);
+        putNumber(f, "median", sp.median());
+        putNumber(f, "min", sp.min());
+        putNumber(f, "max", sp.max());
+        f.put("runs", sp.n());
+      }
     }
     ArrayNode a = n.putArray("results");
     for (Result r : results) {
       ObjectNode o = a.addObject();
       o.put("provider", r.provider());
+      o.put("pair", r.pair());
       o.put("sstable_disk", sstableDisk.name());
-      putNumber(o, "throughput_ops", r.throughputOps());
-      putNumber(o, "read_p50_us", r.readP50Us());
-      putNumber(o, "read_p99_us", r.readP99Us());
-      putNumber(o, "row_cache_hit_ratio", r.hitRatio());
-      putNumber(o, "sstable_reads_per_op", r.sstableReadsPerOp());
-      putNumber(o, "cpu_ms_per_op", r.cpuMsPerOp());
-      putNumber(o, "warmup_seconds", r.warmup().seconds());
+      PairSummary.FIGURES.forEach((name, f) -> putNumber(o, name, f.applyAsDouble(r)));
       putNumber(o, "warmup_hit_ratio", r.warmup().hitRatio());
       o.put("warmup_stop", r.warmup().stop());
+      o.put("warmup_stop_reason", r.warmup().why());
       ArrayNode w = o.putArray("warmup_window_hit_ratios");
       r.warmup().windows().forEach(w::add);
       o.put("operations", r.ops());
+      o.put("row_cache_misses", r.misses());
       if (r.disk() != null) {
         DiskFigures d = r.disk();
         putNumber(o, "sstable_read_bytes_per_op", r.ops() == 0 ? Double.NaN : (double) d.readBytes() / r.ops());
         o.put("sstable_disk_reads", d.reads());
         o.put("sstable_disk_writes", d.writes());
         o.put("blkio_reads_serviced", d.cgroupReads());
+        putNumber(o, "cassandra_sstables_read", r.sstables().sstablesRead());
+        putNumber(o, "cassandra_reads_counted", r.sstables().reads());
+        putNumber(o, "cassandra_sstables_per_read", r.sstables().perRead());
         o.put("node_memory_peak_bytes", d.memoryPeakBytes());
         o.put("node_anonymous_bytes", d.rssBytes());
         o.put("node_page_cache_bytes", d.pageCacheBytes());
         o.put("node_oom_kills", d.oomKills());
       }
       o.put("nodetool_row_cache", r.rowCacheLine().replaceAll("\\s+", " "));
-    }
-    Result ohc = find(results, "ohc");
-    Result hybrid = find(results, "hybrid");
-    if (ohc != null && hybrid != null && ohc.throughputOps() > 0) {
-      double gain = hybrid.throughputOps() / ohc.throughputOps() - 1;
-      n.put("throughput_gain", gain);
-      n.put("goal_met", gain >= 0.85 && hybrid.readP99Us() < ohc.readP99Us());
     }
     return n;
   }

@@ -229,6 +229,16 @@ final class EmulatedHdd implements AutoCloseable {
     Files.writeString(blkioGroup.resolve(file), majMin + " " + limit);
   }
 
+  /**
+   * Writes dirty pages back and drops the clean page cache of the whole machine (root), so the next
+   * run starts with none of the data set in memory. Global: other work on the machine loses its cache
+   * too, which is why the experiment wants the machine to itself.
+   */
+  static void dropPageCache() throws IOException {
+    run(List.of("sync"), 600);
+    Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "3");
+  }
+
   /** The loop device's counters now (all I/O on this disk, by any process). */
   synchronized KernelCounters.BlockStat stat() throws IOException {
     return KernelCounters.blockStat(loop);

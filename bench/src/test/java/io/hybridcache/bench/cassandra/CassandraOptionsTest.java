@@ -40,14 +40,18 @@ class CassandraOptionsTest {
   void hddDefaultsMakeADataSetSeveralTimesTheNodesMemory() {
     CassandraCommand c = parse("--sstable-disk", "hdd");
     c.validate();
-    assertEquals(3_000_000, c.records());
-    assertEquals(240, c.seconds());
+    assertEquals(1_000_000, c.records());
+    assertEquals(60, c.seconds());
+    assertEquals(3, c.pairs());
     assertEquals("512M", c.heap());
     long memory = io.hybridcache.bench.Sizes.parse(c.nodeMemory());
-    assertTrue(c.records() * CassandraCommand.RECORD_BYTES > 2.5 * memory);
+    long pageCache = memory - io.hybridcache.bench.Sizes.parse(c.heap()) - (350L << 20); // ~350 MB off-heap
+    assertTrue(c.records() * CassandraCommand.RECORD_BYTES > 3 * pageCache, "the page cache holds < 1/3 of the data");
+    assertTrue(c.flash() < c.records() * CassandraCommand.RECORD_BYTES / 2, "the flash tier holds < 1/2 of the data");
     assertEquals(new EmulatedHdd.Throttle(180, 180, 150L << 20, 150L << 20), c.throttle());
     assertEquals(Math.max(2L << 30, 3 * c.records() * CassandraCommand.RECORD_BYTES), c.imageBytes());
-    assertEquals(60, c.warmupWindow());
+    assertEquals(30, c.warmupWindow());
+    assertEquals(240, c.warmupMax());
   }
 
   @Test
@@ -80,6 +84,23 @@ class CassandraOptionsTest {
     assertTrue(refused("--sstable-disk", "hdd", "--node-memory", "900M").contains("512 MiB"), "512M heap + 512 MiB");
     assertTrue(refused("--sstable-disk", "hdd", "--heap", "lots").contains("--heap"));
     assertTrue(refused("--providers", "ohc,redis").contains("--providers"));
+    assertTrue(refused("--sstable-disk", "hdd", "--pairs", "0").contains("--pairs >= 1, was 0"));
+    assertTrue(refused("--sstable-disk", "hdd", "--flash", "64MiB").contains("--flash 64 MiB is too small"),
+        refused("--sstable-disk", "hdd", "--flash", "64MiB"));
+    parse("--sstable-disk", "hdd", "--flash", "64MiB", "--providers", "ohc").validate(); // no flash tier: no limit
+    assertTrue(refused("--sstable-disk", "hdd", "--warmup-plateau-windows", "0").contains("plateauWindows"));
+  }
+
+  @Test
+  void pairsAndTheWarmupPlateauAreHddOptions() {
+    String m = refused("--pairs", "2", "--warmup-plateau-windows", "4", "--cold-page-cache");
+    assertTrue(m.contains("--pairs") && m.contains("--warmup-plateau-windows") && m.contains("--cold-page-cache"), m);
+    CassandraCommand c = parse("--sstable-disk", "hdd", "--pairs", "5", "--flash", "1GiB");
+    c.validate();
+    assertEquals(5, c.pairs());
+    assertEquals(1L << 30, c.flash());
+    assertEquals(1, parse().pairs(), "ssd: one measured phase, alternating slices");
+    assertEquals(1L << 30, parse().flash(), "ssd keeps its 1 GiB flash tier");
   }
 
   @Test

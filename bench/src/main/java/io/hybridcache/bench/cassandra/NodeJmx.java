@@ -1,0 +1,63 @@
+package io.hybridcache.bench.cassandra;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import javax.management.JMException;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+/**
+ * Numeric MBean attributes of a running Cassandra node, read over its local JMX port (the port
+ * nodetool uses), one connection per read: what {@code nodetool info} does not print, such as the
+ * table's SSTables-per-read histogram and the hybrid row cache's reclaim count. A read that fails
+ * (node down, no such MBean: OHC has no hybridcache bean) returns NaN, never throws. Stateless.
+ */
+final class NodeJmx {
+  /** Cassandra's SSTables-per-read histogram of table {@code keyspace.table}. */
+  static String sstablesPerRead(String keyspace, String table) {
+    return "org.apache.cassandra.metrics:type=Table,keyspace=" + keyspace + ",scope=" + table
+        + ",name=SSTablesPerReadHistogram";
+  }
+
+  /** The hybrid row cache's own MBean (name "cassandra-row-cache", the plugin's default). */
+  static final String HYBRID_CACHE = "io.hybridcache:type=HybridCache,name=\"cassandra-row-cache\"";
+
+  private final String host;
+  private final int port;
+
+  NodeJmx(String host, int port) {
+    this.host = host;
+    this.port = port;
+  }
+
+  /** {@code attributes} of {@code mbean} as doubles, in order; NaN for each one that could not be read. */
+  double[] read(String mbean, String... attributes) {
+    double[] v = new double[attributes.length];
+    java.util.Arrays.fill(v, Double.NaN);
+    Map<String, Object> env = new HashMap<>();
+    env.put("jmx.remote.x.request.waiting.timeout", 10_000L);
+    JMXServiceURL url;
+    try {
+      url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://" + host + ":" + port + "/jmxrmi");
+    } catch (IOException e) {
+      return v;
+    }
+    try (JMXConnector c = JMXConnectorFactory.connect(url, env)) {
+      MBeanServerConnection s = c.getMBeanServerConnection();
+      ObjectName name = new ObjectName(mbean);
+      for (int i = 0; i < attributes.length; i++) {
+        Object o = s.getAttribute(name, attributes[i]);
+        if (o instanceof Number n) {
+          v[i] = n.doubleValue();
+        }
+      }
+    } catch (IOException | JMException | RuntimeException e) {
+      // NaN: the caller reports the figure as not measured
+    }
+    return v;
+  }
+}
