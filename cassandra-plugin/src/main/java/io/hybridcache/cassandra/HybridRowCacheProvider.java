@@ -63,7 +63,7 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
       long dram = DatabaseDescriptor.getRowCacheSizeInMiB() * CacheConfig.MIB;
       CacheConfig config = settings.cacheConfig(dram);
       RowCacheCodec codec = new RowCacheCodec(() -> MessagingService.current_version);
-      HybridRowCache rowCache = open(config, codec, settings.warmStart());
+      HybridRowCache rowCache = open(config, codec, settings.warmStart(), settings.classPerTable());
       if (settings.warmStart()) {
         closeAtEndOfDrain(rowCache);
       }
@@ -87,14 +87,23 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
    * emptied. With {@code warm}, the cache writes the marker again at a clean {@link HybridRowCache#close}.
    */
   static HybridRowCache open(CacheConfig config, RowCacheCodec codec, boolean warm) {
-    return open(config, codec, warm, true);
+    return open(config, codec, warm, false);
   }
 
   /**
-   * As {@link #open(CacheConfig, RowCacheCodec, boolean)}; {@code hooks} false leaves every invalidation on
-   * the full scan (no {@link InvalidationHooks}: tests compare the two).
+   * As {@link #open(CacheConfig, RowCacheCodec, boolean)}; {@code classPerTable} puts each table's
+   * partitions in a lifetime class of its own ({@link TableClasses#perTable}), else all in one.
    */
-  static HybridRowCache open(CacheConfig config, RowCacheCodec codec, boolean warm, boolean hooks) {
+  static HybridRowCache open(CacheConfig config, RowCacheCodec codec, boolean warm, boolean classPerTable) {
+    return open(config, codec, warm, true, classPerTable);
+  }
+
+  /**
+   * As {@link #open(CacheConfig, RowCacheCodec, boolean, boolean)}; {@code hooks} false leaves every
+   * invalidation on the full scan (no {@link InvalidationHooks}: tests compare the two).
+   */
+  static HybridRowCache open(CacheConfig config, RowCacheCodec codec, boolean warm, boolean hooks,
+      boolean classPerTable) {
     WarmStartMarker marker = new WarmStartMarker(config.directory());
     java.util.OptionalLong epoch = marker.epoch();
     boolean allowed = warm && epoch.isPresent();
@@ -115,7 +124,7 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
     HybridRowCache rowCache = new HybridRowCache(cache, codec, config.dramBytes(),
         warm && undeletable == null ? marker : null, allowed, records,
         hooks ? new InvalidationHooks(records) : null, HybridRowCacheProvider::token,
-        TableClasses.perTable(HybridRowCacheProvider::tableName));
+        classPerTable ? TableClasses.perTable(HybridRowCacheProvider::tableName) : TableClasses.single());
     rowCache.registerMBean();
     return rowCache;
   }

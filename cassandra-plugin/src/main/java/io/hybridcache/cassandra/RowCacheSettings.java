@@ -42,6 +42,8 @@ import org.apache.cassandra.config.DataStorageSpec;
  *   <tr><td>start</td><td>cold (default: empty on every start) or warm (kept only after a clean drain,
  *       see {@link HybridRowCacheProvider})</td></tr>
  *   <tr><td>name</td><td>name in logs and the JMX ObjectName (default cassandra-row-cache)</td></tr>
+ *   <tr><td>table_classes</td><td>single (default: every table in one lifetime class) or per_table (each
+ *       table its own class, see {@link TableClasses})</td></tr>
  * </table>
  *
  * Sizes use cassandra.yaml's units: {@code B}, {@code KiB}, {@code MiB}, {@code GiB}.
@@ -54,7 +56,7 @@ public final class RowCacheSettings {
   static final int DEFAULT_WRITE_BUFFERS = 16;
 
   private static final Set<String> KNOWN = Set.of("directory", "flash_size", "segment_size", "write_buffer_size",
-      "write_buffers", "admission", "direct_io", "index", "start", "name", "expected_entries");
+      "write_buffers", "admission", "direct_io", "index", "start", "name", "expected_entries", "table_classes");
   /** CacheConfig's field names as this file calls them, for CacheConfig's own validation messages. */
   private static final Map<String, String> FIELD_NAMES = Map.of("flashBytes", "flash_size", "segmentBytes",
       "segment_size", "writeBufferBytes", "write_buffer_size", "writeBuffers", "write_buffers", "directory",
@@ -63,11 +65,13 @@ public final class RowCacheSettings {
   private final Path source;
   private final CacheConfig flash; // validated with a 1 MiB DRAM tier; the real size comes from Cassandra
   private final boolean warmStart;
+  private final boolean classPerTable;
 
-  private RowCacheSettings(Path source, CacheConfig flash, boolean warmStart) {
+  private RowCacheSettings(Path source, CacheConfig flash, boolean warmStart, boolean classPerTable) {
     this.source = source;
     this.flash = flash;
     this.warmStart = warmStart;
+    this.classPerTable = classPerTable;
   }
 
   /** The file this was read from. */
@@ -77,6 +81,11 @@ public final class RowCacheSettings {
 
   public boolean warmStart() {
     return warmStart;
+  }
+
+  /** {@code table_classes=per_table}: each table's partitions in a lifetime class of their own on flash. */
+  public boolean classPerTable() {
+    return classPerTable;
   }
 
   /** The cache's configuration with a DRAM tier of {@code dramBytes} (Cassandra's row_cache_size). */
@@ -190,7 +199,8 @@ public final class RowCacheSettings {
         // (the library's default waits up to 200 ms); no room is a counted rejection
         .cascadeWait(java.time.Duration.ZERO);
     boolean warm = v.choice("start", "cold", List.of("cold", "warm")).equals("warm");
-    return new RowCacheSettings(file, validate(file, b), warm);
+    boolean perTable = v.choice("table_classes", "single", List.of("single", "per_table")).equals("per_table");
+    return new RowCacheSettings(file, validate(file, b), warm, perTable);
   }
 
   /** Parses one file's values; every error names the file and the setting. */

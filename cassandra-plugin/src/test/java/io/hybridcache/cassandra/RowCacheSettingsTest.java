@@ -51,7 +51,7 @@ class RowCacheSettingsTest {
   void readsEverySettingAndDefaults() throws IOException {
     Path f = file("directory=" + dir.resolve("flash"), "flash_size=256MiB", "segment_size=4MiB",
         "write_buffer_size=128KiB", "admission=random:0.5", "direct_io=false", "start=warm", "name=rc1",
-        "expected_entries=5000", "write_buffers=8");
+        "expected_entries=5000", "write_buffers=8", "table_classes=per_table");
     RowCacheSettings s = RowCacheSettings.read(f);
     CacheConfig c = s.cacheConfig(32 * CacheConfig.MIB);
     assertEquals(dir.resolve("flash"), c.directory());
@@ -65,6 +65,7 @@ class RowCacheSettingsTest {
     assertEquals(5000, c.expectedEntries());
     assertEquals(8, c.writeBuffers());
     assertTrue(s.warmStart());
+    assertTrue(s.classPerTable());
 
     RowCacheSettings d = RowCacheSettings.read(file("directory=" + dir));
     CacheConfig dc = d.cacheConfig(16 * CacheConfig.MIB);
@@ -75,6 +76,7 @@ class RowCacheSettingsTest {
     assertEquals("cassandra-row-cache", dc.name());
     assertEquals(CacheConfig.GIB / 4096, dc.expectedEntries());
     assertFalse(d.warmStart(), "cold by default");
+    assertFalse(d.classPerTable(), "one lifetime class for every table by default");
     assertEquals(RowCacheSettings.DEFAULT_WRITE_BUFFERS, dc.writeBuffers(), "more buffers than the library's: no wait");
     assertEquals(java.time.Duration.ZERO, dc.cascadeWait(), "Cassandra's threads never wait for flash room");
   }
@@ -96,6 +98,8 @@ class RowCacheSettingsTest {
     assertTrue(m.contains("admission") && m.contains("maybe"), m);
     m = error("directory=" + dir, "expected_entries=-3");
     assertTrue(m.contains("expected_entries must be a positive whole number"), m);
+    m = error("directory=" + dir, "table_classes=each");
+    assertTrue(m.contains("table_classes must be one of [single, per_table]") && m.contains("each"), m);
     m = error("directory=" + dir, "direct_io=yes");
     assertTrue(m.contains("direct_io must be one of [true, false]"), m);
     m = error("directory=" + dir, "flash_size=8MiB", "segment_size=4MiB");
