@@ -3,6 +3,7 @@ package io.hybridcache.jcache;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import javax.cache.configuration.MutableConfiguration;
 import javax.cache.expiry.Duration;
@@ -16,12 +17,14 @@ import javax.cache.expiry.TouchedExpiryPolicy;
  * {@code spring.cache.cache-names}, Hibernate's regions): {@code key-codec}, {@code value-codec},
  * {@code expire-after-write} and {@code expire-after-access} (a duration: {@code 500ms}, {@code 30s},
  * {@code 10m}, {@code 2h}, {@code 1d}), {@code statistics} and {@code management} ({@code true} or
- * {@code false}). An expiry applies only to a configuration that left the default (eternal) policy.
+ * {@code false}), {@code key-type} and {@code value-type} (class names, default {@code java.lang.Object}).
+ * An expiry applies only to a configuration that left the default (eternal) policy. Every cache named by
+ * such a property is declared: the manager creates it when it is made ({@link #declared}).
  * Immutable; validated when the manager is made (an error names the property and its value).
  */
 final class CacheSettings {
   static final Set<String> NAMES = Set.of("key-codec", "value-codec", "expire-after-write", "expire-after-access",
-      "statistics", "management");
+      "statistics", "management", "key-type", "value-type");
 
   private final Map<String, String> settings;
 
@@ -42,6 +45,40 @@ final class CacheSettings {
       }
     }
     this.settings = Map.copyOf(settings);
+  }
+
+  /** The names of the caches these settings declare (each named by at least one {@code cache.NAME.SETTING}), sorted. */
+  Set<String> declared() {
+    Set<String> names = new TreeSet<>();
+    for (String key : settings.keySet()) {
+      names.add(key.substring(0, key.lastIndexOf('.')));
+    }
+    return names;
+  }
+
+  /**
+   * The configuration of declared cache {@code cacheName}: its key and value types (loaded by
+   * {@code loader}; {@code Object} if not set), then {@link #applyTo}. Codecs are chosen when it is created.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  HybridCacheConfiguration<Object, Object> declaredConfiguration(String cacheName, ClassLoader loader) {
+    HybridCacheConfiguration config = new HybridCacheConfiguration<>();
+    config.setTypes(type(cacheName, "key-type", loader), type(cacheName, "value-type", loader));
+    applyTo(cacheName, config);
+    return config;
+  }
+
+  private Class<?> type(String cacheName, String setting, ClassLoader loader) {
+    String name = get(cacheName, setting);
+    if (name == null) {
+      return Object.class;
+    }
+    try {
+      return Class.forName(name, false, loader);
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + cacheName + "." + setting
+          + " must name a class the CacheManager's class loader can load, was " + name, e);
+    }
   }
 
   /** {@code cache.NAME.SETTING}, or null. */

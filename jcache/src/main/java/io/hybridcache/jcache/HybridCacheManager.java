@@ -35,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * <p>Budgets: the manager's DRAM and flash budgets are shared by its caches, first come first served:
  * the engine's DRAM tier (W-TinyLFU) and flash tier (reclaim by garbage ratio) choose victims across
  * all namespaces, so a hot cache takes room from a cold one, as one cache's hot keys would.
+ *
+ * <p>Caches the settings declare ({@code cache.NAME.*}) are created with the manager. Managers of one URI
+ * and different class loaders share the directory's engine; the first to open it owns the durable
+ * namespaces, the caches of the others are their own and start empty ({@link SharedEngine}).
  */
 final class HybridCacheManager implements CacheManager {
   private static final Logger LOG = LoggerFactory.getLogger(HybridCacheManager.class);
@@ -45,7 +49,7 @@ final class HybridCacheManager implements CacheManager {
   private final Properties properties;
   private final ManagerSettings settings;
   private final ConcurrentHashMap<String, HybridJCache<?, ?>> caches = new ConcurrentHashMap<>();
-  private SharedEngine engine;
+  private SharedEngine.Lease lease;
   /** The eviction sinks of the open store-by-value caches, by name. */
   private final ConcurrentHashMap<String, SharedEngine.EvictionSink> sinks = new ConcurrentHashMap<>();
   private ExecutorService pool;
@@ -60,6 +64,22 @@ final class HybridCacheManager implements CacheManager {
       this.properties.putAll(properties);
     }
     this.settings = ManagerSettings.resolve(uri, classLoader, this.properties);
+    createDeclared();
+  }
+
+  /**
+   * Creates the caches the settings declare ({@code cache.NAME.*}); if one fails, the manager is closed and
+   * the error (naming the property and its value) is thrown.
+   */
+  private void createDeclared() {
+    try {
+      for (String name : settings.caches().declared()) {
+        createCache(name, settings.caches().declaredConfiguration(name, loader()));
+      }
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
   }
 
   @Override
@@ -97,12 +117,13 @@ final class HybridCacheManager implements CacheManager {
     HybridCache shared = null;
     Namespace namespace = null;
     if (config.isStoreByValue()) {
-      SharedEngine e = engine();
+      SharedEngine.Lease l = lease();
+      SharedEngine e = l.shared();
       shared = e.engine();
       ObjectInputFilter filter = ObjectInputFilter.Config.createFilter(settings.serialFilter());
       Codec<K> keys = codec(config.getKeyCodec(), cacheName, "key-codec", config.getKeyType(), filter);
       Codec<V> values = codec(config.getValueCodec(), cacheName, "value-codec", config.getValueType(), filter);
-      namespace = e.namespaces().of(cacheName);
+      namespace = namespaceOf(e.namespaces(), l, cacheName);
       store = new ValueStore<>(shared, e.namespaces(), namespace, keys, values);
     } else {
       store = new ReferenceStore<>();
@@ -123,7 +144,7 @@ final class HybridCacheManager implements CacheManager {
         }
       };
       sinks.put(cacheName, sink);
-      engine.watch(sink);
+      lease.shared().watch(sink);
     }
     return cache;
   }
@@ -153,11 +174,26 @@ final class HybridCacheManager implements CacheManager {
     return l != null ? l : HybridCacheManager.class.getClassLoader();
   }
 
-  private synchronized SharedEngine engine() {
-    if (engine == null) {
-      engine = SharedEngine.acquire(settings);
+  /**
+   * The namespace of cache {@code cacheName} of this manager. A manager in slot 0 (the first open on its
+   * directory) uses the cache's durable namespace, warm from earlier runs; another manager's namespace is
+   * its own and starts empty (emptied if an earlier manager of that slot left entries).
+   */
+  private static Namespace namespaceOf(Namespaces namespaces, SharedEngine.Lease lease, String cacheName) {
+    String name = lease.namespaceName(cacheName);
+    Namespace earlier = lease.slot() == 0 ? null : namespaces.find(name);
+    if (earlier != null) {
+      namespaces.bump(earlier);
+      return earlier;
     }
-    return engine;
+    return namespaces.of(name);
+  }
+
+  private synchronized SharedEngine.Lease lease() {
+    if (lease == null) {
+      lease = SharedEngine.acquire(settings);
+    }
+    return lease;
   }
 
   private synchronized ExecutorService pool() {
@@ -221,11 +257,11 @@ final class HybridCacheManager implements CacheManager {
     if (cache != null) {
       cache.clear();
       cache.close();
-    } else if (engine != null || Files.exists(settings.directory().resolve(Namespaces.FILE))) {
-      Namespaces namespaces = engine().namespaces();
-      Namespace ns = namespaces.find(cacheName);
+    } else if (lease != null || Files.exists(settings.directory().resolve(Namespaces.FILE))) {
+      SharedEngine.Lease l = lease();
+      Namespace ns = l.shared().namespaces().find(l.namespaceName(cacheName));
       if (ns != null) {
-        namespaces.bump(ns);
+        l.shared().namespaces().bump(ns);
       }
     }
   }
@@ -255,7 +291,7 @@ final class HybridCacheManager implements CacheManager {
     if (caches.remove(cache.getName(), cache)) {
       SharedEngine.EvictionSink sink = sinks.remove(cache.getName());
       if (sink != null) {
-        engine.unwatch(sink);
+        lease.shared().unwatch(sink);
       }
     }
   }
@@ -285,9 +321,9 @@ final class HybridCacheManager implements CacheManager {
           Thread.currentThread().interrupt();
         }
       }
-      if (engine != null) {
-        engine.release();
-        engine = null;
+      if (lease != null) {
+        lease.release();
+        lease = null;
       }
     }
   }
@@ -305,7 +341,7 @@ final class HybridCacheManager implements CacheManager {
     }
     if (clazz == HybridCache.class) {
       requireOpen();
-      return clazz.cast(engine().engine());
+      return clazz.cast(lease().shared().engine());
     }
     throw new IllegalArgumentException("a CacheManager does not unwrap to " + clazz.getName());
   }

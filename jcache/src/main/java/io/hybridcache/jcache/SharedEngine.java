@@ -7,6 +7,7 @@ import io.hybridcache.core.device.FileModes;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,7 +18,12 @@ import javax.cache.CacheException;
  * on that directory (one per class loader of the same URI) and closed when the last lets go. The engine
  * opens on the first {@link #acquire}: a manager whose caches are all store-by-reference never opens one.
  *
- * <p>Concurrency: the registry and the reference counts are guarded by the class lock.
+ * <p>Each manager holding the engine has a slot: the lowest free one, 0 for the first. Slot 0's caches use
+ * the directory's durable namespaces (the cache's name: what a restart finds warm); a manager of another
+ * slot (the same URI with another class loader, open at the same time) gets namespaces of its own for its
+ * caches ({@link #namespaceName}), so caches of different managers are distinct, as JSR-107 asks.
+ *
+ * <p>Concurrency: the registry, the reference counts and the slots are guarded by the class lock.
  */
 final class SharedEngine {
   private static final Map<Path, SharedEngine> OPEN = new HashMap<>();
@@ -28,6 +34,7 @@ final class SharedEngine {
   /** Per namespace id: what to tell when the engine evicts one of its entries (a cache's statistics). */
   private final ConcurrentHashMap<Integer, EvictionSink> sinks;
   private int references;
+  private final BitSet slots = new BitSet();
 
   /** A cache told of its entries the engine evicted from both tiers. */
   interface EvictionSink {
@@ -44,8 +51,32 @@ final class SharedEngine {
     this.sinks = sinks;
   }
 
-  /** The engine of {@code settings}' directory, opened (warm if it was used before) if none is open. */
-  static synchronized SharedEngine acquire(ManagerSettings settings) {
+  /** A manager's hold on a shared engine: the engine and the manager's slot. */
+  record Lease(SharedEngine shared, int slot) {
+    /** The namespace name of cache {@code cacheName} for this lease's manager. */
+    String namespaceName(String cacheName) {
+      return SharedEngine.namespaceName(cacheName, slot);
+    }
+
+    /** Lets go of the engine and the slot; the last release closes the engine. */
+    void release() {
+      shared.release(slot);
+    }
+  }
+
+  /**
+   * The namespace name of cache {@code cacheName} of the manager in {@code slot}: the name itself for slot 0,
+   * else the name, a NUL and the slot (no cache name of slot 0 can be one of these).
+   */
+  static String namespaceName(String cacheName, int slot) {
+    return slot == 0 ? cacheName : cacheName + '\0' + slot;
+  }
+
+  /**
+   * The engine of {@code settings}' directory, opened (warm if it was used before) if none is open, and a
+   * slot for the caller.
+   */
+  static synchronized Lease acquire(ManagerSettings settings) {
     Path dir = settings.directory();
     SharedEngine shared = OPEN.get(dir);
     if (shared == null) {
@@ -68,12 +99,15 @@ final class SharedEngine {
       OPEN.put(dir, shared);
     }
     shared.references++;
-    return shared;
+    int slot = shared.slots.nextClearBit(0);
+    shared.slots.set(slot);
+    return new Lease(shared, slot);
   }
 
   /** Lets go of this engine; the last release closes it (a clean close: the next open is warm). */
-  void release() {
+  private void release(int slot) {
     synchronized (SharedEngine.class) {
+      slots.clear(slot);
       if (--references > 0) {
         return;
       }

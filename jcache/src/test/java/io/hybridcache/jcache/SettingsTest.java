@@ -39,7 +39,7 @@ class SettingsTest {
     given.setProperty("cache.demo.Fast.statistics", "true");
     try (CacheManager manager = new HybridCachingProvider().getCacheManager(URI.create("test:settings"),
         getClass().getClassLoader(), given)) {
-      javax.cache.Cache<String, String> fast = manager.createCache("demo.Fast", new MutableConfiguration<>());
+      javax.cache.Cache<String, String> fast = manager.getCache("demo.Fast"); // declared by its settings
       javax.cache.Cache<String, String> plain = manager.createCache("demo.Plain", new MutableConfiguration<>());
       MutableConfiguration<?, ?> config = fast.getConfiguration(MutableConfiguration.class);
       assertEquals(true, config.isStatisticsEnabled());
