@@ -40,6 +40,7 @@ import picocli.CommandLine;
         io.hybridcache.bench.compare.CompareCommand.class,
         io.hybridcache.bench.faults.FaultsCommand.class,
         io.hybridcache.bench.restart.RestartCommand.class,
+        io.hybridcache.bench.jcache.JCacheProbeCommand.class,
         CommandLine.HelpCommand.class},
     footerHeading = "%nExit codes:%n",
     footer = {"  0  success", "  1  the benchmark failed (see the messages above)", "  2  bad command line",
@@ -50,6 +51,7 @@ import picocli.CommandLine;
         "  java -jar bench/target/hybridcache-bench.jar limits --quick --json limits.json",
         "  java -jar bench/target/hybridcache-bench.jar catalog --json catalog.json",
         "  java -jar bench/target/hybridcache-bench.jar jmh",
+        "  java -jar bench/target/hybridcache-bench.jar jcache-probe",
         "  java -jar bench/target/hybridcache-bench.jar jmh -f 1 -wi 2 -i 3 -w 1s -r 1s Catalog",
         "  java -jar bench/target/hybridcache-bench.jar help ycsb"})
 public final class BenchMain implements Runnable {

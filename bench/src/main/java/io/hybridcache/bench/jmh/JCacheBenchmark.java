@@ -69,13 +69,14 @@ import org.openjdk.jmh.annotations.Warmup;
  * also fails unless every get of the iteration was a DRAM hit and nothing was evicted towards flash, and the
  * engine's counters are printed at the end.
  *
- * <p>Run: {@code java -jar bench/target/hybridcache-bench.jar jmh -f 1 -wi 2 -i 3 JCacheBenchmark} (add
- * {@code -t 2} for two threads, {@code -p provider=HYBRIDCACHE_DIRECT,HYBRIDCACHE_JCACHE} for the doorway alone).
+ * <p>Run: {@code java -jar bench/target/hybridcache-bench.jar jmh JCacheBenchmark} (3 forks by default, so
+ * JMH's error and the per-fork figures give a spread; {@code -f 5 -wi 3 -i 5 -w 1s -r 1s} for a tighter one,
+ * {@code -f 1 -wi 2 -i 3} for a quick look; add {@code -t 2} for two threads, {@code -p provider=HYBRIDCACHE_DIRECT,HYBRIDCACHE_JCACHE} for the doorway alone).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(1)
+@Fork(3)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class JCacheBenchmark {
