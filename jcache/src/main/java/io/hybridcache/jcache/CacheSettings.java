@@ -17,14 +17,18 @@ import javax.cache.expiry.TouchedExpiryPolicy;
  * {@code spring.cache.cache-names}, Hibernate's regions): {@code key-codec}, {@code value-codec},
  * {@code expire-after-write} and {@code expire-after-access} (a duration: {@code 500ms}, {@code 30s},
  * {@code 10m}, {@code 2h}, {@code 1d}), {@code statistics} and {@code management} ({@code true} or
- * {@code false}), {@code key-type} and {@code value-type} (class names, default {@code java.lang.Object}).
+ * {@code false}), {@code key-type} and {@code value-type} (class names, default {@code java.lang.Object}),
+ * {@code store-by-reference} ({@code true}: a heap map, never evicted, never on flash, gone at close: e.g.
+ * Hibernate's update-timestamps region) and {@code clear-on-start} ({@code true}: the cache starts empty each
+ * time the manager creates it, e.g. Hibernate's query-results region, whose entries are only as good as the
+ * timestamps region).
  * An expiry applies only to a configuration that left the default (eternal) policy. Every cache named by
  * such a property is declared: the manager creates it when it is made ({@link #declared}).
  * Immutable; validated when the manager is made (an error names the property and its value).
  */
 final class CacheSettings {
   static final Set<String> NAMES = Set.of("key-codec", "value-codec", "expire-after-write", "expire-after-access",
-      "statistics", "management", "key-type", "value-type");
+      "statistics", "management", "key-type", "value-type", "store-by-reference", "clear-on-start");
 
   private final Map<String, String> settings;
 
@@ -40,7 +44,8 @@ final class CacheSettings {
       }
       if (setting.startsWith("expire-")) {
         duration(key, e.getValue());
-      } else if (setting.equals("statistics") || setting.equals("management")) {
+      } else if (setting.equals("statistics") || setting.equals("management") || setting.equals("store-by-reference")
+          || setting.equals("clear-on-start")) {
         bool(key, e.getValue());
       }
     }
@@ -100,10 +105,20 @@ final class CacheSettings {
     if (stats != null) {
       config.setStatisticsEnabled(bool(cacheName + ".statistics", stats));
     }
+    String byReference = get(cacheName, "store-by-reference");
+    if (byReference != null) {
+      config.setStoreByValue(!bool(cacheName + ".store-by-reference", byReference));
+    }
     String management = get(cacheName, "management");
     if (management != null) {
       config.setManagementEnabled(bool(cacheName + ".management", management));
     }
+  }
+
+  /** {@code cache.NAME.clear-on-start}: whether {@code cacheName} starts empty each time it is created. */
+  boolean clearOnStart(String cacheName) {
+    String v = get(cacheName, "clear-on-start");
+    return v != null && bool(cacheName + ".clear-on-start", v);
   }
 
   static Duration duration(String key, String value) {

@@ -123,7 +123,7 @@ final class HybridCacheManager implements CacheManager {
       ObjectInputFilter filter = ObjectInputFilter.Config.createFilter(settings.serialFilter());
       Codec<K> keys = codec(config.getKeyCodec(), cacheName, "key-codec", config.getKeyType(), filter);
       Codec<V> values = codec(config.getValueCodec(), cacheName, "value-codec", config.getValueType(), filter);
-      namespace = namespaceOf(e.namespaces(), l, cacheName);
+      namespace = namespaceOf(e.namespaces(), l, cacheName, settings.caches().clearOnStart(cacheName));
       store = new ValueStore<>(shared, e.namespaces(), namespace, keys, values);
     } else {
       store = new ReferenceStore<>();
@@ -177,11 +177,13 @@ final class HybridCacheManager implements CacheManager {
   /**
    * The namespace of cache {@code cacheName} of this manager. A manager in slot 0 (the first open on its
    * directory) uses the cache's durable namespace, warm from earlier runs; another manager's namespace is
-   * its own and starts empty (emptied if an earlier manager of that slot left entries).
+   * its own and starts empty (emptied if an earlier manager of that slot left entries). A cache set to
+   * {@code clear-on-start} starts empty too.
    */
-  private static Namespace namespaceOf(Namespaces namespaces, SharedEngine.Lease lease, String cacheName) {
+  private static Namespace namespaceOf(Namespaces namespaces, SharedEngine.Lease lease, String cacheName,
+      boolean clearOnStart) {
     String name = lease.namespaceName(cacheName);
-    Namespace earlier = lease.slot() == 0 ? null : namespaces.find(name);
+    Namespace earlier = lease.slot() == 0 && !clearOnStart ? null : namespaces.find(name);
     if (earlier != null) {
       namespaces.bump(earlier);
       return earlier;

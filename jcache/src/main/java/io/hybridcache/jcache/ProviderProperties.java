@@ -36,7 +36,9 @@ public final class ProviderProperties {
    * {@code io.hybridcache.core.api.Codec} with a public no-argument constructor;
    * {@code cache.NAME.expire-after-write} or {@code expire-after-access} (e.g. {@code 10m}: for a cache
    * created with the default eternal policy), {@code cache.NAME.statistics} and {@code management}
-   * ({@code true}/{@code false}). See {@code CacheSettings}.
+   * ({@code true}/{@code false}); {@code cache.NAME.key-type} and {@code value-type} (class names);
+   * {@code cache.NAME.store-by-reference} and {@code clear-on-start} ({@code true}/{@code false}). Every cache
+   * named by such a property is created with the manager. See {@code CacheSettings}.
    */
   public static final String CACHE_PREFIX = "cache.";
 

@@ -93,6 +93,30 @@ class DeclaredCachesTest {
     }
   }
 
+  @Test
+  void aStoreByReferenceCacheKeepsInstancesOnTheHeapAndAClearOnStartCacheStartsEmpty() throws IOException {
+    Properties p = TestManagers.small(dir.resolve("cache"));
+    p.setProperty("cache.timestamps.store-by-reference", "true");
+    p.setProperty("cache.queries.clear-on-start", "true");
+    p.setProperty("cache.entities.statistics", "false");
+    URI uri = file(p);
+    List<String> value = new ArrayList<>(List.of("v"));
+    try (CacheManager manager = new HybridCachingProvider().getCacheManager(uri, getClass().getClassLoader())) {
+      Cache<Object, Object> timestamps = manager.getCache("timestamps");
+      assertTrue(!timestamps.getConfiguration(CompleteConfiguration.class).isStoreByValue());
+      timestamps.put("t", value);
+      org.junit.jupiter.api.Assertions.assertSame(value, timestamps.get("t"), "store-by-reference copied");
+      manager.getCache("queries").put("q", "result");
+      manager.getCache("entities").put("e", "row");
+      assertEquals("result", manager.getCache("queries").get("q"));
+    }
+    try (CacheManager manager = new HybridCachingProvider().getCacheManager(uri, getClass().getClassLoader())) {
+      assertNull(manager.getCache("timestamps").get("t"), "a heap cache outlived its manager");
+      assertNull(manager.getCache("queries").get("q"), "clear-on-start kept an entry of the last run");
+      assertEquals("row", manager.getCache("entities").get("e"), "the plain cache was not warm");
+    }
+  }
+
   /** A {@code Long} codec that counts its encodes (named by class in {@code cache.users.value-codec}). */
   public static final class CountingLongCodec implements io.hybridcache.core.api.Codec<Long> {
     static final java.util.concurrent.atomic.AtomicLong ENCODED = new java.util.concurrent.atomic.AtomicLong();

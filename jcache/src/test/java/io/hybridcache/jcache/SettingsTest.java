@@ -59,7 +59,8 @@ class SettingsTest {
   @Test
   void aBadCacheSettingIsNamedWithItsValue() {
     for (String[] bad : new String[][] {{"cache.c.expire-after-write", "soon"}, {"cache.c.colour", "red"},
-        {"cache.c.statistics", "yes"}}) {
+        {"cache.c.statistics", "yes"}, {"cache.c.clear-on-start", "always"},
+        {"cache.c.store-by-reference", "1"}}) {
       Properties given = TestManagers.small(dir);
       given.setProperty(bad[0], bad[1]);
       IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
