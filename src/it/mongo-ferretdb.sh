@@ -19,7 +19,7 @@ OUT=$ROOT/target/it-mongo
 RECORDS=${IT_RECORDS:-2000}
 OPERATIONS=${IT_OPERATIONS:-10000}
 THREADS=${IT_THREADS:-4}
-PG_BIN=/usr/lib/postgresql/15/bin
+source "$ROOT/src/it/postgres-lib.sh"
 
 log() { echo "it-mongo: $*" >&2; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -27,25 +27,16 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 WORK=$(mktemp -d /tmp/hybridcache-it-mongo.XXXXXX)
 chmod 755 "$WORK"
 FERRET_PID=
-PG_STARTED=
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
   set +e
   if [ -n "$FERRET_PID" ]; then kill "$FERRET_PID" 2>/dev/null; wait "$FERRET_PID" 2>/dev/null; fi
-  if [ -n "$PG_STARTED" ]; then as_pg "$PG_BIN/pg_ctl" -D "$WORK/pg" -m immediate stop >/dev/null 2>&1; fi
+  pg_stop
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
 # ---- tools ----
-if [ ! -x "$PG_BIN/initdb" ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    log "installing postgresql-15 (Debian)"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null
-  else
-    log "PostgreSQL 15 server binaries missing ($PG_BIN) and cannot install them"; exit 3
-  fi
-fi
+pg_install || exit 3
 command -v go >/dev/null || { log "go is needed to build FerretDB (not on PATH)"; exit 3; }
 
 # ---- FerretDB, built once ----
@@ -62,15 +53,7 @@ fi
 log "$("$FERRET_BIN" --version 2>&1 | head -1)"
 
 # ---- PostgreSQL 15, throwaway cluster ----
-PG_PORT=$(free_port)
-mkdir -p "$WORK/pg" "$WORK/sock"
-[ "$(id -u)" = 0 ] && chown postgres "$WORK/pg" "$WORK/sock"
-as_pg "$PG_BIN/initdb" -D "$WORK/pg" -U postgres -A trust --no-sync >"$WORK/initdb.log" 2>&1 \
-  || { cat "$WORK/initdb.log" >&2; exit 1; }
-as_pg "$PG_BIN/pg_ctl" -D "$WORK/pg" -w -t 60 -l "$WORK/pg/server.log" \
-  -o "-p $PG_PORT -k $WORK/sock -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off" start >/dev/null
-PG_STARTED=1
-as_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U postgres ferretdb
+pg_start "$WORK" ferretdb
 log "PostgreSQL 15 on 127.0.0.1:$PG_PORT"
 
 # ---- FerretDB on it ----

@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import jakarta.persistence.EntityManagerFactory;
 import javax.cache.CacheManager;
+import javax.cache.configuration.CompleteConfiguration;
+import javax.cache.expiry.EternalExpiryPolicy;
 import org.hibernate.SessionFactory;
 import org.hibernate.stat.Statistics;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -13,27 +15,21 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * GET /items/{id}: the item (one line); GET /customers/{id}: a customer's name (one line, through
- * Hibernate's second-level cache); GET /stats: the loads, Hibernate's counters and the cache engine's.
+ * GET /items/{id}: the item (one line); GET /stats: the loads, Hibernate's counters, the update-timestamps
+ * region's configuration and the cache engine's counters.
  */
 @RestController
 public class ItemController {
+  static final String TIMESTAMPS = "default-update-timestamps-region";
+
   private final ItemService items;
   private final CacheManager jcache;
-  private final CustomerRepository customers;
   private final Statistics hibernate;
 
-  public ItemController(ItemService items, CacheManager jcache, CustomerRepository customers,
-      EntityManagerFactory jpa) {
+  public ItemController(ItemService items, CacheManager jcache, EntityManagerFactory jpa) {
     this.items = items;
     this.jcache = jcache;
-    this.customers = customers;
     this.hibernate = jpa.unwrap(SessionFactory.class).getStatistics();
-  }
-
-  @GetMapping("/customers/{id}")
-  public String customer(@PathVariable("id") long id) {
-    return customers.findById(id).map(Customer::getName).orElse("none") + "\n";
   }
 
   @GetMapping("/items/{id}")
@@ -56,7 +52,14 @@ public class ItemController {
     m.put("l2Hits", hibernate.getSecondLevelCacheHitCount());
     m.put("l2Misses", hibernate.getSecondLevelCacheMissCount());
     m.put("l2Puts", hibernate.getSecondLevelCachePutCount());
+    m.put("queryCacheHits", hibernate.getQueryCacheHitCount());
+    m.put("queryCacheMisses", hibernate.getQueryCacheMissCount());
     m.put("sqlStatements", hibernate.getPrepareStatementCount());
+    // Hibernate's update-timestamps region must never expire or evict: declared store-by-reference and eternal
+    javax.cache.Cache<Object, Object> timestamps = jcache.getCache(TIMESTAMPS);
+    CompleteConfiguration<?, ?> c = timestamps.getConfiguration(CompleteConfiguration.class);
+    m.put("timestampsStoreByValue", c.isStoreByValue());
+    m.put("timestampsEternal", c.getExpiryPolicyFactory().create() instanceof EternalExpiryPolicy);
     return m;
   }
 }

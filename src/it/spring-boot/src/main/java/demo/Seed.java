@@ -7,7 +7,9 @@ import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.stereotype.Component;
 
-/** Fills the database (a file that outlives the process) with demo.customers rows on the first start. */
+/**
+ * Fills the database (it outlives the process) with demo.customers rows, two purchases each, on the first start.
+ */
 @Component
 public class Seed implements ApplicationRunner {
   private final CustomerRepository customers;
@@ -25,7 +27,10 @@ public class Seed implements ApplicationRunner {
     }
     List<Customer> rows = new ArrayList<>(count);
     for (long id = 0; id < count; id++) {
-      rows.add(new Customer(id, Customer.nameOf(id)));
+      Customer c = new Customer(id, Customer.nameOf(id));
+      c.addPurchase(new Purchase(Purchase.idOf(id, 0), id));
+      c.addPurchase(new Purchase(Purchase.idOf(id, 1), 2 * id));
+      rows.add(c);
     }
     customers.saveAll(rows);
   }
