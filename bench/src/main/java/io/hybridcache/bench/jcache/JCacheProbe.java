@@ -1,5 +1,6 @@
 package io.hybridcache.bench.jcache;
 
+import io.hybridcache.bench.ChildJvm;
 import io.hybridcache.bench.TextTable;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -32,7 +33,9 @@ import javax.management.ObjectName;
  *       for a heap budget of about {@link #HEAP_ENTRIES} values gets {@link #ENTRIES} values of 1 KiB
  *       (10x that); how many read back correct;
  *   <li>warm restart: the manager is closed, opened again on the same directory with the same configuration,
- *       and its cache read: how many of the {@link #ENTRIES} values come back correct.
+ *       and its cache read: how many of the {@link #ENTRIES} values come back correct;
+ *   <li>warm restart after kill -9: a child JVM ({@link KillChild}) puts the same values into the bounded cache
+ *       on a fresh directory and is killed with SIGKILL once every put returned; then as above.
  * </ol>
  * Not thread-safe; one run at a time per directory.
  */
@@ -45,17 +48,18 @@ public final class JCacheProbe {
   /** The rows of the table. */
   static final List<String> ROWS = List.of("store-by-value (change after put, change after get)",
       "listeners (sync: created, updated, removed)", "statistics + configuration MXBeans (platform server)",
-      "entries beyond the heap budget read back", "warm restart (close, reopen, read)");
+      "entries beyond the heap budget read back", "warm restart (close, reopen, read)",
+      "warm restart after kill -9 (child JVM puts, is killed; reopen, read)");
 
   /** One provider's cells, in the order of {@link #ROWS}; {@code beyondHeap} and {@code afterRestart} as counts. */
   record Column(String provider, boolean storeByValue, List<EventType> heard, boolean statisticsMXBean,
-      boolean configurationMXBean, int beyondHeap, int afterRestart, String boundedConfiguration) {
+      boolean configurationMXBean, int beyondHeap, int afterRestart, int afterKill, String boundedConfiguration) {
     List<String> cells() {
       return List.of(storeByValue ? "yes" : "no (caller's changes seen)",
           heard.equals(List.of(EventType.CREATED, EventType.UPDATED, EventType.REMOVED)) ? "yes" : "no: heard " + heard,
           statisticsMXBean && configurationMXBean ? "yes" : "no: statistics " + statisticsMXBean
               + ", configuration " + configurationMXBean,
-          beyondHeap + " of " + ENTRIES, afterRestart + " of " + ENTRIES);
+          beyondHeap + " of " + ENTRIES, afterRestart + " of " + ENTRIES, afterKill + " of " + ENTRIES);
     }
   }
 
@@ -64,6 +68,12 @@ public final class JCacheProbe {
   /** The four providers this module has on its class path. */
   static List<ProbeSubject> subjects() {
     return List.of(new HybridSubject(), new EhcacheSubject(), new CaffeineSubject(), new InfinispanSubject());
+  }
+
+  /** The subject whose class's simple name is {@code simpleName}. */
+  static ProbeSubject subject(String simpleName) {
+    return subjects().stream().filter(s -> s.getClass().getSimpleName().equals(simpleName)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no probe subject " + simpleName));
   }
 
   /** Runs every probe on {@code subject}, its files under {@code dir}. */
@@ -90,8 +100,29 @@ public final class JCacheProbe {
     try (CacheManager manager = subject.boundedManager(bounded)) {
       afterRestart = readBack(subject.boundedCache(manager));
     }
-    return new Column(subject.name(), byValue, heard, mxbeans[0], mxbeans[1], beyondHeap, afterRestart,
+    int afterKill = afterKill(subject, dir.resolve("killed"));
+    return new Column(subject.name(), byValue, heard, mxbeans[0], mxbeans[1], beyondHeap, afterRestart, afterKill,
         subject.boundedConfiguration());
+  }
+
+  /** The kill probe: a {@link KillChild} writes on {@code dir} and is SIGKILLed; how many values read back. */
+  private static int afterKill(ProbeSubject subject, Path dir) throws Exception {
+    List<String> command = ChildJvm.javaCommand(List.of("-Xmx256m"), KillChild.class.getName(),
+        List.of(subject.getClass().getSimpleName(), dir.toString()));
+    boolean[] written = new boolean[1];
+    ChildJvm.Result r = ChildJvm.run(command, "[" + subject.name() + " child] ", System.err, line -> {
+      if (line.startsWith("written ")) {
+        written[0] = true;
+        ProcessHandle.of(Long.parseLong(line.substring("written ".length()))).ifPresent(ProcessHandle::destroyForcibly);
+      }
+    }, null);
+    if (!written[0] || r.exitCode() != 137) {
+      throw new IllegalStateException(subject.name() + ": the kill probe's child ended with " + r.exitCode()
+          + (written[0] ? "" : " before writing") + ": " + String.join("\n", r.stderrTail()));
+    }
+    try (CacheManager manager = subject.boundedManager(dir)) {
+      return readBack(subject.boundedCache(manager));
+    }
   }
 
   static String value(int i) {
