@@ -57,8 +57,9 @@ public final class CompareCommand implements Callable<Integer> {
   boolean quick;
 
   @Option(names = "--stores", split = ",", paramLabel = "NAME", converter = StoreConverter.class,
-      description = "stores to run, in order (default: all: hybridcache,caffeine,ohc,chronicle-map,ehcache,mapdb,rocksdb,infinispan)")
-  List<StoreType> stores = new ArrayList<>(List.of(StoreType.values()));
+      description = "stores to run, in order (default: hybridcache,caffeine,ohc,chronicle-map,ehcache,mapdb,rocksdb,infinispan;"
+          + " hybridcache-jcache, this library through its JSR-107 provider, only when named)")
+  List<StoreType> stores = new ArrayList<>(StoreType.defaultSet());
 
   @Option(names = "--workloads", split = ",", paramLabel = "NAME", description = "workload files under --workload-dir, in run order (default: workloadb,workloadc,workloadd,workloada,transactional)")
   List<String> workloads = new ArrayList<>(DEFAULT_WORKLOADS);

@@ -104,7 +104,7 @@ final class CompareReport {
       String best = null;
       double bestOps = Double.NaN;
       for (CompareCommand.StoreRun r : runs) {
-        if (r.store().diskBacked() && r.store() != StoreType.HYBRIDCACHE) {
+        if (r.store().diskBacked() && !r.store().ours()) {
           ObjectNode p = find(r.store().cliName(), w);
           if (p != null && (best == null || p.get("throughput_ops").asDouble() > bestOps)) {
             best = r.store().cliName();

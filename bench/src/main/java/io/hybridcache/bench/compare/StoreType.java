@@ -2,6 +2,7 @@ package io.hybridcache.bench.compare;
 
 import java.lang.reflect.InvocationTargetException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
@@ -20,7 +21,9 @@ public enum StoreType {
   EHCACHE("ehcache", true, "EhcacheStore", "Ehcache 3: heap + off-heap + persistent disk tier"),
   MAPDB("mapdb", true, "MapDbStore", "MapDB file store, HTreeMap"),
   ROCKSDB("rocksdb", true, "RocksDbStore", "RocksDB (rocksdbjni): block cache, direct reads"),
-  INFINISPAN("infinispan", true, "InfinispanStore", "Infinispan embedded, local, SoftIndexFileStore");
+  INFINISPAN("infinispan", true, "InfinispanStore", "Infinispan embedded, local, SoftIndexFileStore"),
+  HYBRIDCACHE_JCACHE("hybridcache-jcache", true, "HybridJCacheStore",
+      "this library through its JSR-107 provider (javax.cache.Cache<String, byte[]>, store-by-value; not in the default set)");
 
   private final String cliName;
   private final boolean diskBacked;
@@ -54,7 +57,17 @@ public enum StoreType {
    * caches: DRAM-only ones, and ours, which may refuse an eviction to flash under a burst.
    */
   public boolean keepsEverything() {
-    return diskBacked && this != HYBRIDCACHE;
+    return diskBacked && !ours();
+  }
+
+  /** True for this library, called directly or through JCache (not a peer). */
+  public boolean ours() {
+    return this == HYBRIDCACHE || this == HYBRIDCACHE_JCACHE;
+  }
+
+  /** The stores a comparison runs when none are named: all but {@link #HYBRIDCACHE_JCACHE}. */
+  public static List<StoreType> defaultSet() {
+    return Arrays.stream(values()).filter(t -> t != HYBRIDCACHE_JCACHE).toList();
   }
 
   public String description() {
