@@ -147,6 +147,26 @@ print('[spring-boot-it] %-40s L2 hit ratio %.3f (%d hits, %d misses); database q
 "
 }
 
+first_second() { # $1: label, $2: items. Requests items for one second right after a restart (one keep-alive
+  # connection); checks every complete line and prints how many were served and the share served by the cache.
+  local loads=$(stat loads) out="$WORK/$1-first-second.out"
+  curl -s --max-time 1 "$URL/items/[0-$(($2 - 1))]" > "$out" || true
+  local served=$(python3 - "$out" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+lines = text.split("\n")[:-1]  # complete lines only
+for i, line in enumerate(lines):
+    if line != "item-%d-" % i + "".join(chr(97 + (i + j) % 26) for j in range(1000)):
+        print("[spring-boot-it] FAIL: wrong item %d in the first second" % i, file=sys.stderr); sys.exit(1)
+print(len(lines))
+PY
+)
+  local missed=$(( $(stat loads) - loads ))
+  say "$(printf '%-34s %6s items served in the first second, hit ratio %s' "$1" "$served" \
+    "$(python3 -c "print('%.3f' % (($served - $missed) / max(1, $served)))")")"
+  [ "$served" -gt 0 ] || { say "FAIL: nothing served in the first second after the restart ($1)"; exit 1; }
+}
+
 row() { printf '[spring-boot-it] %-34s loads %6s  flash hits %6s  DRAM hits %6s  flash entries %6s\n' \
   "$1" "$(stat loads)" "$(stat flashHits)" "$(stat dramHits)" "$(stat flashEntries)"; }
 
@@ -171,6 +191,7 @@ summary "first run"
 
 kill -TERM "$PID"; wait "$PID" || true; PID=
 start clean-restart
+first_second "first second after a clean stop" "$N"
 pass after-clean-stop; row "after a clean stop (SIGTERM)"
 [ "$(stat loads)" = 0 ] || { say "FAIL: not warm after a clean stop: $(stat loads) items loaded again"; exit 1; }
 [ "$(stat flashHits)" -gt $((N / 2)) ] || { say "FAIL: only $(stat flashHits) flash hits after the restart"; exit 1; }
@@ -184,6 +205,7 @@ race "after a clean stop"
 pass new-items "$N" 1000; row "1000 new items, then kill -9"
 kill -KILL "$PID"; wait "$PID" 2>/dev/null || true; PID=
 start kill-restart
+first_second "first second after kill -9" "$((N + 1000))"
 pass after-kill 0 $((N + 1000)); row "after kill -9 (all $((N + 1000)) items)"
 LOADS=$(stat loads)
 [ "$LOADS" -le 1000 ] || { say "FAIL: not warm after kill -9: $LOADS items loaded again (only new ones may be)"; exit 1; }
