@@ -11,8 +11,9 @@ import javax.cache.spi.CachingProvider;
 
 /**
  * The JCache provider (registered in {@code META-INF/services/javax.cache.spi.CachingProvider}): one
- * {@code CacheManager} per URI and class loader, each with its own hybridcache engine and directory
- * (settings: {@link ProviderProperties}). Store-by-reference is supported (such caches stay on the
+ * {@code CacheManager} per URI and class loader, each URI with its own hybridcache engine and directory
+ * (settings: {@link ProviderProperties}); managers of one URI with different class loaders share that engine
+ * but not their caches ({@code SharedEngine}). Store-by-reference is supported (such caches stay on the
  * heap). Thread-safe (synchronized).
  */
 public final class HybridCachingProvider implements CachingProvider {

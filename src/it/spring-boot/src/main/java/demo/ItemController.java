@@ -57,9 +57,9 @@ public class ItemController {
     m.put("sqlStatements", hibernate.getPrepareStatementCount());
     // Hibernate's update-timestamps region must never expire or evict: declared store-by-reference and eternal
     javax.cache.Cache<Object, Object> timestamps = jcache.getCache(TIMESTAMPS);
-    CompleteConfiguration<?, ?> c = timestamps.getConfiguration(CompleteConfiguration.class);
-    m.put("timestampsStoreByValue", c.isStoreByValue());
-    m.put("timestampsEternal", c.getExpiryPolicyFactory().create() instanceof EternalExpiryPolicy);
+    CompleteConfiguration<?, ?> c = timestamps == null ? null : timestamps.getConfiguration(CompleteConfiguration.class);
+    m.put("timestampsStoreByValue", c == null ? null : c.isStoreByValue()); // null: no such cache in this manager
+    m.put("timestampsEternal", c != null && c.getExpiryPolicyFactory().create() instanceof EternalExpiryPolicy);
     return m;
   }
 }
