@@ -26,33 +26,37 @@ import java.util.concurrent.locks.ReentrantLock;
  * newest value of a completed {@link #put}, or null; once {@link #put} or {@link #remove} returns no older
  * version is served. Cold at every open (a new epoch; log pages of earlier opens are never read).
  *
- * <p><b>Index (DRAM).</b> Per set a chain, newest first, of the log objects for that set: {@code head[set]}
- * (4 B a set) and, per log object slot, a 32-bit tag of the key hash, the next slot and a live flag (9 B).
- * A slot id is {@code ringPosition * OBJECTS_PER_PAGE + index in page}; a page holds at most
+ * <p><b>Index (DRAM).</b> A {@link SmallLogIndex}: Kangaroo's partitioned index (per 16 sets one table of
+ * bit-packed entries: log slot, set, hit bit, {@value #TAG_BITS}-bit tag), about 4 B per <em>live</em> log
+ * object and nothing per unused slot; a page's number is derived from its ring position, so nothing is
+ * kept per page. A slot id is {@code ringPosition * OBJECTS_PER_PAGE + index in page}; a page holds at most
  * {@value #OBJECTS_PER_PAGE} objects. A tag match is confirmed by the full key of the entry at that index
- * (a log page may hold several versions of a key: it is never searched by key). Bigger than Kangaroo's
- * partitioned index; measured in {@code SmallLogTest}.
+ * (a log page may hold several versions of a key: it is never searched by key). Measured in
+ * {@code SmallLogSteadyStateTest}.
  *
  * <p><b>Reclaim.</b> When the ring is full, the oldest page is reclaimed: for each set with live objects
- * in it, if the set's chain holds at least {@code threshold} objects, the whole chain moves to the set
- * with one {@link SmallSets#insert} (the newest version of each key); otherwise its objects in that page
- * are dropped, except that a key whose set may hold an older version (the set's filter says maybe) forces
- * the move, so dropping never uncovers an older version. Objects are never re-logged yet. A log page that
- * cannot be read at reclaim drops the sets its objects belong to (found by walking every chain: a rare,
- * slow path); a log page that cannot be written moves its objects' sets at once.
+ * in it, if the log holds at least {@code threshold} objects of the set, all of them move to the set with
+ * one {@link SmallSets#insert} (the newest version of each key). Otherwise its objects in that page leave
+ * the log: those read while in the log (the index's hit bit) and not shadowed by a newer version are
+ * re-logged (Kangaroo's readmission), while the write buffer has room; the rest are dropped, except
+ * that a key whose set may hold an older version (the set's filter says maybe) forces the move, so
+ * dropping never uncovers an older version. A log page that cannot be read at reclaim drops the sets its
+ * objects belong to (found by a pass over the index: a rare, slow path); a log page that cannot be
+ * written moves its objects' sets at once.
  *
  * <p><b>Concurrency.</b> Thread-safe. One lock guards the index, the write buffer and the ring, and is held
- * across the I/O of flushes, reclaims and removes (a first step: simple and correct, not fast). A lookup
- * holds it only to walk its set's chain and reads the log page outside it; a counter of unlinks lets it
- * notice that a move or remove overlapped its read, and it then looks again. Lock order: this log's lock,
- * then a set's stripe lock (inside {@link SmallSets}).
+ * across the I/O of flushes, reclaims and removes (simple and correct, not fast; a put that does not fill
+ * the buffer does no I/O). A lookup holds it only to collect its tag matches and reads the log page
+ * outside it; a counter of unlinks lets it notice that a move, drop or remove overlapped its read, and it
+ * then looks again. Lock order: this log's lock, then a set's stripe lock (inside {@link SmallSets}).
  *
  * <p><b>Format.</b> Log pages are {@link SmallSetPage} pages whose set id is the ring position and whose
  * generation is the page number (monotonic), so a page overwritten by a later lap reads as another page.
  */
 final class SmallLog implements SmallStore {
   static final int OBJECTS_PER_PAGE = 32;
-  private static final int NONE = -1;
+  /** Tag bits of the index by default: a false tag match (one extra page read) per 1,024 objects of a set. */
+  static final int TAG_BITS = 10;
   private static final int LOOKUP_ATTEMPTS = 4;
 
   private final Device device;
@@ -62,16 +66,11 @@ final class SmallLog implements SmallStore {
   private final long epoch;
   private final SmallSets sets;
   private final int threshold;
+  private final boolean readmit;
 
   /** Guards every field below; held across log and set I/O. Taken before any set lock. */
   private final ReentrantLock lock = new ReentrantLock();
-  private final int[] head;
-  private final int[] tags;
-  private final int[] next;
-  /** Per slot: true while the object is linked in its set's chain. */
-  private final boolean[] live;
-  /** Per ring position: the page number written there. */
-  private final long[] pageNumbers;
+  private final SmallLogIndex index;
   /** Page number of the page being filled in DRAM (its position is {@code bufferPage % pages}). */
   private long bufferPage;
   /** Oldest page number on flash; pages [tailPage, bufferPage) are on flash. */
@@ -90,10 +89,20 @@ final class SmallLog implements SmallStore {
   final LongAdder forcedMoves = new LongAdder();
   final LongAdder objectsMoved = new LongAdder();
   final LongAdder objectsDropped = new LongAdder();
+  final LongAdder objectsReadmitted = new LongAdder();
   final LongAdder ioErrors = new LongAdder();
 
-  /** A log of every page in slots {@code [firstSlot, firstSlot + slotCount)} in front of {@code sets}. */
+  /**
+   * A log of every page in slots {@code [firstSlot, firstSlot + slotCount)} in front of {@code sets}, with
+   * readmission and {@value #TAG_BITS}-bit tags.
+   */
   SmallLog(Device device, int firstSlot, int slotCount, SmallSets sets, int threshold) {
+    this(device, firstSlot, slotCount, sets, threshold, true, TAG_BITS);
+  }
+
+  /** As above; {@code readmit}: re-log objects read while in the log instead of dropping them. */
+  SmallLog(Device device, int firstSlot, int slotCount, SmallSets sets, int threshold, boolean readmit,
+      int tagBits) {
     if (threshold < 1) {
       throw new IllegalArgumentException("threshold must be > 0: " + threshold);
     }
@@ -114,12 +123,8 @@ final class SmallLog implements SmallStore {
     this.epoch = new SecureRandom().nextLong();
     this.sets = sets;
     this.threshold = threshold;
-    this.head = new int[sets.sets()];
-    Arrays.fill(head, NONE);
-    this.tags = new int[pages * OBJECTS_PER_PAGE];
-    this.next = new int[pages * OBJECTS_PER_PAGE];
-    this.live = new boolean[pages * OBJECTS_PER_PAGE];
-    this.pageNumbers = new long[pages];
+    this.readmit = readmit;
+    this.index = new SmallLogIndex(sets.sets(), pages * OBJECTS_PER_PAGE, tagBits);
   }
 
   /** Test seam: {@link SmallSets.Point#LOOKUP_READ} after a lookup read a log page (set = ring position). */
@@ -127,9 +132,24 @@ final class SmallLog implements SmallStore {
     probe = p;
   }
 
-  /** DRAM of the log's index (chains, tags, page numbers); the write buffer is one page. */
+  /** DRAM of the log's index (the write buffer is one page and the lock a constant). */
   long dramBytes() {
-    return 4L * head.length + 9L * tags.length + 8L * pageNumbers.length;
+    lock.lock();
+    try {
+      return index.dramBytes();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Objects the log's index holds. */
+  long liveObjects() {
+    lock.lock();
+    try {
+      return index.liveObjects();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Appends one object; its set is rewritten later, with others, when the log reclaims its page. */
@@ -138,22 +158,27 @@ final class SmallLog implements SmallStore {
     Entry e = Entry.of(key, value, sequence, expiryMillis);
     lock.lock();
     try {
-      if (buffer.size() == OBJECTS_PER_PAGE || bufferBytes + e.bytes() > SmallSetPage.CAPACITY_BYTES) {
-        flushLocked();
+      if (!fits(e, 0)) {
+        flushLocked(e.bytes()); // readmitted objects leave room for e
       }
-      int id = position(bufferPage) * OBJECTS_PER_PAGE + buffer.size();
-      buffer.add(e);
-      bufferBytes += e.bytes();
-      int set = sets.setOf(e.keyHash());
-      tags[id] = tag(e.keyHash());
-      next[id] = head[set];
-      live[id] = true;
-      head[set] = id;
+      appendLocked(e);
       bytesAdmitted.add(key.length + value.length);
       return true;
     } finally {
       lock.unlock();
     }
+  }
+
+  private boolean fits(Entry e, int reserve) {
+    return buffer.size() < OBJECTS_PER_PAGE - (reserve > 0 ? 1 : 0)
+        && bufferBytes + e.bytes() + reserve <= SmallSetPage.CAPACITY_BYTES;
+  }
+
+  private void appendLocked(Entry e) {
+    int id = position(bufferPage) * OBJECTS_PER_PAGE + buffer.size();
+    buffer.add(e);
+    bufferBytes += e.bytes();
+    index.add(sets.setOf(e.keyHash()), index.tag(e.keyHash()), id);
   }
 
   /** The newest value of {@code key}: from the log if it holds one, else from its set. */
@@ -167,10 +192,7 @@ final class SmallLog implements SmallStore {
       lock.lock();
       try {
         seen = unlinks;
-        for (int id = head[set]; id != NONE; id = next[id]) {
-          if (tags[id] != tag(hash)) {
-            continue;
-          }
+        for (int id : index.slots(set, index.tag(hash))) {
           if (inBuffer(id / OBJECTS_PER_PAGE)) {
             Entry e = buffer.get(id % OBJECTS_PER_PAGE);
             if (Arrays.equals(e.key(), key)) {
@@ -178,7 +200,7 @@ final class SmallLog implements SmallStore {
               return e.expired(sets.nowMillis()) ? null : e.value().clone(); // the buffer's array stays ours
             }
           } else {
-            candidates.add(new long[] {id, pageNumbers[id / OBJECTS_PER_PAGE]});
+            candidates.add(new long[] {id, pageNumber(id / OBJECTS_PER_PAGE)});
           }
         }
       } finally {
@@ -189,6 +211,9 @@ final class SmallLog implements SmallStore {
         continue;
       }
       if (found != null) {
+        if (found.slot >= 0 && readmit) {
+          markHit(set, found.slot);
+        }
         return found.value;
       }
       return sets.get(key);
@@ -196,10 +221,19 @@ final class SmallLog implements SmallStore {
     return null;
   }
 
-  /** What a log lookup found: a value (possibly null for expired or unreadable), or AGAIN. */
-  private record Lookup(byte[] value) {
-    static final Lookup AGAIN = new Lookup(null);
-    static final Lookup MISS = new Lookup(null);
+  private void markHit(int set, int slot) {
+    lock.lock();
+    try {
+      index.markHit(set, slot);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** What a log lookup found: a value (possibly null for expired or unreadable) and its slot, or AGAIN. */
+  private record Lookup(byte[] value, int slot) {
+    static final Lookup AGAIN = new Lookup(null, -1);
+    static final Lookup MISS = new Lookup(null, -1);
   }
 
   /** Null if no candidate holds the key (look in the set), else the answer. */
@@ -241,7 +275,7 @@ final class SmallLog implements SmallStore {
       }
       if (f != null && Arrays.equals(f.entry().key(), key)) {
         logHits.increment();
-        return new Lookup(f.entry().expired(sets.nowMillis()) ? null : f.entry().value());
+        return new Lookup(f.entry().expired(sets.nowMillis()) ? null : f.entry().value(), (int) c[0]);
       }
     }
     return null; // the tags matched other keys only
@@ -257,14 +291,12 @@ final class SmallLog implements SmallStore {
       boolean found = false;
       boolean lost = false;
       Map<Long, Page> loaded = new HashMap<>();
-      for (int id = head[set]; id != NONE; id = next[id]) {
-        if (tags[id] == tag(hash)) {
-          Entry e = loadLocked(id, loaded);
-          if (e == null || Arrays.equals(e.key(), key)) {
-            unlinkLocked(set, id);
-            found |= e != null;
-            lost |= e == null;
-          }
+      for (int id : index.slots(set, index.tag(hash))) {
+        Entry e = loadLocked(id, loaded);
+        if (e == null || Arrays.equals(e.key(), key)) {
+          unlinkLocked(set, id);
+          found |= e != null;
+          lost |= e == null;
         }
       }
       if (lost) {
@@ -276,8 +308,11 @@ final class SmallLog implements SmallStore {
     }
   }
 
-  /** Writes the buffer as the next log page, then reclaims the oldest page if the ring is full. */
-  private void flushLocked() {
+  /**
+   * Writes the buffer as the next log page, then reclaims the oldest page if the ring is full, readmitting
+   * at most what leaves {@code reserve} bytes and one object free in the new buffer.
+   */
+  private void flushLocked(int reserve) {
     if (buffer.isEmpty()) {
       return;
     }
@@ -286,7 +321,6 @@ final class SmallLog implements SmallStore {
     try {
       device.write(slotOf(pos), offsetOf(pos), io.clear());
       logPagesWritten.increment();
-      pageNumbers[pos] = bufferPage;
       bufferPage++;
     } catch (IOException e) {
       ioErrors.increment();
@@ -295,7 +329,7 @@ final class SmallLog implements SmallStore {
     buffer.clear();
     bufferBytes = 0;
     while (bufferPage - tailPage >= pages) {
-      reclaimLocked();
+      reclaimLocked(reserve);
     }
   }
 
@@ -303,53 +337,73 @@ final class SmallLog implements SmallStore {
   private void drainBufferLocked(int pos) {
     Map<Long, Page> loaded = new HashMap<>();
     for (int i = 0; i < buffer.size(); i++) {
-      int id = pos * OBJECTS_PER_PAGE + i;
-      if (live[id]) {
-        moveSetLocked(sets.setOf(buffer.get(i).keyHash()), loaded);
+      int set = sets.setOf(buffer.get(i).keyHash());
+      if (index.contains(set, pos * OBJECTS_PER_PAGE + i)) {
+        moveSetLocked(set, loaded);
       }
     }
   }
 
-  /** Empties the oldest log page: moves the sets that reached the threshold, drops the rest. */
-  private void reclaimLocked() {
+  /**
+   * Empties the oldest log page: moves the sets that reached the threshold; of the rest, readmits (re-logs)
+   * the objects read while in the log, as long as the new buffer has room, and drops the others.
+   */
+  private void reclaimLocked(int reserve) {
     int pos = position(tailPage);
+    int first = pos * OBJECTS_PER_PAGE;
     Map<Long, Page> loaded = new HashMap<>();
-    Map<Integer, List<Integer>> bySet = new LinkedHashMap<>();
-    List<Integer> unreadable = new ArrayList<>();
-    for (int i = 0; i < OBJECTS_PER_PAGE; i++) {
-      int id = pos * OBJECTS_PER_PAGE + i;
-      if (!live[id]) {
-        continue;
+    Page page = readLocked(pos, tailPage);
+    loaded.put(tailPage, page);
+    if (page == null) { // keys unknown, so sets unknown: one pass over the index (a rare path)
+      for (int set : index.removeSlots(first, first + OBJECTS_PER_PAGE)) {
+        unlinks++;
+        sets.drop(set); // it may have shadowed an older version of its key
       }
-      Entry e = loadLocked(id, loaded);
-      if (e == null) {
-        unreadable.add(id);
-      } else {
-        bySet.computeIfAbsent(sets.setOf(e.keyHash()), s -> new ArrayList<>()).add(id);
+      tailPage++;
+      return;
+    }
+    Map<Integer, List<Integer>> bySet = new LinkedHashMap<>();
+    for (int i = 0; i < page.entries().size(); i++) {
+      int set = sets.setOf(page.entries().get(i).keyHash());
+      if (index.contains(set, first + i)) {
+        bySet.computeIfAbsent(set, s -> new ArrayList<>()).add(first + i);
       }
     }
+    List<Entry> readmitted = new ArrayList<>();
+    int readmittedBytes = 0;
     for (Map.Entry<Integer, List<Integer>> group : bySet.entrySet()) {
       int set = group.getKey();
-      if (chainLength(set) >= threshold || needsMoveLocked(set, group.getValue(), loaded)) {
+      List<Integer> dropped = new ArrayList<>();
+      List<Entry> again = new ArrayList<>();
+      int againBytes = 0;
+      for (int id : group.getValue()) {
+        Entry e = loadLocked(id, loaded);
+        boolean room = readmitted.size() + again.size() < OBJECTS_PER_PAGE - 1
+            && readmittedBytes + againBytes + e.bytes() + reserve <= SmallSetPage.CAPACITY_BYTES;
+        if (readmit && room && index.hit(set, id) && !e.expired(sets.nowMillis())
+            && !shadowedLocked(set, id, e, loaded)) {
+          again.add(e);
+          againBytes += e.bytes();
+        } else {
+          dropped.add(id);
+        }
+      }
+      if (index.count(set) >= threshold || needsMoveLocked(set, dropped, loaded)) {
         moveSetLocked(set, loaded);
-      } else {
-        for (int id : group.getValue()) {
-          unlinkLocked(set, id);
-          objectsDropped.increment();
-        }
+        continue;
       }
-    }
-    if (!unreadable.isEmpty()) { // keys unknown, so sets unknown: one pass over every chain (a rare path)
-      for (int set = 0; set < head.length; set++) {
-        for (int id : unreadable) {
-          if (live[id] && inChain(set, id)) {
-            unlinkLocked(set, id);
-            sets.drop(set); // it may have shadowed an older version of its key
-          }
-        }
+      for (int id : group.getValue()) {
+        unlinkLocked(set, id);
       }
+      objectsDropped.add(dropped.size());
+      readmitted.addAll(again);
+      readmittedBytes += againBytes;
     }
     tailPage++;
+    for (Entry e : readmitted) { // the ring has a free page again: the buffer's position is its own
+      appendLocked(e);
+    }
+    objectsReadmitted.add(readmitted.size());
   }
 
   /** True if dropping these objects could uncover an older version of one of their keys in the set. */
@@ -366,12 +420,13 @@ final class SmallLog implements SmallStore {
 
   /** True if a newer log object of the set holds the same key as {@code e} (slot {@code id}). */
   private boolean shadowedLocked(int set, int id, Entry e, Map<Long, Page> loaded) {
-    for (int other = head[set]; other != id && other != NONE; other = next[other]) {
-      if (tags[other] == tags[id]) {
-        Entry newer = loadLocked(other, loaded);
-        if (newer != null && Arrays.equals(newer.key(), e.key())) {
-          return true;
-        }
+    for (int other : index.slots(set, index.tag(e.keyHash()))) {
+      if (other == id) {
+        return false; // newest first: the rest are older
+      }
+      Entry newer = loadLocked(other, loaded);
+      if (newer != null && Arrays.equals(newer.key(), e.key())) {
+        return true;
       }
     }
     return false;
@@ -383,10 +438,8 @@ final class SmallLog implements SmallStore {
    */
   private void moveSetLocked(int set, Map<Long, Page> loaded) {
     Map<ByteKey, Entry> newest = new LinkedHashMap<>();
-    List<Integer> chain = new ArrayList<>();
     boolean lost = false;
-    for (int id = head[set]; id != NONE; id = next[id]) {
-      chain.add(id);
+    for (int id : index.slots(set, -1)) {
       Entry e = loadLocked(id, loaded);
       if (e == null) {
         lost = true;
@@ -394,9 +447,8 @@ final class SmallLog implements SmallStore {
         newest.merge(new ByteKey(e.key()), e, (a, b) -> a.sequence() >= b.sequence() ? a : b);
       }
     }
-    for (int id : chain) {
-      unlinkLocked(set, id);
-    }
+    index.removeAll(set);
+    unlinks++;
     if (lost) {
       sets.drop(set);
       newest.clear(); // an unread object may be a newer version of a key read here
@@ -414,7 +466,7 @@ final class SmallLog implements SmallStore {
     if (inBuffer(pos)) {
       return buffer.get(id % OBJECTS_PER_PAGE);
     }
-    long number = pageNumbers[pos];
+    long number = pageNumber(pos);
     Page page = loaded.computeIfAbsent(number, n -> readLocked(pos, n));
     int index = id % OBJECTS_PER_PAGE;
     return page == null || index >= page.entries().size() ? null : page.entries().get(index);
@@ -432,35 +484,16 @@ final class SmallLog implements SmallStore {
   }
 
   private void unlinkLocked(int set, int id) {
-    if (head[set] == id) {
-      head[set] = next[id];
-    } else {
-      for (int p = head[set]; p != NONE; p = next[p]) {
-        if (next[p] == id) {
-          next[p] = next[id];
-          break;
-        }
-      }
-    }
-    live[id] = false;
+    index.remove(set, id);
     unlinks++;
   }
 
-  private boolean inChain(int set, int id) {
-    for (int p = head[set]; p != NONE; p = next[p]) {
-      if (p == id) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private int chainLength(int set) {
-    int n = 0;
-    for (int p = head[set]; p != NONE; p = next[p]) {
-      n++;
-    }
-    return n;
+  /**
+   * The page number on flash at ring position {@code pos}: the one of [tailPage, bufferPage) at that
+   * position (no DRAM per page: the ring is written in order and a failed write does not advance it).
+   */
+  private long pageNumber(int pos) {
+    return tailPage + Math.floorMod(pos - position(tailPage), pages);
   }
 
   /**
@@ -481,9 +514,5 @@ final class SmallLog implements SmallStore {
 
   private long offsetOf(int pos) {
     return (long) (pos % pagesPerSlot) * SmallSetPage.PAGE_BYTES;
-  }
-
-  private static int tag(long hash) {
-    return (int) (hash ^ (hash >>> 32));
   }
 }
