@@ -18,8 +18,8 @@ import java.util.Arrays;
  * with 1-bit tags).
  *
  * <p><b>Reclaim.</b> Entries leave when the log moves or drops their objects; a partition's array grows
- * by half when full and shrinks when three quarters are unused, so its slack stays bounded and is
- * counted in {@link #dramBytes}.
+ * by an eighth when full (a copy of a few hundred bytes) and shrinks when three quarters are unused, so
+ * its slack stays small (about 6% measured) and is counted in {@link #dramBytes}.
  *
  * <p><b>Concurrency.</b> None: the owner ({@link SmallLog}) calls it under its lock only.
  */
@@ -70,7 +70,7 @@ final class SmallLogIndex {
     int p = set / SETS_PER_PARTITION;
     int n = counts[p];
     if (n == capacity(p)) {
-      resize(p, Math.max(MIN_ENTRIES, n + n / 2));
+      resize(p, n + Math.max(MIN_ENTRIES, n / 8));
     }
     put(words[p], n, encode(set, tag, slot, false));
     counts[p] = n + 1;
@@ -200,7 +200,7 @@ final class SmallLogIndex {
     if (kept == 0) {
       resize(p, 0);
     } else if (kept * 4 < capacity(p) && capacity(p) > MIN_ENTRIES) {
-      resize(p, Math.max(MIN_ENTRIES, kept + kept / 2));
+      resize(p, Math.max(MIN_ENTRIES, kept + kept / 8));
     }
     return n - kept;
   }

@@ -1,0 +1,192 @@
+package io.hybridcache.core.engine;
+
+import static io.hybridcache.core.engine.SmallTestKeys.key;
+import static io.hybridcache.core.engine.SmallTestKeys.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hybridcache.core.device.FaultInjectingDevice;
+import io.hybridcache.core.device.MemoryDevice;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The log's partitioned index: against a plain list model, its DRAM, and tag collisions through the log. */
+class SmallLogIndexTest {
+  private static final int PAGE = 4096;
+
+  /** One model entry: set, tag, slot, hit. */
+  private static final class Obj {
+    final int set;
+    final int tag;
+    final int slot;
+    boolean hit;
+
+    Obj(int set, int tag, int slot) {
+      this.set = set;
+      this.tag = tag;
+      this.slot = slot;
+    }
+  }
+
+  /**
+   * Random adds, removes, whole-set removes, slot-range removes and hit marks on 40 sets (3 partitions, the
+   * last one partial) with 2,000 slots, checked against a list after every operation; tag widths that
+   * make entries straddle words (a width of 11 + 4 + 1 + tag bits) and one of 32 bits.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 3, 10, 32})
+  void matchesAListModelAfterEveryOperation(int tagBits) {
+    SmallLogIndex index = new SmallLogIndex(40, 2_000, tagBits);
+    List<Obj> model = new ArrayList<>(); // oldest first
+    TreeSet<Integer> free = new TreeSet<>();
+    for (int s = 0; s < 2_000; s++) {
+      free.add(s);
+    }
+    SplittableRandom r = new SplittableRandom(tagBits);
+    for (int op = 0; op < 20_000; op++) {
+      int set = r.nextInt(40);
+      int kind = r.nextInt(20);
+      if (kind < 11 && !free.isEmpty()) {
+        int slot = free.pollFirst();
+        int tag = (int) (r.nextLong() >>> (64 - tagBits));
+        index.add(set, tag, slot);
+        model.add(new Obj(set, tag, slot));
+      } else if (kind < 15 && !model.isEmpty()) {
+        Obj o = model.get(r.nextInt(model.size()));
+        assertTrue(index.remove(o.set, o.slot));
+        assertTrue(!index.remove(o.set, o.slot), "removed once");
+        model.remove(o);
+        free.add(o.slot);
+      } else if (kind < 16) {
+        index.removeAll(set);
+        model.stream().filter(o -> o.set == set).forEach(o -> free.add(o.slot));
+        model.removeIf(o -> o.set == set);
+      } else if (kind < 17) {
+        int from = r.nextInt(2_000);
+        int[] expected = model.stream().filter(o -> o.slot >= from && o.slot < from + 32)
+            .mapToInt(o -> o.set).distinct().sorted().toArray();
+        int[] got = index.removeSlots(from, from + 32);
+        Arrays.sort(got);
+        assertArrayEquals(expected, got, "op " + op);
+        model.stream().filter(o -> o.slot >= from && o.slot < from + 32).forEach(o -> free.add(o.slot));
+        model.removeIf(o -> o.slot >= from && o.slot < from + 32);
+      } else if (!model.isEmpty()) {
+        Obj o = model.get(r.nextInt(model.size()));
+        index.markHit(o.set, o.slot);
+        o.hit = true;
+      }
+      assertEquals(model.size(), index.liveObjects(), "op " + op);
+      int s = r.nextInt(40);
+      int t = r.nextInt(2) == 0 ? -1 : tagOfSome(model, s, r);
+      int[] expected = new int[0];
+      for (int i = model.size() - 1; i >= 0; i--) { // newest first
+        Obj o = model.get(i);
+        if (o.set == s && (t < 0 || o.tag == t)) {
+          expected = Arrays.copyOf(expected, expected.length + 1);
+          expected[expected.length - 1] = o.slot;
+          assertTrue(index.contains(s, o.slot));
+          assertEquals(o.hit, index.hit(s, o.slot), "op " + op + " hit bit of slot " + o.slot);
+        }
+      }
+      assertArrayEquals(expected, index.slots(s, t), "op " + op + ": set " + s + " tag " + t);
+      assertEquals(model.stream().filter(o -> o.set == s).count(), index.count(s));
+    }
+  }
+
+  private static int tagOfSome(List<Obj> model, int set, SplittableRandom r) {
+    List<Obj> of = model.stream().filter(o -> o.set == set).toList();
+    return of.isEmpty() ? 0 : of.get(r.nextInt(of.size())).tag;
+  }
+
+  /** Nothing for unused slots or empty sets; a few bytes per indexed object; arrays shrink when emptied. */
+  @Test
+  void costsAFewBytesPerLiveObjectAndNothingPerUnusedSlot() {
+    SmallLogIndex index = new SmallLogIndex(4_096, 1 << 20, SmallLog.TAG_BITS);
+    long empty = index.dramBytes();
+    assertEquals(256L * (SmallLogIndex.PARTITION_OVERHEAD - 16), empty, "references and counts only");
+    for (int i = 0; i < 100_000; i++) {
+      index.add(i % 4_096, i & 1023, i);
+    }
+    double perObject = (double) (index.dramBytes() - empty) / 100_000;
+    System.out.printf("log index: %d bits an entry, %.2f B per live object with slack and array headers%n",
+        index.entryBits(), perObject);
+    assertEquals(20 + 4 + 1 + 10, index.entryBits());
+    assertTrue(perObject < 6.5, "B per object " + perObject);
+    for (int set = 0; set < 4_096; set++) {
+      index.removeAll(set);
+    }
+    assertEquals(empty, index.dramBytes(), "emptied partitions hold no array");
+  }
+
+  @Test
+  void refusesBadSizes() {
+    assertThrows(IllegalArgumentException.class, () -> new SmallLogIndex(0, 10, 10));
+    assertThrows(IllegalArgumentException.class, () -> new SmallLogIndex(10, 10, 33));
+  }
+
+  /**
+   * Tags of 1 bit: half of a set's log objects match any key, so lookups, removes, shadow checks and
+   * reclaims confirm nearly every match by its full key. Random puts, removes and reads of 120 keys over 16
+   * sets and an 8-page log (threshold 12: moves, forced moves, readmissions and drops), against a model.
+   */
+  @Test
+  void tagCollisionsNeverServeAnotherKeysValue() {
+    FaultInjectingDevice device = new FaultInjectingDevice(new MemoryDevice(3, 8 * PAGE));
+    SmallSets sets = new SmallSets(device, 0, 2, SmallSets.Options.DEFAULT);
+    SmallLog log = new SmallLog(device, 2, 1, sets, 12, true, 1);
+    long[] versions = new long[120];
+    boolean[] removed = new boolean[120];
+    SplittableRandom r = new SplittableRandom(7);
+    for (int op = 0; op < 6_000; op++) {
+      int k = r.nextInt(120);
+      versions[k]++;
+      removed[k] = r.nextInt(8) == 0;
+      if (removed[k]) {
+        log.remove(key(k));
+      } else {
+        log.put(key(k), value(k, (int) versions[k], 100), versions[k], 0);
+      }
+      for (int n = 0; n < 20; n++) {
+        int j = r.nextInt(120);
+        byte[] v = log.get(key(j));
+        if (v != null) {
+          assertTrue(!removed[j], "op " + op + ": removed key " + j + " served");
+          assertArrayEquals(value(j, (int) versions[j], 100), v, "op " + op + ": key " + j);
+        }
+      }
+    }
+    assertTrue(log.setMoves.sum() > 0 && log.objectsReadmitted.sum() > 0 && log.objectsDropped.sum() > 0,
+        "moves " + log.setMoves.sum() + ", readmitted " + log.objectsReadmitted.sum() + ", dropped "
+            + log.objectsDropped.sum());
+  }
+
+  /** Readmission: an object read while in the log outlives its page's reclaim; an unread one is dropped. */
+  @Test
+  void anObjectReadWhileInTheLogIsRelogged() {
+    FaultInjectingDevice device = new FaultInjectingDevice(new MemoryDevice(2, 64L * PAGE));
+    SmallSets sets = new SmallSets(device, 0, 1, SmallSets.Options.DEFAULT);
+    SmallLog log = new SmallLog(device, 1, 1, sets, 1_000, true, SmallLog.TAG_BITS); // threshold never met
+    log.put(key(1), value(1, 1, 100), 1, 0);
+    log.put(key(2), value(2, 1, 100), 2, 0);
+    for (int i = 100; i < 140; i++) { // flushes the page of keys 1 and 2
+      log.put(key(i), value(i, 1, 100), i, 0);
+    }
+    assertArrayEquals(value(1, 1, 100), log.get(key(1))); // read from flash: the hit bit is set
+    for (int i = 1_000; i < 1_000 + 64 * 27; i++) { // a lap of the ring: the page of keys 1 and 2 reclaimed
+      log.put(key(i), value(i, 1, 100), i, 0);
+    }
+    assertTrue(log.objectsReadmitted.sum() >= 1);
+    assertArrayEquals(value(1, 1, 100), log.get(key(1)), "re-logged");
+    assertNull(log.get(key(2)), "dropped: never read");
+    assertNull(sets.get(key(1)), "not through its set");
+  }
+}

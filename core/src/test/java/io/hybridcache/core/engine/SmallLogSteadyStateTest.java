@@ -1,0 +1,109 @@
+package io.hybridcache.core.engine;
+
+import static io.hybridcache.core.engine.SmallTestKeys.key;
+import static io.hybridcache.core.engine.SmallTestKeys.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hybridcache.core.device.MemoryDevice;
+import java.util.SplittableRandom;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Steady-state figures of the log in front of the sets (issue 27's targets: app write amplification <= 3
+ * and <= 1.0 B of DRAM per small flash object, 100 B values with 24 B keys, 90% full). 4,096 pages of
+ * 4 KiB split between sets and log; capacity C = 27 objects a page. Filled with 0.9 C new keys, then C
+ * more new keys, each put followed by a read of a key drawn uniformly from the newest 0.9 C (the data set
+ * that would fit): the steady phase's counts are the figures; DRAM per object on flash (sets' filters, hit
+ * bits and counts plus the log index, over objects in sets plus live log objects) is sampled 32 times
+ * over the phase, as the log's live share swings with its lap. Prints one row a point; asserts the
+ * bounds so a regression fails.
+ */
+class SmallLogSteadyStateTest {
+  private static final int PAGE = 4096;
+  private static final int PAGES = 4096;
+  private static final int PAGES_PER_SLOT = 32;
+  private static final int VALUE = 100;
+
+  @ParameterizedTest(name = "log {0}% threshold {1} readmit {2}")
+  @CsvSource({
+      // log %, threshold, readmit, WA at most, DRAM B/object at most (peak over the phase): ~5-10% above measured
+      "5, 1, true, 16.2, 1.45",
+      "5, 2, true, 12.5, 1.6",
+      "5, 2, false, 12.5, 1.6",
+      "12.5, 2, true, 8.3, 1.7",
+      "25, 2, true, 4.6, 2.05",
+      "25, 4, true, 4.6, 2.05",
+      "33, 2, true, 3.9, 2.5",
+      "37.5, 2, true, 3.0, 2.7",
+      "37.5, 12, true, 3.0, 2.7",
+      "50, 8, true, 2.6, 3.6",
+  })
+  void steadyState(double logPercent, int threshold, boolean readmit, double waBound, double dramBound) {
+    int logSlots = (int) Math.round(PAGES * logPercent / 100 / PAGES_PER_SLOT);
+    int setSlots = PAGES / PAGES_PER_SLOT - logSlots;
+    MemoryDevice device = new MemoryDevice(setSlots + logSlots, (long) PAGES_PER_SLOT * PAGE);
+    SmallSets sets = new SmallSets(device, 0, setSlots, SmallSets.Options.DEFAULT);
+    SmallLog log = new SmallLog(device, setSlots, logSlots, sets, threshold, readmit, SmallLog.TAG_BITS);
+    int capacity = PAGES * 27;
+    int fill = capacity * 9 / 10;
+    for (int i = 0; i < fill; i++) {
+      log.put(key(i), value(i, 1, VALUE), i, 0);
+    }
+    long admitted0 = log.bytesAdmitted.sum();
+    long logPages0 = log.logPagesWritten.sum();
+    SmallSetCounters.Snapshot s0 = sets.stats();
+    long dropped0 = log.objectsDropped.sum();
+    long readmitted0 = log.objectsReadmitted.sum();
+    SplittableRandom r = new SplittableRandom(42);
+    int hits = 0;
+    double dramSum = 0;
+    double dramMax = 0;
+    int samples = 0;
+    for (int i = fill; i < fill + capacity; i++) {
+      if ((i - fill) % (capacity / 32) == 0) { // live log objects swing with the lap: sample them
+        double d = (double) (sets.dramBytes() + log.dramBytes()) / (sets.stats().entries() + log.liveObjects());
+        dramSum += d;
+        dramMax = Math.max(dramMax, d);
+        samples++;
+      }
+      log.put(key(i), value(i, 1, VALUE), i, 0);
+      int k = i - r.nextInt(fill);
+      byte[] v = log.get(key(k));
+      if (v != null) {
+        assertArrayEquals(value(k, 1, VALUE), v, "key " + k);
+        hits++;
+      }
+    }
+    SmallSetCounters.Snapshot s1 = sets.stats();
+    double admitted = log.bytesAdmitted.sum() - admitted0;
+    double logWa = (log.logPagesWritten.sum() - logPages0) * PAGE / admitted;
+    double setWa = (s1.pageBytesWritten() - s0.pageBytesWritten()) / admitted;
+    long rewrites = s1.setRewrites() - s0.setRewrites();
+    double perRewrite = (double) (s1.objectsInserted() - s0.objectsInserted()) / rewrites;
+    // Bloom false positives: absent keys through the log (a tag match reads a log page, then the set)
+    SmallSetCounters.Snapshot b0 = sets.stats();
+    for (int i = 0; i < 20_000; i++) {
+      log.get(key("absent", i));
+    }
+    SmallSetCounters.Snapshot b1 = sets.stats();
+    double fp = (double) (b1.bloomFalsePositiveReads() - b0.bloomFalsePositiveReads())
+        / (b1.lookups() - b0.lookups());
+    long inSets = s1.entries();
+    long inLog = log.liveObjects();
+    double objects = inSets + inLog;
+    double dram = (sets.dramBytes() + log.dramBytes()) / objects;
+    System.out.printf("small steady: log %5.1f%% (%4d pages) threshold %2d readmit %-5s | WA %5.2f (log %.2f + sets %5.2f)"
+            + " | %5.2f objects/rewrite | dropped %6d (%4.1f%%) readmitted %5d | on flash %6.0f (%.2f of C; log %d)"
+            + " | DRAM %.3f B/object (sets %.3f + log index %.3f; over the phase mean %.3f, max %.3f)"
+            + " | bloom FP %.2f%% | hit ratio %.3f%n",
+        logPercent, logSlots * PAGES_PER_SLOT, threshold, readmit, logWa + setWa, logWa, setWa, perRewrite,
+        log.objectsDropped.sum() - dropped0, 100.0 * (log.objectsDropped.sum() - dropped0) / capacity,
+        log.objectsReadmitted.sum() - readmitted0, objects, objects / capacity, inLog, dram,
+        sets.dramBytes() / objects, log.dramBytes() / objects, dramSum / samples, dramMax, 100 * fp, (double) hits / capacity);
+    assertTrue(logWa + setWa <= waBound, "WA " + (logWa + setWa) + " above " + waBound);
+    assertTrue(dramMax <= dramBound, "DRAM B/object " + dramMax + " above " + dramBound);
+    assertTrue(fp < 0.08, "Bloom false-positive rate " + fp);
+  }
+}
