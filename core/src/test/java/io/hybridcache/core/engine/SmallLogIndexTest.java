@@ -15,7 +15,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -188,5 +192,34 @@ class SmallLogIndexTest {
     assertArrayEquals(value(1, 1, 100), log.get(key(1)), "re-logged");
     assertNull(log.get(key(2)), "dropped: never read");
     assertNull(sets.get(key(1)), "not through its set");
+  }
+
+  /**
+   * Forced interleaving: a lookup stops after reading the log page that holds key 1 (version 2; version 1
+   * in its set); meanwhile a lap of the ring readmits key 1 to a new slot (it was read before) and a
+   * remove of key 1 completes. The lookup must look again and miss: without the unlink counter it serves
+   * version 2 after the remove returned.
+   */
+  @Test
+  @Timeout(60)
+  void aLookupOverlappingAReadmissionAndARemoveMisses() throws Exception {
+    FaultInjectingDevice device = new FaultInjectingDevice(new MemoryDevice(2, 64L * PAGE));
+    SmallSets sets = new SmallSets(device, 0, 1, SmallSets.Options.DEFAULT);
+    SmallLog log = new SmallLog(device, 1, 1, sets, 1_000, true, SmallLog.TAG_BITS);
+    sets.put(key(1), value(1, 1, 100), 1, 0);
+    log.put(key(1), value(1, 2, 100), 2, 0);
+    for (int i = 100; i < 140; i++) { // flushes the page of key 1
+      log.put(key(i), value(i, 1, 100), i, 0);
+    }
+    assertArrayEquals(value(1, 2, 100), log.get(key(1))); // the hit bit: key 1 will be readmitted
+    CountDownLatch resume = new CountDownLatch(1);
+    CompletableFuture<byte[]> got = SmallLogTest.lookupStoppedAfterItsLogRead(log, key(1), resume);
+    for (int i = 1_000; i < 1_000 + 64 * 27; i++) {
+      log.put(key(i), value(i, 1, 100), i, 0);
+    }
+    assertTrue(log.objectsReadmitted.sum() >= 1, "key 1 readmitted");
+    assertTrue(log.remove(key(1)));
+    resume.countDown();
+    assertNull(got.get(30, TimeUnit.SECONDS));
   }
 }

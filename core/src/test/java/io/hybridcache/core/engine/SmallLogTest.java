@@ -171,22 +171,8 @@ class SmallLogTest {
   @Timeout(60)
   void aLookupOverlappingARemoveLooksAgain() throws Exception {
     SmallLog log = versionOneInSetVersionTwoLogged(8, 1_000, 40); // the page of key 1 is flushed
-    CountDownLatch reached = new CountDownLatch(1);
     CountDownLatch resume = new CountDownLatch(1);
-    AtomicBoolean once = new AtomicBoolean();
-    log.probe((point, pos) -> {
-      if (Thread.currentThread().getName().equals("lookup") && once.compareAndSet(false, true)) {
-        reached.countDown();
-        try {
-          resume.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    });
-    CompletableFuture<byte[]> got = new CompletableFuture<>();
-    new Thread(() -> got.complete(log.get(key(1))), "lookup").start();
-    assertTrue(reached.await(30, TimeUnit.SECONDS));
+    CompletableFuture<byte[]> got = lookupStoppedAfterItsLogRead(log, key(1), resume);
     assertTrue(log.remove(key(1)));
     resume.countDown();
     assertNull(got.get(30, TimeUnit.SECONDS));
@@ -263,4 +249,27 @@ class SmallLogTest {
     }
   }
 
+  /**
+   * Starts a lookup of {@code key} on a thread of its own and returns once it has read a log page: it
+   * waits there until {@code resume} is counted down, then completes the returned future.
+   */
+  static CompletableFuture<byte[]> lookupStoppedAfterItsLogRead(SmallLog log, byte[] key, CountDownLatch resume)
+      throws InterruptedException {
+    CountDownLatch reached = new CountDownLatch(1);
+    AtomicBoolean once = new AtomicBoolean();
+    log.probe((point, pos) -> {
+      if (Thread.currentThread().getName().equals("lookup") && once.compareAndSet(false, true)) {
+        reached.countDown();
+        try {
+          resume.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+    CompletableFuture<byte[]> got = new CompletableFuture<>();
+    new Thread(() -> got.complete(log.get(key)), "lookup").start();
+    assertTrue(reached.await(30, TimeUnit.SECONDS), "the lookup read a log page");
+    return got;
+  }
 }
