@@ -18,8 +18,9 @@ import java.util.Arrays;
  * with 1-bit tags).
  *
  * <p><b>Reclaim.</b> Entries leave when the log moves or drops their objects; a partition's array grows
- * by an eighth when full (a copy of a few hundred bytes) and shrinks when three quarters are unused, so
- * its slack stays small (about 6% measured) and is counted in {@link #dramBytes}.
+ * by an eighth (at least 4 entries) when full and shrinks back to that when a quarter plus 8 entries are
+ * unused (a copy of a few hundred bytes, beside the scan that every removal makes anyway), so its slack
+ * stays small while the log's live objects swing with its lap; it is counted in {@link #dramBytes}.
  *
  * <p><b>Concurrency.</b> None: the owner ({@link SmallLog}) calls it under its lock only.
  */
@@ -199,8 +200,8 @@ final class SmallLogIndex {
     live -= n - kept;
     if (kept == 0) {
       resize(p, 0);
-    } else if (kept * 4 < capacity(p) && capacity(p) > MIN_ENTRIES) {
-      resize(p, Math.max(MIN_ENTRIES, kept + kept / 8));
+    } else if (capacity(p) > kept + kept / 4 + 2 * MIN_ENTRIES) { // hysteresis: grows by 1/8 + 4
+      resize(p, kept + Math.max(MIN_ENTRIES, kept / 8));
     }
     return n - kept;
   }

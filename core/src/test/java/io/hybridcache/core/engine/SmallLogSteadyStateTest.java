@@ -29,16 +29,16 @@ class SmallLogSteadyStateTest {
   @ParameterizedTest(name = "log {0}% threshold {1} readmit {2}")
   @CsvSource({
       // log %, threshold, readmit, WA at most, DRAM B/object at most (peak over the phase): ~5-10% above measured
-      "5, 1, true, 16.2, 1.45",
-      "5, 2, true, 12.5, 1.6",
-      "5, 2, false, 12.5, 1.6",
-      "12.5, 2, true, 8.3, 1.7",
-      "25, 2, true, 4.6, 2.05",
-      "25, 4, true, 4.6, 2.05",
-      "33, 2, true, 3.9, 2.5",
-      "37.5, 2, true, 3.0, 2.7",
-      "37.5, 12, true, 3.0, 2.7",
-      "50, 8, true, 2.6, 3.6",
+      "5, 1, true, 16.2, 1.35",
+      "5, 2, true, 12.5, 1.5",
+      "5, 2, false, 12.5, 1.5",
+      "12.5, 2, true, 8.3, 1.5",
+      "25, 2, true, 4.6, 1.8",
+      "25, 4, true, 4.6, 1.8",
+      "33, 2, true, 3.9, 2.2",
+      "37.5, 2, true, 3.0, 2.35",
+      "37.5, 12, true, 3.0, 2.35",
+      "50, 8, true, 2.6, 2.85",
   })
   void steadyState(double logPercent, int threshold, boolean readmit, double waBound, double dramBound) {
     int logSlots = (int) Math.round(PAGES * logPercent / 100 / PAGES_PER_SLOT);
