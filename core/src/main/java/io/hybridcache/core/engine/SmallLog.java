@@ -44,11 +44,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * objects belong to (found by a pass over the index: a rare, slow path); a log page that cannot be
  * written moves its objects' sets at once.
  *
- * <p><b>Concurrency.</b> Thread-safe. One lock guards the index, the write buffer and the ring, and is held
- * across the I/O of flushes, reclaims and removes (simple and correct, not fast; a put that does not fill
- * the buffer does no I/O). A lookup holds it only to collect its tag matches and reads the log page
- * outside it; a counter of unlinks lets it notice that a move, drop or remove overlapped its read, and it
- * then looks again. Lock order: this log's lock, then a set's stripe lock (inside {@link SmallSets}).
+ * <p><b>Concurrency.</b> Thread-safe. Two locks. {@code lock} guards the index, the write buffer and the
+ * ring counters and is never held across I/O. {@code ioLock} is held by a flush (the page write and the
+ * reclaim it makes) and by a remove across their I/O, one at a time; taken before {@code lock}. A put
+ * appends under {@code lock} alone (no I/O) unless the buffer is full or sealed: a flush seals the
+ * buffer, so puts wait for it while lookups go on reading the sealed buffer from DRAM, then the log page
+ * on flash. A lookup holds {@code lock} only to collect its tag matches and reads log pages outside it; a
+ * counter of unlinks (bumped by every move, drop, readmission and remove, and by every reclaim before
+ * its page can be overwritten) lets it notice that its read overlapped one, and it then looks again.
+ * Orders that keep it never wrong with lookups running: a move inserts into the set before it unlinks
+ * from the log; a set is dropped before the unlink of an unreadable object that may have shadowed an
+ * older version; a readmitted object leaves its old slot and takes its new one in one step under
+ * {@code lock} ({@code SmallLogInterleavingTest}). Lock order: {@code ioLock}, {@code lock}, then a
+ * set's stripe lock (inside {@link SmallSets}).
  *
  * <p><b>Format.</b> Log pages are {@link SmallSetPage} pages whose set id is the ring position and whose
  * generation is the page number (monotonic), so a page overwritten by a later lap reads as another page.
@@ -77,8 +85,16 @@ final class SmallLog implements SmallStore {
   private final int threshold;
   private final boolean readmit;
 
-  /** Guards every field below; held across log and set I/O. Taken before any set lock. */
+  /**
+   * Held by a flush (with its reclaim) and a remove across their I/O: one at a time; the log pages on
+   * flash, {@link #io} and the index's entries change only under it (puts add entries, lookups set hit
+   * bits, under {@link #lock} alone). Taken before {@link #lock}; never taken under it.
+   */
+  private final ReentrantLock ioLock = new ReentrantLock();
+  /** Guards every field below; never held across I/O. Taken before any set lock. */
   private final ReentrantLock lock = new ReentrantLock();
+  /** True while a flush owns the write buffer (its write and the reclaim it makes): puts wait for it. */
+  private boolean sealed;
   private final SmallLogIndex index;
   /** Page number of the page being filled in DRAM (its position is {@code bufferPage % pages}). */
   private long bufferPage;
@@ -161,18 +177,48 @@ final class SmallLog implements SmallStore {
     }
   }
 
-  /** Appends one object; its set is rewritten later, with others, when the log reclaims its page. */
+  /**
+   * Appends one object; its set is rewritten later, with others, when the log reclaims its page. No I/O
+   * unless the buffer is full: then this put writes it (and reclaims) under {@link #ioLock}.
+   */
   @Override
   public boolean put(byte[] key, byte[] value, long sequence, long expiryMillis) {
     Entry e = Entry.of(key, value, sequence, expiryMillis);
+    while (true) {
+      lock.lock();
+      try {
+        if (!sealed && fits(e, 0)) {
+          appendLocked(e);
+          bytesAdmitted.add(key.length + value.length);
+          return true;
+        }
+      } finally {
+        lock.unlock();
+      }
+      ioLock.lock(); // waits for a flush in progress; under it no other flush runs, so sealed is false
+      try {
+        if (locked(() -> !fits(e, 0))) {
+          flush(e.bytes()); // readmitted objects leave room for e (other puts may take it: look again)
+        }
+      } finally {
+        ioLock.unlock();
+      }
+    }
+  }
+
+  private <T> T locked(java.util.function.Supplier<T> s) {
     lock.lock();
     try {
-      if (!fits(e, 0)) {
-        flushLocked(e.bytes()); // readmitted objects leave room for e
-      }
-      appendLocked(e);
-      bytesAdmitted.add(key.length + value.length);
-      return true;
+      return s.get();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void locked(Runnable r) {
+    lock.lock();
+    try {
+      r.run();
     } finally {
       lock.unlock();
     }
@@ -231,12 +277,7 @@ final class SmallLog implements SmallStore {
   }
 
   private void markHit(int set, int slot) {
-    lock.lock();
-    try {
-      index.markHit(set, slot);
-    } finally {
-      lock.unlock();
-    }
+    locked(() -> index.markHit(set, slot));
   }
 
   /** What a log lookup found: a value (possibly null for expired or unreadable) and its slot, or AGAIN. */
@@ -295,131 +336,171 @@ final class SmallLog implements SmallStore {
   public boolean remove(byte[] key) {
     long hash = KeyHash.of(key);
     int set = sets.setOf(hash);
-    lock.lock();
+    ioLock.lock();
     try {
       boolean found = false;
       boolean lost = false;
       Map<Long, Page> loaded = new HashMap<>();
-      for (int id : index.slots(set, index.tag(hash))) {
-        Entry e = loadLocked(id, loaded);
+      List<Integer> gone = new ArrayList<>();
+      for (int id : locked(() -> index.slots(set, index.tag(hash)))) { // puts may add newer ones meanwhile
+        Entry e = entryAt(id, loaded);
         if (e == null || Arrays.equals(e.key(), key)) {
-          unlinkLocked(set, id);
+          gone.add(id);
           found |= e != null;
           lost |= e == null;
         }
       }
-      if (lost) {
-        sets.drop(set); // an unreadable object may have been this key or shadowed another's older version
+      if (lost) { // before the unlink: an unreadable object may have shadowed an older version of its key
+        sets.drop(set);
       }
-      return sets.remove(key) || found;
+      // the set first: between the two steps a lookup still finds the log's newer version, not the set's older one
+      boolean inSet = sets.remove(key);
+      unlink(set, gone);
+      return inSet || found;
     } finally {
-      lock.unlock();
+      ioLock.unlock();
     }
   }
 
   /**
-   * Writes the buffer as the next log page, then reclaims the oldest page if the ring is full, readmitting
-   * at most what leaves {@code reserve} bytes and one object free in the new buffer.
+   * Under {@link #ioLock}: writes the buffer as the next log page, then reclaims the oldest page if the
+   * ring is full, readmitting at most what leaves {@code reserve} bytes and one object free in the new
+   * buffer. The buffer is sealed meanwhile: lookups still read it, puts wait.
    */
-  private void flushLocked(int reserve) {
-    if (buffer.isEmpty()) {
-      return;
+  private void flush(int reserve) {
+    List<Entry> entries = new ArrayList<>();
+    long number = locked(() -> {
+      sealed = true;
+      entries.addAll(buffer);
+      return bufferPage;
+    });
+    try {
+      if (entries.isEmpty()) {
+        return;
+      }
+      int pos = position(number);
+      SmallSetPage.encode(io, pos, epoch, number, entries);
+      boolean written = write(pos);
+      if (!written) {
+        drainBuffer(pos, entries); // the page stays in DRAM no longer: its objects go to their sets now
+      }
+      locked(() -> {
+        if (written) {
+          bufferPage++; // from now on lookups read these objects from flash
+        }
+        buffer.clear();
+        bufferBytes = 0;
+      });
+      while (locked(() -> bufferPage - tailPage >= pages)) {
+        reclaim(reserve);
+      }
+    } finally {
+      locked(() -> sealed = false);
     }
-    int pos = position(bufferPage);
-    SmallSetPage.encode(io, pos, epoch, bufferPage, buffer);
+  }
+
+  private boolean write(int pos) {
     try {
       device.write(slotOf(pos), offsetOf(pos), io.clear());
       logPagesWritten.increment();
-      bufferPage++;
+      return true;
     } catch (IOException e) {
       ioErrors.increment();
-      drainBufferLocked(pos); // the page stays in DRAM no longer: its objects go to their sets now
-    }
-    buffer.clear();
-    bufferBytes = 0;
-    while (bufferPage - tailPage >= pages) {
-      reclaimLocked(reserve);
+      return false;
     }
   }
 
-  /** After a failed log write: moves every set with an object in the buffer (whole chains). */
-  private void drainBufferLocked(int pos) {
+  /** After a failed log write: moves every set with an object in the (sealed) buffer, whole chains. */
+  private void drainBuffer(int pos, List<Entry> entries) {
     Map<Long, Page> loaded = new HashMap<>();
-    for (int i = 0; i < buffer.size(); i++) {
-      int set = sets.setOf(buffer.get(i).keyHash());
-      if (index.contains(set, pos * OBJECTS_PER_PAGE + i)) {
-        moveSetLocked(set, loaded);
+    for (int i = 0; i < entries.size(); i++) {
+      int set = sets.setOf(entries.get(i).keyHash());
+      int id = pos * OBJECTS_PER_PAGE + i;
+      if (locked(() -> index.contains(set, id))) {
+        moveSet(set, loaded);
       }
     }
   }
 
   /**
-   * Empties the oldest log page: moves the sets that reached the threshold; of the rest, readmits (re-logs)
-   * the objects read while in the log, as long as the new buffer has room, and drops the others.
+   * Under {@link #ioLock}, the buffer sealed and empty: empties the oldest log page. Moves the sets that
+   * reached the threshold; of the rest, readmits (re-logs) the objects read while in the log, as long as
+   * the new buffer has room, and drops the others. The index changes only here (and lookups' hit bits),
+   * so what it says between the locked steps stays true.
    */
-  private void reclaimLocked(int reserve) {
-    int pos = position(tailPage);
+  private void reclaim(int reserve) {
+    long number = locked(() -> tailPage);
+    int pos = position(number);
     int first = pos * OBJECTS_PER_PAGE;
     Map<Long, Page> loaded = new HashMap<>();
-    Page page = readLocked(pos, tailPage);
-    loaded.put(tailPage, page);
+    Page page = readPage(pos, number);
+    loaded.put(number, page);
     if (page == null) { // keys unknown, so sets unknown: one pass over the index (a rare path)
-      for (int set : index.removeSlots(first, first + OBJECTS_PER_PAGE)) {
-        unlinks++;
-        sets.drop(set); // it may have shadowed an older version of its key
+      for (int set : locked(() -> index.setsWithSlots(first, first + OBJECTS_PER_PAGE))) {
+        sets.drop(set); // before the unlink: an object of it may have shadowed an older version of its key
       }
-      tailPage++;
+      locked(() -> {
+        index.removeSlots(first, first + OBJECTS_PER_PAGE);
+        unlinks++;
+        tailPage++;
+      });
       return;
     }
     Map<Integer, List<Integer>> bySet = new LinkedHashMap<>();
-    for (int i = 0; i < page.entries().size(); i++) {
-      int set = sets.setOf(page.entries().get(i).keyHash());
-      if (index.contains(set, first + i)) {
-        bySet.computeIfAbsent(set, s -> new ArrayList<>()).add(first + i);
+    locked(() -> {
+      for (int i = 0; i < page.entries().size(); i++) {
+        int set = sets.setOf(page.entries().get(i).keyHash());
+        if (index.contains(set, first + i)) {
+          bySet.computeIfAbsent(set, s -> new ArrayList<>()).add(first + i);
+        }
       }
-    }
-    List<Entry> readmitted = new ArrayList<>();
+    });
+    List<Readmit> readmitted = new ArrayList<>(); // still linked at their old slot until the end
     int readmittedBytes = 0;
     for (Map.Entry<Integer, List<Integer>> group : bySet.entrySet()) {
       int set = group.getKey();
       List<Integer> dropped = new ArrayList<>();
-      List<Entry> again = new ArrayList<>();
+      List<Readmit> again = new ArrayList<>();
       int againBytes = 0;
       for (int id : group.getValue()) {
-        Entry e = loadLocked(id, loaded);
+        Entry e = entryAt(id, loaded);
         boolean room = readmitted.size() + again.size() < OBJECTS_PER_PAGE - 1
             && readmittedBytes + againBytes + e.bytes() + reserve <= SmallSetPage.CAPACITY_BYTES;
-        if (readmit && room && index.hit(set, id) && !e.expired(sets.nowMillis())
-            && !shadowedLocked(set, id, e, loaded)) {
-          again.add(e);
+        if (readmit && room && locked(() -> index.hit(set, id)) && !e.expired(sets.nowMillis())
+            && !shadowed(set, id, e, loaded)) {
+          again.add(new Readmit(set, id, e));
           againBytes += e.bytes();
         } else {
           dropped.add(id);
         }
       }
-      if (index.count(set) >= threshold || needsMoveLocked(set, dropped, loaded)) {
-        moveSetLocked(set, loaded);
+      if (locked(() -> index.count(set)) >= threshold || needsMove(set, dropped, loaded)) {
+        moveSet(set, loaded);
         continue;
       }
-      for (int id : group.getValue()) {
-        unlinkLocked(set, id);
-      }
+      unlink(set, dropped); // safe: no older version of their keys in the set, or a newer one in the log
       objectsDropped.add(dropped.size());
       readmitted.addAll(again);
       readmittedBytes += againBytes;
     }
-    tailPage++;
-    for (Entry e : readmitted) { // into the new buffer, as the newest objects of their sets
-      appendLocked(e);
-    }
+    locked(() -> { // one step, so a lookup sees each readmitted object at its old slot or its new one
+      tailPage++; // the ring has a free page again: the buffer's position is its own
+      for (Readmit r : readmitted) {
+        index.remove(r.set, r.slot);
+        appendLocked(r.entry);
+      }
+      unlinks++;
+    });
     objectsReadmitted.add(readmitted.size());
   }
 
+  private record Readmit(int set, int slot, Entry entry) {}
+
   /** True if dropping these objects could uncover an older version of one of their keys in the set. */
-  private boolean needsMoveLocked(int set, List<Integer> ids, Map<Long, Page> loaded) {
+  private boolean needsMove(int set, List<Integer> ids, Map<Long, Page> loaded) {
     for (int id : ids) {
-      Entry e = loadLocked(id, loaded);
-      if (!shadowedLocked(set, id, e, loaded) && sets.mightContain(e.keyHash())) {
+      Entry e = entryAt(id, loaded);
+      if (!shadowed(set, id, e, loaded) && sets.mightContain(e.keyHash())) {
         forcedMoves.increment();
         return true;
       }
@@ -428,12 +509,12 @@ final class SmallLog implements SmallStore {
   }
 
   /** True if a newer log object of the set holds the same key as {@code e} (slot {@code id}). */
-  private boolean shadowedLocked(int set, int id, Entry e, Map<Long, Page> loaded) {
-    for (int other : index.slots(set, index.tag(e.keyHash()))) {
+  private boolean shadowed(int set, int id, Entry e, Map<Long, Page> loaded) {
+    for (int other : locked(() -> index.slots(set, index.tag(e.keyHash())))) {
       if (other == id) {
         return false; // newest first: the rest are older
       }
-      Entry newer = loadLocked(other, loaded);
+      Entry newer = entryAt(other, loaded);
       if (newer != null && Arrays.equals(newer.key(), e.key())) {
         return true;
       }
@@ -442,22 +523,22 @@ final class SmallLog implements SmallStore {
   }
 
   /**
-   * Moves the set's whole chain into the set with one insert: the newest version of each key. Objects
+   * Moves the set's log objects into the set with one insert (the newest version of each key), then
+   * unlinks them: a lookup in between finds them in the log, never an older version in the set. Objects
    * that cannot be read make the set drop everything first (one of them may be a newer version).
    */
-  private void moveSetLocked(int set, Map<Long, Page> loaded) {
+  private void moveSet(int set, Map<Long, Page> loaded) {
     Map<ByteKey, Entry> newest = new LinkedHashMap<>();
     boolean lost = false;
-    for (int id : index.slots(set, -1)) {
-      Entry e = loadLocked(id, loaded);
+    int[] chain = locked(() -> index.slots(set, -1));
+    for (int id : chain) {
+      Entry e = entryAt(id, loaded);
       if (e == null) {
         lost = true;
       } else {
         newest.merge(new ByteKey(e.key()), e, (a, b) -> a.sequence() >= b.sequence() ? a : b);
       }
     }
-    index.removeAll(set);
-    unlinks++;
     if (lost) {
       sets.drop(set);
       newest.clear(); // an unread object may be a newer version of a key read here
@@ -466,22 +547,33 @@ final class SmallLog implements SmallStore {
       sets.insert(set, new ArrayList<>(newest.values()));
       objectsMoved.add(newest.size());
     }
+    unlink(set, Arrays.stream(chain).boxed().toList());
     setMoves.increment();
   }
 
-  /** The object in slot {@code id}, from the buffer or its log page (cached in {@code loaded}); null if unreadable. */
-  private Entry loadLocked(int id, Map<Long, Page> loaded) {
+  /**
+   * The object in slot {@code id}, from the buffer or its log page (cached in {@code loaded}); null if
+   * unreadable. Under {@link #ioLock} (log pages do not change under it).
+   */
+  private Entry entryAt(int id, Map<Long, Page> loaded) {
     int pos = id / OBJECTS_PER_PAGE;
-    if (inBuffer(pos)) {
-      return buffer.get(id % OBJECTS_PER_PAGE);
-    }
-    long number = pageNumber(pos);
-    Page page = loaded.computeIfAbsent(number, n -> readLocked(pos, n));
     int index = id % OBJECTS_PER_PAGE;
+    long number;
+    lock.lock();
+    try {
+      if (inBuffer(pos)) {
+        return buffer.get(index);
+      }
+      number = pageNumber(pos);
+    } finally {
+      lock.unlock();
+    }
+    Page page = loaded.computeIfAbsent(number, n -> readPage(pos, n));
     return page == null || index >= page.entries().size() ? null : page.entries().get(index);
   }
 
-  private Page readLocked(int pos, long number) {
+  /** Under {@link #ioLock}: log page {@code number} at ring position {@code pos}, or null. */
+  private Page readPage(int pos, long number) {
     try {
       device.read(slotOf(pos), offsetOf(pos), io.clear());
     } catch (IOException e) {
@@ -492,9 +584,13 @@ final class SmallLog implements SmallStore {
     return page == null || page.generation() != number ? null : page;
   }
 
-  private void unlinkLocked(int set, int id) {
-    index.remove(set, id);
-    unlinks++;
+  private void unlink(int set, List<Integer> ids) {
+    locked(() -> {
+      for (int id : ids) {
+        index.remove(set, id);
+      }
+      unlinks++;
+    });
   }
 
   /**

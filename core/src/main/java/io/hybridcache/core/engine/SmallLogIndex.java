@@ -143,18 +143,25 @@ final class SmallLogIndex {
    * they belonged to. Scans every partition: a rare path.
    */
   int[] removeSlots(int from, int to) {
-    int[] found = new int[0];
+    int[] found = setsWithSlots(from, to);
+    for (int p = 0; p < counts.length; p++) {
+      removeWhere(p, e -> slotOf(e) >= from && slotOf(e) < to);
+    }
+    return found;
+  }
+
+  /** The sets with an object in slots {@code [from, to)}, each once. Scans every partition: a rare path. */
+  int[] setsWithSlots(int from, int to) {
+    java.util.BitSet found = new java.util.BitSet(sets);
     for (int p = 0; p < counts.length; p++) {
       for (int i = 0; i < counts[p]; i++) {
         long e = get(words[p], i);
         if (slotOf(e) >= from && slotOf(e) < to) {
-          found = Arrays.copyOf(found, found.length + 1);
-          found[found.length - 1] = setOf(p, e);
+          found.set(setOf(p, e));
         }
       }
-      removeWhere(p, e -> slotOf(e) >= from && slotOf(e) < to);
     }
-    return Arrays.stream(found).distinct().toArray();
+    return found.stream().toArray();
   }
 
   /** Objects indexed. */

@@ -54,6 +54,22 @@ class SmallSetsConcurrencyTest {
     assertTrue(log.setMoves.sum() > 0 && log.logHits.sum() > 0 && sets.stats().hits() > 0);
   }
 
+  /**
+   * The same with 1-bit index tags (nearly every log object of a set matches any key) and a threshold of
+   * 40 (chains hold about 54), so that reclaims drop, readmit and force moves while puts, reads and removes run (the
+   * log's lock is not held across its I/O).
+   */
+  @Test
+  void neverAWrongOrStaleValueThroughTheLogWithTagCollisionsAndReadmission() throws Exception {
+    MemoryDevice device = new MemoryDevice(3, 2 * 4096);
+    SmallSets sets = new SmallSets(device, 0, 1, SmallSets.Options.DEFAULT);
+    SmallLog log = new SmallLog(device, 1, 2, sets, 40, true, 1);
+    neverAWrongOrStaleValue(log);
+    assertTrue(log.setMoves.sum() > 0 && log.logHits.sum() > 0 && log.objectsReadmitted.sum() > 0,
+        "moves " + log.setMoves.sum() + ", log hits " + log.logHits.sum() + ", readmitted "
+            + log.objectsReadmitted.sum());
+  }
+
   private void neverAWrongOrStaleValue(SmallStore store) throws Exception {
     // per key, published after each completed put or remove: its version << 1 | 1 if it was a remove
     AtomicLongArray state = new AtomicLongArray(KEYS);

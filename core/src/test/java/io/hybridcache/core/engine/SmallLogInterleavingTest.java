@@ -1,0 +1,136 @@
+package io.hybridcache.core.engine;
+
+import static io.hybridcache.core.engine.SmallTestKeys.key;
+import static io.hybridcache.core.engine.SmallTestKeys.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hybridcache.core.device.FaultInjectingDevice;
+import io.hybridcache.core.device.MemoryDevice;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Forced interleavings of lookups with a flush's I/O (the log's lock is not held across I/O): a lookup
+ * neither waits for a parked log write or set rewrite nor sees an older version while they are stopped.
+ * With one lock held across I/O, both lookups below wait for the parked writer and the tests time out.
+ */
+class SmallLogInterleavingTest {
+  private static final int PAGE = 4096;
+  private static final int VALUE = 100;
+
+  private FaultInjectingDevice device;
+  private SmallSets sets;
+
+  /** 4 sets in two slots, a log of 2 pages (threshold 1: every reclaim moves). */
+  private SmallLog log() {
+    device = new FaultInjectingDevice(new MemoryDevice(3, 2L * PAGE));
+    sets = new SmallSets(device, 0, 2, SmallSets.Options.DEFAULT);
+    return new SmallLog(device, 2, 1, sets, 1);
+  }
+
+  /** The first page write of {@code set} by thread {@code thread} counts down {@code reached} and waits for {@code resume}. */
+  private void stopBeforeSetWrite(int set, String thread, CountDownLatch reached, CountDownLatch resume) {
+    AtomicBoolean once = new AtomicBoolean();
+    sets.probe((point, s) -> {
+      if (point == SmallSets.Point.BEFORE_PAGE_WRITE && s == set && Thread.currentThread().getName().equals(thread)
+          && once.compareAndSet(false, true)) {
+        reached.countDown();
+        try {
+          resume.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+  }
+
+  private static CompletableFuture<byte[]> getOnItsOwnThread(SmallLog log, byte[] key) {
+    CompletableFuture<byte[]> got = new CompletableFuture<>();
+    new Thread(() -> got.complete(log.get(key)), "reader").start();
+    return got;
+  }
+
+  /**
+   * The write of a full buffer is parked: the buffer's objects, a flushed log page and a set are all read
+   * meanwhile (from the sealed buffer in DRAM), and the put completes once the write goes through.
+   */
+  @Test
+  @Timeout(60)
+  void lookupsDoNotWaitForAParkedLogWrite() throws Exception {
+    SmallLog log = log();
+    sets.put(key(1_000), value(1_000, 1, VALUE), 1, 0);
+    for (int i = 0; i < 27; i++) { // the buffer full, not yet written
+      log.put(key(i), value(i, 1, VALUE), i, 0);
+    }
+    device.holdWrites();
+    CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> log.put(key(500), value(500, 1, VALUE), 500, 0));
+    assertTrue(device.awaitHeldWrite(30, TimeUnit.SECONDS), "the flush's write parked");
+    assertArrayEquals(value(3, 1, VALUE), getOnItsOwnThread(log, key(3)).get(20, TimeUnit.SECONDS));
+    assertArrayEquals(value(1_000, 1, VALUE), getOnItsOwnThread(log, key(1_000)).get(20, TimeUnit.SECONDS));
+    device.releaseWrites();
+    writer.get(30, TimeUnit.SECONDS);
+    assertArrayEquals(value(500, 1, VALUE), log.get(key(500)));
+    assertArrayEquals(value(3, 1, VALUE), log.get(key(3)), "now from flash");
+  }
+
+  /**
+   * A reclaim moves key 1's set (version 1 there, version 2 in the log) and is stopped just before the
+   * set's page write: a lookup meanwhile must serve version 2 from the log. Unlinking before the insert
+   * would make it miss or serve version 1.
+   */
+  @Test
+  @Timeout(60)
+  void aLookupDuringAMoveServesTheLogVersionNotTheSets() throws Exception {
+    SmallLog log = log();
+    sets.put(key(1), value(1, 1, VALUE), 1, 0);
+    log.put(key(1), value(1, 2, VALUE), 2, 0);
+    for (int i = 100; i < 153; i++) { // page 0 (key 1 and 26 more) written, page 1 full in the buffer
+      log.put(key(i), value(i, 1, VALUE), i, 0);
+    }
+    int set = sets.setOf(KeyHash.of(key(1)));
+    CountDownLatch reached = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    stopBeforeSetWrite(set, "writer", reached, resume);
+    CompletableFuture<Void> writer = new CompletableFuture<>();
+    new Thread(() -> { // flushes page 1: the ring is full, page 0 is reclaimed and key 1's set moves
+      log.put(key(200), value(200, 1, VALUE), 200, 0);
+      writer.complete(null);
+    }, "writer").start();
+    assertTrue(reached.await(30, TimeUnit.SECONDS), "the move stopped before its set write");
+    assertArrayEquals(value(1, 2, VALUE), getOnItsOwnThread(log, key(1)).get(20, TimeUnit.SECONDS));
+    resume.countDown();
+    writer.get(30, TimeUnit.SECONDS);
+    assertArrayEquals(value(1, 2, VALUE), log.get(key(1)));
+    assertArrayEquals(value(1, 2, VALUE), sets.get(key(1)), "moved");
+  }
+
+  /**
+   * A remove of key 1 (version 1 in its set, version 2 in the log) is stopped just before its set's page
+   * write: a lookup meanwhile must still find version 2 in the log. Unlinking the log's objects before
+   * the set's removal serves version 1 here (the stress test found it as stale reads).
+   */
+  @Test
+  @Timeout(60)
+  void aLookupDuringARemoveNeverServesTheSetsOlderVersion() throws Exception {
+    SmallLog log = log();
+    sets.put(key(1), value(1, 1, VALUE), 1, 0);
+    log.put(key(1), value(1, 2, VALUE), 2, 0);
+    int set = sets.setOf(KeyHash.of(key(1)));
+    CountDownLatch reached = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    stopBeforeSetWrite(set, "remover", reached, resume);
+    CompletableFuture<Boolean> removed = new CompletableFuture<>();
+    new Thread(() -> removed.complete(log.remove(key(1))), "remover").start();
+    assertTrue(reached.await(30, TimeUnit.SECONDS), "the remove stopped before its set write");
+    assertArrayEquals(value(1, 2, VALUE), getOnItsOwnThread(log, key(1)).get(20, TimeUnit.SECONDS));
+    resume.countDown();
+    assertTrue(removed.get(30, TimeUnit.SECONDS));
+    assertNull(log.get(key(1)));
+  }
+}
