@@ -53,10 +53,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * counter of unlinks (bumped by every move, drop, readmission and remove, and by every reclaim before
  * its page can be overwritten) lets it notice that its read overlapped one, and it then looks again.
  * Orders that keep it never wrong with lookups running: a move inserts into the set before it unlinks
- * from the log; a set is dropped before the unlink of an unreadable object that may have shadowed an
- * older version; a readmitted object leaves its old slot and takes its new one in one step under
- * {@code lock} ({@code SmallLogInterleavingTest}). Lock order: {@code ioLock}, {@code lock}, then a
- * set's stripe lock (inside {@link SmallSets}).
+ * from the log; a remove takes the key out of its set before it unlinks the key's log objects; a set is
+ * dropped before the unlink of an unreadable object that may have shadowed an older version; a
+ * readmitted object leaves its old slot and takes its new one in one step under {@code lock}
+ * ({@code SmallLogInterleavingTest}). Lock order: {@code ioLock}, {@code lock}, then a set's stripe lock
+ * (inside {@link SmallSets}).
  *
  * <p><b>Format.</b> Log pages are {@link SmallSetPage} pages whose set id is the ring position and whose
  * generation is the page number (monotonic), so a page overwritten by a later lap reads as another page.
