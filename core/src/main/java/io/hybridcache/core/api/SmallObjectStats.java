@@ -19,20 +19,20 @@ package io.hybridcache.core.api;
  * @param objectsAdmitted DRAM evictions it took
  * @param bytesAdmitted their bytes (entry size: header + key + value, as the log engine counts them)
  * @param bytesWritten device bytes written: log pages and set pages
- * @param damagedPages pages that failed verification (torn, damaged, of an earlier epoch): misses
- * @param readErrors device read errors (misses)
- * @param writeErrors device write errors (the set or log page is then unreachable)
+ * @param damagedPages set pages that failed verification (torn, damaged, of an earlier epoch): misses (a
+ *     damaged log page is a miss too, not counted here)
+ * @param ioErrors device read errors (misses) and write errors (the set or log page is then unreachable)
  * @param logObjectsDropped log objects reclaim dropped (below the threshold, not moved to a set)
  * @param faults Throwables out of the engine (each empties it: a new epoch), counted, never thrown
  * @param resets times the engine was emptied: clear(), keys(), faults
  */
 public record SmallObjectStats(boolean enabled, long entries, long dramBytes, long lookups, long hits,
     long logHits, long bloomFalsePositiveReads, long pageReads, long setRewrites, long objectsInserted,
-    long objectsAdmitted, long bytesAdmitted, long bytesWritten, long damagedPages, long readErrors,
-    long writeErrors, long logObjectsDropped, long faults, long resets) {
+    long objectsAdmitted, long bytesAdmitted, long bytesWritten, long damagedPages, long ioErrors,
+    long logObjectsDropped, long faults, long resets) {
   /** The figures of a cache whose small-object engine is off. */
   public static final SmallObjectStats OFF =
-      new SmallObjectStats(false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+      new SmallObjectStats(false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
   /** DRAM per object in set pages. */
   public double dramBytesPerEntry() {

@@ -254,7 +254,7 @@ final class SmallTier implements Closeable {
         lookups.sum(), hits.sum(), f[Figure.LOG_HITS.ordinal()], f[Figure.BLOOM_FP.ordinal()],
         f[Figure.PAGE_READS.ordinal()], f[Figure.SET_REWRITES.ordinal()], f[Figure.OBJECTS_INSERTED.ordinal()],
         objectsAdmitted.sum(), bytesAdmitted.sum(), written, f[Figure.DAMAGED.ordinal()],
-        f[Figure.READ_ERRORS.ordinal()] , f[Figure.WRITE_ERRORS.ordinal()] + f[Figure.LOG_ERRORS.ordinal()],
+        f[Figure.READ_ERRORS.ordinal()] + f[Figure.WRITE_ERRORS.ordinal()] + f[Figure.LOG_ERRORS.ordinal()],
         f[Figure.DROPPED.ordinal()], faults.sum(), regionResets.sum());
   }
 
