@@ -124,25 +124,8 @@ class SmallEngineFaultTest {
           } else if (round == 7) {
             device.get().heal();
           }
-          for (int i = 0; i < KEYS; i++) {
-            int dice = rnd.nextInt(10);
-            if (dice < 7) {
-              newest[i] = round;
-              cache.put(key(i), value(i, round, SMALL));
-            } else if (dice == 7) {
-              newest[i] = 0;
-              cache.remove(key(i));
-            }
-          }
-          cache.writeBackAndDropDram();
-          for (int i = 0; i < KEYS; i++) {
-            byte[] v = cache.get(key(i));
-            if (v != null) {
-              assertEquals(newest[i], TestCaches.versionOf(i, v), fault + " round " + round + " key " + i);
-              hitsAfterHeal += round >= 8 ? 1 : 0;
-            }
-          }
-          cache.dramTier().clear();
+          int hits = SmallEngineWiringTest.roundOfPutsAndRemoves(cache, newest, round, rnd, 7, false);
+          hitsAfterHeal += round >= 8 ? hits : 0;
         }
         assertTrue(device.get().injectedWriteFaults() > 0, "writes failed");
         assertTrue(cache.stats().smallObjects().ioErrors() > 0, "counted: " + cache.stats().smallObjects());

@@ -180,26 +180,39 @@ class SmallEngineWiringTest {
       long[] newest = new long[keys];
       java.util.Random rnd = new java.util.Random(27);
       for (int round = 1; round <= 12; round++) {
-        for (int i = 0; i < keys; i++) {
-          int dice = rnd.nextInt(10);
-          if (dice < 6) {
-            newest[i] = round;
-            cache.put(key(i), value(i, round, rnd.nextBoolean() ? SMALL : LARGE));
-          } else if (dice < 7) {
-            newest[i] = 0;
-            cache.remove(key(i));
-          }
-        }
-        cache.writeBackAndDropDram();
-        for (int i = 0; i < keys; i++) {
-          byte[] v = cache.get(key(i));
-          if (v != null) {
-            assertEquals(newest[i], TestCaches.versionOf(i, v), "round " + round + " key " + i);
-          }
-        }
+        roundOfPutsAndRemoves(cache, newest, round, rnd, 6, true);
       }
       assertTrue(cache.stats().smallObjects().hits() > 0 && cache.stats().logEngineEntries() > 0);
     }
+  }
+
+  /**
+   * Puts (in {@code puts} of 10 cases, small or, if {@code mixed}, large at random) or removes (1 in 10) each
+   * key, writes back and drops DRAM, then checks every key serves its newest version or misses; returns the hits.
+   */
+  static int roundOfPutsAndRemoves(Engine cache, long[] newest, int round, java.util.Random rnd, int puts,
+      boolean mixed) {
+    for (int i = 0; i < newest.length; i++) {
+      int dice = rnd.nextInt(10);
+      if (dice < puts) {
+        newest[i] = round;
+        cache.put(key(i), value(i, round, mixed && rnd.nextBoolean() ? LARGE : SMALL));
+      } else if (dice == puts) {
+        newest[i] = 0;
+        cache.remove(key(i));
+      }
+    }
+    cache.writeBackAndDropDram();
+    int hits = 0;
+    for (int i = 0; i < newest.length; i++) {
+      byte[] v = cache.get(key(i));
+      if (v != null) {
+        assertEquals(newest[i], TestCaches.versionOf(i, v), "round " + round + " key " + i);
+        hits++;
+      }
+    }
+    cache.dramTier().clear();
+    return hits;
   }
 
   @Test
