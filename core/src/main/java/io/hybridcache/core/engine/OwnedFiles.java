@@ -182,14 +182,16 @@ final class OwnedFiles {
         set(p, filePerms, failed);
       }
     }
-    Path segments = directory.resolve(SEGMENTS);
-    if (Files.isDirectory(segments, LinkOption.NOFOLLOW_LINKS)) {
-      set(segments, dirPerms, failed);
-    }
-    if (Files.isDirectory(segments)) {
-      try (DirectoryStream<Path> entries = Files.newDirectoryStream(segments)) {
-        for (Path p : entries) {
-          set(p, filePerms, failed);
+    for (String sub : List.of(SEGMENTS, SMALL)) {
+      Path segments = directory.resolve(sub);
+      if (Files.isDirectory(segments, LinkOption.NOFOLLOW_LINKS)) {
+        set(segments, dirPerms, failed);
+      }
+      if (Files.isDirectory(segments)) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(segments)) {
+          for (Path p : entries) {
+            set(p, filePerms, failed);
+          }
         }
       }
     }
