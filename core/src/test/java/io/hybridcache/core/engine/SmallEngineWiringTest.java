@@ -118,10 +118,7 @@ class SmallEngineWiringTest {
   @Test
   void smallEntriesGoToTheSmallEngineAndLargeOnesToTheLogAndStatsCoverBoth() {
     try (Engine cache = TestCaches.open(config(dir).build())) {
-      for (int i = 0; i < 100; i++) {
-        cache.put(key(i), value(i, 1, i % 5 == 0 ? LARGE : SMALL));
-      }
-      cache.writeBackAndDropDram();
+      putAndWriteBack(cache, 100, i -> i % 5 == 0);
       for (int i = 0; i < 100; i++) {
         assertArrayEquals(value(i, 1, i % 5 == 0 ? LARGE : SMALL), cache.get(key(i)), "key " + i);
       }
@@ -186,6 +183,14 @@ class SmallEngineWiringTest {
     }
   }
 
+  /** Puts version 1 of keys 0..n-1, large where {@code large} says so, then writes back and drops DRAM. */
+  static void putAndWriteBack(Engine cache, int n, java.util.function.IntPredicate large) {
+    for (int i = 0; i < n; i++) {
+      cache.put(key(i), value(i, 1, large.test(i) ? LARGE : SMALL));
+    }
+    cache.writeBackAndDropDram();
+  }
+
   /**
    * Puts (in {@code puts} of 10 cases, small or, if {@code mixed}, large at random) or removes (1 in 10) each
    * key, writes back and drops DRAM, then checks every key serves its newest version or misses; returns the hits.
@@ -236,10 +241,7 @@ class SmallEngineWiringTest {
   @Test
   void clearEmptiesBothEngines() {
     try (Engine cache = TestCaches.open(config(dir).build())) {
-      for (int i = 0; i < 50; i++) {
-        cache.put(key(i), value(i, 1, i % 2 == 0 ? SMALL : LARGE));
-      }
-      cache.writeBackAndDropDram();
+      putAndWriteBack(cache, 50, i -> i % 2 != 0);
       cache.clear();
       for (int i = 0; i < 50; i++) {
         assertNull(cache.get(key(i)), "key " + i);
@@ -255,10 +257,7 @@ class SmallEngineWiringTest {
   @Test
   void keysReturnsOrInvalidatesEveryKey() {
     try (Engine cache = TestCaches.open(config(dir).build())) {
-      for (int i = 0; i < 60; i++) {
-        cache.put(key(i), value(i, 1, i % 3 == 0 ? LARGE : SMALL));
-      }
-      cache.writeBackAndDropDram();
+      putAndWriteBack(cache, 60, i -> i % 3 == 0);
       for (int i = 60; i < 70; i++) {
         cache.put(key(i), value(i, 1, SMALL)); // in DRAM
       }
@@ -283,10 +282,7 @@ class SmallEngineWiringTest {
   void aReopenIsColdForTheSmallEngineAndWarmForTheLog() {
     CacheConfig c = config(dir).build();
     try (Engine cache = TestCaches.open(c)) {
-      for (int i = 0; i < 40; i++) {
-        cache.put(key(i), value(i, 1, i % 2 == 0 ? SMALL : LARGE));
-      }
-      cache.writeBackAndDropDram();
+      putAndWriteBack(cache, 40, i -> i % 2 != 0);
     }
     try (Engine cache = TestCaches.open(c)) {
       for (int i = 0; i < 40; i++) {
