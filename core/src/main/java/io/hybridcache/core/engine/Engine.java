@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Two flash engines (CacheLib navy's BlockCache and BigHash under one driver, OSDI 2020; Kangaroo, SOSP
  * 2021): with {@link CacheConfig#smallObjectShare()} above 0, a dirty eviction whose key + value fit in
- * {@link CacheConfig#smallObjectMaxBytes()} and that has no TTL goes to the small-object engine ({@link
+ * {@link CacheConfig#smallObjectMaxBytes()} goes to the small-object engine ({@link
  * SmallTier}), every other one to the log engine ({@link FlashTier}). A key lives in at most one of them:
  * every put and remove, inside the key's {@code compute}, invalidates it in both before it returns (the log
  * engine's index entry, the small engine's log and set versions), whichever engine its new version will go
@@ -243,8 +243,8 @@ final class Engine implements HybridCache {
   }
 
   /**
-   * A lookup in the small-object engine, promoting the hit to DRAM (no TTL: the engine holds none) only if
-   * no put, remove or clear of the key completed since the stamp was taken ({@link SmallTier}).
+   * A lookup in the small-object engine, promoting the hit to DRAM only if no put, remove or clear of the key
+   * completed since the stamp was taken and no entry with a TTL went to its stripe ({@link SmallTier}).
    */
   private byte[] lookupSmall(byte[] key, ByteKey k, boolean count, boolean copy) {
     long stamp = small.stamp(k.hash64());
@@ -254,6 +254,9 @@ final class Engine implements HybridCache {
       return null;
     }
     afterFlashRead.accept("small", key);
+    if (small.mayExpire(k.hash64())) {
+      return v; // its expiry is not known here: served, not promoted (the engine checks expiry on each read)
+    }
     return promote(k.withBytes(key.clone()), new DramEntry(v, false, 0L, 0L),
         kk -> small.unchangedSince(kk.hash64(), stamp, clears), copy);
   }
@@ -612,7 +615,7 @@ final class Engine implements HybridCache {
     int bytes = EntryFormat.entryBytes(key.bytes().length, e.value().length);
     if (toSmall(key, e)) {
       return config.admission().accept(key.hash64(), bytes)
-          && small.put(key.bytes(), e.value(), e.sequence(), e.expiryMillis());
+          && small.put(key.bytes(), key.hash64(), e.value(), e.sequence(), e.expiryMillis());
     }
     if (bytes > config.maxFlashEntryBytes()) {
       counters.tooLargeRejected.increment();
@@ -628,9 +631,9 @@ final class Engine implements HybridCache {
     return flash.offer(key, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass(), READING.get()[0]);
   }
 
-  /** Whether the entry goes to the small-object engine: it is on, the entry fits and has no TTL. */
+  /** Whether the entry goes to the small-object engine: it is on and the entry fits. */
   private boolean toSmall(ByteKey key, DramEntry e) {
-    return small != null && e.expiryMillis() == 0 && config.isSmallObject(key.bytes().length, e.value().length);
+    return small != null && config.isSmallObject(key.bytes().length, e.value().length);
   }
 
   @Override
@@ -721,7 +724,7 @@ final class Engine implements HybridCache {
         if (cur != e) {
           return cur;
         }
-        if (toSmall(k, e) ? !small.put(k.bytes(), e.value(), e.sequence(), e.expiryMillis())
+        if (toSmall(k, e) ? !small.put(k.bytes(), k.hash64(), e.value(), e.sequence(), e.expiryMillis())
             : !flash.put(k, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass(), deadlineNanos)) {
           stalled[0] = System.nanoTime() - deadlineNanos >= 0 || !flash.acceptsWrites()
               || Thread.currentThread().isInterrupted();

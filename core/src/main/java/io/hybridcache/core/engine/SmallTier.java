@@ -13,6 +13,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * a set-associative region of 4 KiB pages ({@link SmallSets}, KSet; CacheLib's BigHash, OSDI 2020; Kangaroo,
  * SOSP 2021), on a device of its own in {@value OwnedFiles#SMALL}/ holding {@link CacheConfig#smallObjectBytes()}.
  * The {@link Engine} sends it the DRAM evictions of entries whose key + value fit in {@link
- * CacheConfig#smallObjectMaxBytes()} and that carry no TTL; everything else goes to the log engine
+ * CacheConfig#smallObjectMaxBytes()}; everything else goes to the log engine
  * ({@link FlashTier}).
  *
  * <p>Thread-safe. <b>Concurrency.</b> Every call runs on the caller's thread (no thread of its own). The
@@ -36,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * stamp and {@link #clears()} are unchanged under the key's map-bin lock ({@link #unchangedSince}), so an
  * older version read while a put or remove ran never lands in DRAM after it. The stamp is bumped after the
  * removal: a lookup whose read served the older version finished before the removal published, so it
- * took its stamp before the bump.
+ * took its stamp before the bump. TTL: the engine checks expiry on every read; since a lookup does not
+ * return the expiry, hits in a stripe that ever held an entry with a TTL are served but not promoted.
  *
  * <p><b>Format.</b> {@link SmallSetPage} for set pages and log pages (src/site/format.md); slots
  * {@code [0, LOG_SLOTS)} of the device are the log, the rest the sets.
@@ -63,6 +65,11 @@ final class SmallTier implements Closeable {
   private final Device device;
   private volatile Region region;
   private final AtomicLongArray stamps = new AtomicLongArray(STAMP_STRIPES);
+  /**
+   * Per stamp stripe, 1 once an entry with a TTL was put in it (never reset): a lookup returns no expiry,
+   * so hits of such stripes are not promoted to DRAM ({@link #mayExpire}); the engine itself enforces expiry.
+   */
+  private final AtomicIntegerArray expiring = new AtomicIntegerArray(STAMP_STRIPES);
   private final AtomicLong clears = new AtomicLong();
 
   private final LongAdder bytesAdmitted = new LongAdder();
@@ -140,6 +147,11 @@ final class SmallTier implements Closeable {
     return stamps.get(stripe(keyHash)) == stamp && clears.get() == clearsSeen;
   }
 
+  /** True if an entry with a TTL may sit in the key's stripe: its hits must not be promoted without expiry. */
+  boolean mayExpire(long keyHash) {
+    return expiring.get(stripe(keyHash)) != 0;
+  }
+
   private static int stripe(long keyHash) {
     return (int) (keyHash ^ (keyHash >>> 32)) & (STAMP_STRIPES - 1);
   }
@@ -160,8 +172,14 @@ final class SmallTier implements Closeable {
     return v;
   }
 
-  /** Stores a version of an evicted entry; false if it was not stored (the key then misses). */
-  boolean put(byte[] key, byte[] value, long sequence, long expiryMillis) {
+  /**
+   * Stores a version of an evicted entry; false if it was not stored (the key then misses). An entry with a
+   * TTL marks its stripe first, so a lookup that reads it also sees the mark ({@link #mayExpire}).
+   */
+  boolean put(byte[] key, long keyHash, byte[] value, long sequence, long expiryMillis) {
+    if (expiryMillis != 0) {
+      expiring.set(stripe(keyHash), 1);
+    }
     try {
       boolean stored = region.log().put(key, value, sequence, expiryMillis);
       if (stored) {
