@@ -27,6 +27,8 @@ final class ManagerSettings {
   private final long segmentBytes;
   private final long writeBufferBytes;
   private final boolean directIo;
+  private final double smallObjectShare;
+  private final long smallObjectMaxBytes;
   private final String serialFilter;
   private final CacheSettings cacheSettings;
 
@@ -37,10 +39,14 @@ final class ManagerSettings {
     this.directory = (dir != null ? Paths.get(dir) : root.resolve(directoryName(uri))).toAbsolutePath();
     this.dramBytes = size(p, ProviderProperties.DRAM_BYTES, DEFAULT_DRAM_BYTES);
     this.flashBytes = size(p, ProviderProperties.FLASH_BYTES, DEFAULT_FLASH_BYTES);
+    this.smallObjectShare = share(p, ProviderProperties.SMALL_OBJECT_SHARE);
+    long logBytes = flashBytes - (long) (flashBytes * Math.max(0, Math.min(1, smallObjectShare))); // the log engine's
     this.segmentBytes = size(p, ProviderProperties.SEGMENT_BYTES,
-        Math.min(64 * CacheConfig.MIB, Math.max(64 * CacheConfig.KIB, flashBytes / 16 / 4096 * 4096)));
+        Math.min(64 * CacheConfig.MIB, Math.max(64 * CacheConfig.KIB, logBytes / 16 / 4096 * 4096)));
     this.writeBufferBytes = size(p, ProviderProperties.WRITE_BUFFER_BYTES,
         Math.min(CacheConfig.MIB, segmentBytes / 4 / 4096 * 4096));
+    this.smallObjectMaxBytes = size(p, ProviderProperties.SMALL_OBJECT_MAX_BYTES,
+        CacheConfig.DEFAULT_SMALL_OBJECT_MAX_BYTES);
     String io = p.getProperty(ProviderProperties.DIRECT_IO, "true").trim();
     if (!io.equals("true") && !io.equals("false")) {
       throw new IllegalArgumentException(ProviderProperties.DIRECT_IO + " must be true or false, was " + io);
@@ -115,6 +121,19 @@ final class ManagerSettings {
     return safe + "-" + Integer.toHexString(s.hashCode());
   }
 
+  /** A share in [0, 1) (CacheConfig validates the range it takes), 0 if not given. */
+  private static double share(Properties p, String name) {
+    String v = p.getProperty(name);
+    if (v == null) {
+      return 0;
+    }
+    try {
+      return Double.parseDouble(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be a number (0 = off), was " + v, e);
+    }
+  }
+
   private static long size(Properties p, String name, long fallback) {
     String v = p.getProperty(name);
     if (v == null) {
@@ -146,6 +165,8 @@ final class ManagerSettings {
         .segmentBytes(segmentBytes)
         .writeBufferBytes(writeBufferBytes)
         .directIo(directIo)
+        .smallObjectShare(smallObjectShare)
+        .smallObjectMaxBytes((int) Math.min(Integer.MAX_VALUE, smallObjectMaxBytes))
         .jmx(false)
         .build();
   }

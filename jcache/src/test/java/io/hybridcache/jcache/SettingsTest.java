@@ -69,4 +69,23 @@ class SettingsTest {
           e.getMessage());
     }
   }
+
+  @Test
+  void theSmallObjectEngineIsOffByDefaultAndTakesItsShareAndBound() {
+    Properties given = TestManagers.small(dir);
+    java.net.URI uri = URI.create("test:small");
+    assertEquals(0, ManagerSettings.resolve(uri, getClass().getClassLoader(), given).engineConfig().smallObjectShare());
+    given.setProperty(ProviderProperties.SMALL_OBJECT_SHARE, "0.25");
+    given.setProperty(ProviderProperties.SMALL_OBJECT_MAX_BYTES, "512");
+    io.hybridcache.core.api.CacheConfig c = ManagerSettings.resolve(uri, getClass().getClassLoader(), given)
+        .engineConfig();
+    assertEquals(0.25, c.smallObjectShare());
+    assertEquals(512, c.smallObjectMaxBytes());
+    for (String bad : new String[] {"lots", "0.95"}) {
+      given.setProperty(ProviderProperties.SMALL_OBJECT_SHARE, bad);
+      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> ManagerSettings.resolve(uri, getClass().getClassLoader(), given));
+      org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains(bad), e.getMessage());
+    }
+  }
 }

@@ -46,7 +46,8 @@ import site.ycsb.Status;
  * {@value #VICTIM_POLICY} (greedy|cost-benefit|fifo), {@value #WRITE_BUFFERS} (write buffers per
  * lifetime class, 2..64), {@value #CASCADE_WAIT_MS} (how long a dirty eviction waits for flash room, 0..10000;
  * default the library's, 50), {@value #REINSERTION_BUDGET} (bytes reclaim may reinsert per byte admitted;
- * Infinity for no budget),
+ * Infinity for no budget), {@value #SMALL_OBJECT_SHARE} and {@value #SMALL_OBJECT_MAX_BYTES} (the small-object
+ * engine, off by default),
  * {@value #STREAM_MAPPER} (single|static|dsm|filestream), {@value #STREAMS}, {@value #PLACEMENT_EPOCH},
  * {@value #TABLE_CLASSES} (comma-separated table names: the i-th table's records go to flash in the
  * lifetime class {@code LifetimeClass.named(16 + i, table)}, other tables in FRESH). Unset sizes take the {@link CacheConfig}
@@ -93,10 +94,14 @@ public class HybridCacheDB extends DB {
   public static final String TABLE_CLASSES = PREFIX + "table.classes";
   public static final String VICTIM_POLICY = PREFIX + "victim.policy";
   public static final String REINSERTION_BUDGET = PREFIX + "reinsertion.budget";
+  /** Share of the flash budget for the small-object engine (issue 27; default 0: off). */
+  public static final String SMALL_OBJECT_SHARE = PREFIX + "small.object.share";
+  /** Entries whose key + value fit go to the small-object engine (default 2048). */
+  public static final String SMALL_OBJECT_MAX_BYTES = PREFIX + "small.object.max.bytes";
   private static final Set<String> KNOWN = Set.of(DIR, DRAM_BYTES, FLASH_BYTES, SEGMENT_BYTES,
       WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, WRITE_BUFFERS, CASCADE_WAIT_MS,
       ADMISSION, CODEC, WRITE_TRACE, TRIM_RECLAIMED, STREAM_MAPPER, STREAMS, PLACEMENT_EPOCH, TABLE_CLASSES,
-      VICTIM_POLICY, REINSERTION_BUDGET);
+      VICTIM_POLICY, REINSERTION_BUDGET, SMALL_OBJECT_SHARE, SMALL_OBJECT_MAX_BYTES);
   private static final String DEFAULT_TABLE = "usertable";
   private static final int STRIPES = 1024;
 
@@ -319,6 +324,12 @@ public class HybridCacheDB extends DB {
     }
     if ((v = p.getProperty(REINSERTION_BUDGET)) != null) {
       b.reinsertionBudget(parseDouble(REINSERTION_BUDGET, v));
+    }
+    if ((v = p.getProperty(SMALL_OBJECT_SHARE)) != null) {
+      b.smallObjectShare(parseDouble(SMALL_OBJECT_SHARE, v));
+    }
+    if ((v = p.getProperty(SMALL_OBJECT_MAX_BYTES)) != null) {
+      b.smallObjectMaxBytes(toInt(SMALL_OBJECT_MAX_BYTES, Sizes.parse(v)));
     }
     tableClasses(p); // fail on a bad list here too
     return b.build();

@@ -162,6 +162,13 @@ class HybridCacheDBTest {
     assertEquals(16L << 20, c.dramBytes());
     assertEquals(512L << 20, c.flashBytes());
     assertEquals(16 << 20, c.segmentBytes());
+    assertEquals(0, c.smallObjectShare(), "the small-object engine is off unless asked for");
+    p.setProperty(HybridCacheDB.SMALL_OBJECT_SHARE, "0.25");
+    p.setProperty(HybridCacheDB.SMALL_OBJECT_MAX_BYTES, "1k");
+    CacheConfig small = HybridCacheDB.configFrom(p);
+    assertEquals(0.25, small.smallObjectShare());
+    assertEquals(1024, small.smallObjectMaxBytes());
+    assertEquals(24, small.segmentCount(), "the log engine keeps 384 MiB of the 512");
     assertEquals(256 << 10, c.writeBufferBytes());
     assertFalse(c.directIo());
     assertSame(IndexType.HEAP, c.indexType());

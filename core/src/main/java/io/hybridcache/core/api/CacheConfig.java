@@ -51,6 +51,9 @@ public final class CacheConfig {
   private final long dramBytes;
   private final long flashBytes;
   private final int segmentBytes;
+  private final long segmentBytesSetting; // as given: 0 = derived, so toBuilder keeps deriving
+  private final double smallObjectShare;
+  private final int smallObjectMaxBytes;
   private final int writeBufferBytes;
   private final boolean directIo;
   private final IndexType indexType;
@@ -105,13 +108,31 @@ public final class CacheConfig {
   public static final Duration MAX_CASCADE_WAIT = Duration.ofSeconds(10);
   /** Longest {@link Builder#closeTimeout} allowed. */
   public static final Duration MAX_CLOSE_TIMEOUT = Duration.ofMinutes(10);
+  /** Default {@link Builder#smallObjectMaxBytes}: entries whose key + value fit in 2 KiB are small. */
+  public static final int DEFAULT_SMALL_OBJECT_MAX_BYTES = 2048;
+  /**
+   * Largest {@link Builder#smallObjectMaxBytes}: key + value of one entry of a 4 KiB set page (the page's
+   * 32-byte header and the entry's 24-byte header leave 4,040 bytes).
+   */
+  public static final int MAX_SMALL_OBJECT_BYTES = 4040;
+  /** Largest {@link Builder#smallObjectShare}: the log engine keeps at least a tenth of the budget. */
+  public static final double MAX_SMALL_OBJECT_SHARE = 0.9;
+  /** Smallest budget of the small-object engine when it is on: 80 KiB (20 slots of one 4 KiB page). */
+  public static final long MIN_SMALL_OBJECT_BYTES = 80 * KIB;
+  /** Largest derived segment: the segment size before the rule, kept for budgets of 1 GiB and more. */
+  public static final long DEFAULT_MAX_SEGMENT_BYTES = 64 * MIB;
+  /** Segments a derived segment size aims at: the log engine's budget / this, rounded down to a power of two. */
+  public static final int DERIVED_SEGMENTS = 16;
 
   private CacheConfig(Builder b) {
     this.directory = b.directory;
     this.name = b.name;
     this.dramBytes = b.dramBytes;
     this.flashBytes = b.flashBytes;
-    this.segmentBytes = (int) b.segmentBytes; // validated <= 128 MiB
+    this.segmentBytesSetting = b.segmentBytes;
+    this.smallObjectShare = b.smallObjectShare;
+    this.smallObjectMaxBytes = b.smallObjectMaxBytes;
+    this.segmentBytes = (int) b.effectiveSegmentBytes(); // validated <= 128 MiB
     this.writeBufferBytes = (int) b.writeBufferBytes;
     this.directIo = b.directIo;
     this.indexType = b.indexType;
@@ -139,7 +160,7 @@ public final class CacheConfig {
     this.streams = b.streams;
     this.placementEpochSetting = b.placementEpochBytes;
     this.placementEpochBytes = b.placementEpochBytes > 0 ? b.placementEpochBytes
-        : Math.max(b.segmentBytes, b.flashBytes / 4);
+        : Math.max(b.effectiveSegmentBytes(), b.flashBytes / 4);
     this.dsmGroups = b.dsmGroups;
     this.dsmAlpha = b.dsmAlpha;
     this.onLayoutChange = b.onLayoutChange;
@@ -158,7 +179,9 @@ public final class CacheConfig {
     b.name = name;
     b.dramBytes = dramBytes;
     b.flashBytes = flashBytes;
-    b.segmentBytes = segmentBytes;
+    b.segmentBytes = segmentBytesSetting;
+    b.smallObjectShare = smallObjectShare;
+    b.smallObjectMaxBytes = smallObjectMaxBytes;
     b.writeBufferBytes = writeBufferBytes;
     b.directIo = directIo;
     b.indexType = indexType;
@@ -203,8 +226,43 @@ public final class CacheConfig {
   public long dramBytes() { return dramBytes; }
   /** Byte budget of the flash tier: the segment files never exceed it. */
   public long flashBytes() { return flashBytes; }
+  /**
+   * Size of one segment of the log engine: as set, or derived from the log engine's budget ({@link
+   * #logFlashBytes()}): that budget / {@value #DERIVED_SEGMENTS} rounded down to a power of two, at most 64
+   * MiB, and at least the power of two that holds a write buffer and the header and summary pages (2 MiB at
+   * the default 1 MiB write buffer). So 1 GiB and more keep 64 MiB segments; 256 MiB gets 16 of 16 MiB.
+   */
   public int segmentBytes() { return segmentBytes; }
-  public int segmentCount() { return (int) (flashBytes / segmentBytes); }
+  /** Segments of the log engine: {@link #logFlashBytes()} / {@link #segmentBytes()}. */
+  public int segmentCount() { return (int) (logFlashBytes() / segmentBytes); }
+  /**
+   * Share of {@link #flashBytes()} given to the small-object engine (Kangaroo-style sets of 4 KiB pages
+   * with a small log in front); 0 (the default) = off: every flash entry goes to the log engine, as before.
+   */
+  public double smallObjectShare() { return smallObjectShare; }
+  /** Entries whose key + value take at most this many bytes go to the small-object engine when it is on. */
+  public int smallObjectMaxBytes() { return smallObjectMaxBytes; }
+  /** Bytes of the small-object engine: {@code flashBytes x smallObjectShare} rounded down to 4 KiB (0 when off). */
+  public long smallObjectBytes() { return smallBytes(flashBytes, smallObjectShare); }
+  /** Bytes of the log engine: {@link #flashBytes()} less {@link #smallObjectBytes()}. */
+  public long logFlashBytes() { return flashBytes - smallObjectBytes(); }
+  /** True when the small-object engine is on ({@link #smallObjectShare()} above 0). */
+  public boolean smallObjectsEnabled() { return smallObjectShare > 0; }
+  /** Whether an entry of these lengths goes to the small-object engine (when it is on). */
+  public boolean isSmallObject(int keyLength, int valueLength) {
+    return smallObjectShare > 0 && (long) keyLength + valueLength <= smallObjectMaxBytes;
+  }
+
+  static long smallBytes(long flashBytes, double share) {
+    return share <= 0 ? 0 : Device.roundDown((long) (flashBytes * share));
+  }
+
+  /** The rule of {@link #segmentBytes()} for a log engine of {@code logBytes} and this write buffer. */
+  public static long derivedSegmentBytes(long logBytes, long writeBufferBytes) {
+    long target = Long.highestOneBit(Math.max(1, logBytes / DERIVED_SEGMENTS));
+    long floor = Long.highestOneBit(Math.max(1, writeBufferBytes + 2 * Device.ALIGNMENT - 1)) << 1;
+    return Math.min(MAX_SEGMENT_BYTES, Math.max(floor, Math.min(DEFAULT_MAX_SEGMENT_BYTES, Math.max(64 * KIB, target))));
+  }
   public int writeBufferBytes() { return writeBufferBytes; }
   public boolean directIo() { return directIo; }
   public IndexType indexType() { return indexType; }
@@ -322,7 +380,8 @@ public final class CacheConfig {
   @Override
   public String toString() {
     return "CacheConfig{directory=" + directory + ", name=" + name + ", dramBytes=" + dramBytes
-        + ", flashBytes=" + flashBytes + ", segmentBytes=" + segmentBytes + ", writeBufferBytes="
+        + ", flashBytes=" + flashBytes + ", segmentBytes=" + segmentBytes + ", smallObjectShare=" + smallObjectShare
+        + ", smallObjectMaxBytes=" + smallObjectMaxBytes + ", writeBufferBytes="
         + writeBufferBytes + ", directIo=" + directIo + ", index=" + indexType + ", durability=" + durability
         + ", expectedEntries="
         + expectedEntries + ", victimPolicy=" + victimPolicy.name() + ", reclaimFreeSegments="
@@ -344,7 +403,9 @@ public final class CacheConfig {
     private String name = "hybridcache";
     private long dramBytes = 64 * MIB;
     private long flashBytes = GIB;
-    private long segmentBytes = 64 * MIB;
+    private long segmentBytes;
+    private double smallObjectShare;
+    private int smallObjectMaxBytes = DEFAULT_SMALL_OBJECT_MAX_BYTES;
     private long writeBufferBytes = MIB;
     private boolean directIo = true;
     private IndexType indexType = IndexType.HEAP;
@@ -382,7 +443,23 @@ public final class CacheConfig {
     public Builder name(String v) { name = v; return this; }
     public Builder dramBytes(long v) { dramBytes = v; return this; }
     public Builder flashBytes(long v) { flashBytes = v; return this; }
+    /** 0 (the default) derives it from the log engine's budget: see {@link CacheConfig#segmentBytes()}. */
     public Builder segmentBytes(long v) { segmentBytes = v; return this; }
+    /**
+     * Share of flashBytes for the small-object engine, 0 (default: off) or in (0, {@value
+     * CacheConfig#MAX_SMALL_OBJECT_SHARE}]; the rest is the log engine's and must still hold its segments.
+     */
+    public Builder smallObjectShare(double v) { smallObjectShare = v; return this; }
+    /**
+     * Entries whose key + value fit in this many bytes go to the small-object engine when it is on:
+     * 1..{@value CacheConfig#MAX_SMALL_OBJECT_BYTES}, {@value CacheConfig#DEFAULT_SMALL_OBJECT_MAX_BYTES} by default.
+     */
+    public Builder smallObjectMaxBytes(int v) { smallObjectMaxBytes = v; return this; }
+
+    private long effectiveSegmentBytes() {
+      return segmentBytes != 0 ? segmentBytes
+          : derivedSegmentBytes(flashBytes - smallBytes(flashBytes, smallObjectShare), writeBufferBytes);
+    }
     public Builder writeBufferBytes(long v) { writeBufferBytes = v; return this; }
     public Builder directIo(boolean v) { directIo = v; return this; }
     public Builder indexType(IndexType v) { indexType = v; return this; }
@@ -442,15 +519,28 @@ public final class CacheConfig {
       require(name != null && !name.isBlank() && name.matches("[A-Za-z0-9._-]+"), "name",
           "must be non-empty letters, digits, '.', '_' or '-'", name);
       require(dramBytes >= MIB, "dramBytes", "must be >= 1 MiB", dramBytes);
-      require(segmentBytes >= 64 * KIB && segmentBytes <= MAX_SEGMENT_BYTES
+      require(flashBytes > 0, "flashBytes", "must be > 0", flashBytes);
+      require(segmentBytes == 0 || segmentBytes >= 64 * KIB && segmentBytes <= MAX_SEGMENT_BYTES
               && segmentBytes % Device.ALIGNMENT == 0,
-          "segmentBytes", "must be a multiple of 4096 in [64 KiB, 128 MiB]", segmentBytes);
+          "segmentBytes", "must be 0 (derive) or a multiple of 4096 in [64 KiB, 128 MiB]", segmentBytes);
+      require(smallObjectShare == 0 || smallObjectShare > 0 && smallObjectShare <= MAX_SMALL_OBJECT_SHARE,
+          "smallObjectShare", "must be 0 (off) or in (0, " + MAX_SMALL_OBJECT_SHARE + "]", smallObjectShare);
+      require(smallObjectMaxBytes >= 1 && smallObjectMaxBytes <= MAX_SMALL_OBJECT_BYTES, "smallObjectMaxBytes",
+          "must be in [1, " + MAX_SMALL_OBJECT_BYTES + "] (key + value of one entry of a 4 KiB set page)",
+          smallObjectMaxBytes);
+      require(smallObjectShare == 0 || smallBytes(flashBytes, smallObjectShare) >= MIN_SMALL_OBJECT_BYTES,
+          "smallObjectShare", "must give the small-object engine at least 80 KiB of flashBytes " + flashBytes,
+          smallObjectShare);
+      long segment = effectiveSegmentBytes();
+      long logBytes = flashBytes - smallBytes(flashBytes, smallObjectShare);
       require(writeBufferBytes >= Device.ALIGNMENT && writeBufferBytes % Device.ALIGNMENT == 0
-              && writeBufferBytes <= segmentBytes - 2 * Device.ALIGNMENT,
+              && writeBufferBytes <= segment - 2 * Device.ALIGNMENT,
           "writeBufferBytes", "must be a multiple of 4096 and at most segmentBytes - 8192 (the header page and "
-          + "one summary page)", writeBufferBytes);
-      require(flashBytes / Math.max(1, segmentBytes) >= MIN_SEGMENTS + reclaimFreeSegments, "flashBytes",
-          "must hold at least " + MIN_SEGMENTS + " + reclaimFreeSegments segments of segmentBytes", flashBytes);
+          + "one summary page; segmentBytes " + segment + ")", writeBufferBytes);
+      require(logBytes / Math.max(1, segment) >= MIN_SEGMENTS + reclaimFreeSegments, "flashBytes",
+          "must hold at least " + MIN_SEGMENTS + " + reclaimFreeSegments segments of segmentBytes (" + segment
+          + (segmentBytes == 0 ? ", derived" : "") + ") in the log engine's part (" + logBytes
+          + " after smallObjectShare " + smallObjectShare + ")", flashBytes);
       require(indexType != null, "indexType", "must be set", indexType);
       require(durability != null, "durability", "must be set", durability);
       require(indexType != IndexType.CHRONICLE || durability == Durability.PROCESS, "durability",
@@ -481,7 +571,7 @@ public final class CacheConfig {
           + MAX_CLOSE_TIMEOUT, closeTimeout);
       require(streamMapper != null, "streamMapper", "must be set", streamMapper);
       require(streams >= 1 && streams <= MAX_STREAMS, "streams", "must be in [1, " + MAX_STREAMS + "]", streams);
-      require(placementEpochBytes == 0 || placementEpochBytes >= segmentBytes, "placementEpochBytes",
+      require(placementEpochBytes == 0 || placementEpochBytes >= segment, "placementEpochBytes",
           "must be 0 (derive) or >= segmentBytes", placementEpochBytes);
       require(dsmGroups >= 2 && dsmGroups <= Math.max(2, streams), "dsmGroups",
           "must be in [2, max(2, streams)]", dsmGroups);

@@ -58,6 +58,9 @@ package io.hybridcache.core.api;
  *     durability NONE
  * @param outOfMemoryMisses lookups that missed because the JVM had no direct memory left for a read buffer
  *     (an {@link OutOfMemoryError} there is this miss, never an error out of {@code get})
+ * @param smallObjects the small-object engine's own figures ({@link SmallObjectStats#OFF} when it is off);
+ *     flashHits, misses, deviceReads, flashEntries, indexMemoryBytes, bytesAdmitted and flushBytesWritten
+ *     above cover both flash engines (the log engine's own: those less the small engine's)
  */
 public record CacheStats(
     long gets,
@@ -102,7 +105,8 @@ public record CacheStats(
     long checkpoints,
     long checkpointFailures,
     boolean nextUncleanOpenCold,
-    long outOfMemoryMisses) {
+    long outOfMemoryMisses,
+    SmallObjectStats smallObjects) {
 
   public double hitRatioDram() {
     return gets == 0 ? 0 : (double) dramHits / gets;
@@ -133,7 +137,68 @@ public record CacheStats(
     return bytesAdmitted == 0 ? 0 : (double) (flushBytesWritten + reclaimBytesWritten) / bytesAdmitted;
   }
 
-  /** DRAM the flash index costs per flash-resident entry. */
+  /** Entries of the log engine alone (flashEntries less the small-object engine's). */
+  public long logEngineEntries() {
+    return flashEntries - smallObjects.entries();
+  }
+
+  /** DRAM of the log engine's index alone (indexMemoryBytes less the small-object engine's DRAM). */
+  public long logEngineIndexMemoryBytes() {
+    return indexMemoryBytes - smallObjects.dramBytes();
+  }
+
+  /** DRAM the log engine's index costs per entry of the log engine. */
+  public double logEngineDramBytesPerEntry() {
+    long n = logEngineEntries();
+    return n == 0 ? 0 : (double) logEngineIndexMemoryBytes() / n;
+  }
+
+  /** {@link SmallObjectStats#enabled()}. */
+  public boolean smallObjectEngineEnabled() {
+    return smallObjects.enabled();
+  }
+
+  /** {@link SmallObjectStats#entries()}. */
+  public long smallObjectEntries() {
+    return smallObjects.entries();
+  }
+
+  /** {@link SmallObjectStats#dramBytesPerEntry()}. */
+  public double smallObjectDramBytesPerEntry() {
+    return smallObjects.dramBytesPerEntry();
+  }
+
+  /** {@link SmallObjectStats#bloomFalsePositiveReads()}. */
+  public long smallObjectBloomFalsePositiveReads() {
+    return smallObjects.bloomFalsePositiveReads();
+  }
+
+  /** {@link SmallObjectStats#setRewrites()}. */
+  public long smallObjectSetRewrites() {
+    return smallObjects.setRewrites();
+  }
+
+  /** {@link SmallObjectStats#objectsPerSetRewrite()}. */
+  public double smallObjectsPerSetRewrite() {
+    return smallObjects.objectsPerSetRewrite();
+  }
+
+  /** {@link SmallObjectStats#logHitShare()}. */
+  public double smallObjectLogHitShare() {
+    return smallObjects.logHitShare();
+  }
+
+  /** {@link SmallObjectStats#writeAmplification()}. */
+  public double smallObjectWriteAmplification() {
+    return smallObjects.writeAmplification();
+  }
+
+  /** {@link SmallObjectStats#faults()}. */
+  public long smallObjectFaults() {
+    return smallObjects.faults();
+  }
+
+  /** DRAM the flash index costs per flash-resident entry (both engines). */
   public double dramBytesPerFlashEntry() {
     return flashEntries == 0 ? 0 : (double) indexMemoryBytes / flashEntries;
   }

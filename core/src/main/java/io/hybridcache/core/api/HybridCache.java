@@ -115,7 +115,7 @@ public interface HybridCache extends Closeable {
   /** True if a tier holds {@code key} (a flash entry later found corrupt reads as a miss). */
   boolean containsKey(byte[] key);
 
-  /** Empties both tiers. */
+  /** Empties both tiers (and both flash engines). */
   void clear();
 
   /**
@@ -127,7 +127,9 @@ public interface HybridCache extends Closeable {
    * cannot be scanned (degraded, or a read error mid-scan) the whole flash index is dropped instead
    * ({@link CacheStats#flashIndexDrops()}). Costs a pass over the flash tier's bytes, so it is meant for rare bulk invalidation (a
    * Cassandra TRUNCATE or DROP), not for lookups. The iterator does not support {@code remove}: call
-   * {@link #remove(byte[])} with the key.
+   * {@link #remove(byte[])} with the key. With the small-object engine on ({@link
+   * CacheConfig#smallObjectShare()}), its keys are not listed: it is emptied when the flash pass begins
+   * (counted in {@link SmallObjectStats#resets()}), so they are invalidated instead, never left behind.
    */
   Iterator<byte[]> keys();
 

@@ -64,4 +64,18 @@ public interface HybridCacheMXBean {
   double getPagesPerFlashHit();
   double getAppWriteAmplification();
   double getDramBytesPerFlashEntry();
+
+  // Per flash engine (see CacheStats#smallObjects(); the figures above cover both engines)
+  long getLogEngineEntries();
+  long getLogEngineIndexMemoryBytes();
+  double getLogEngineDramBytesPerEntry();
+  boolean isSmallObjectEngineEnabled();
+  long getSmallObjectEntries();
+  double getSmallObjectDramBytesPerEntry();
+  long getSmallObjectBloomFalsePositiveReads();
+  long getSmallObjectSetRewrites();
+  double getSmallObjectsPerSetRewrite();
+  double getSmallObjectLogHitShare();
+  double getSmallObjectWriteAmplification();
+  long getSmallObjectFaults();
 }

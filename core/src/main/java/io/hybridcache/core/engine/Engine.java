@@ -7,6 +7,7 @@ import io.hybridcache.core.api.LifetimeClass;
 import io.hybridcache.core.api.PlacementStats;
 import io.hybridcache.core.api.RemovalCause;
 import io.hybridcache.core.device.FileDevice;
+import io.hybridcache.core.device.FileModes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -42,6 +43,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Reclaim and restart are described in {@link FlashTier}, {@link FlashOpener} and
  * {@link io.hybridcache.core.engine.Reclaimer}.
+ *
+ * <p>Two flash engines (CacheLib navy's BlockCache and BigHash under one driver, OSDI 2020; Kangaroo, SOSP
+ * 2021): with {@link CacheConfig#smallObjectShare()} above 0, a dirty eviction whose key + value fit in
+ * {@link CacheConfig#smallObjectMaxBytes()} goes to the small-object engine ({@link
+ * SmallTier}), every other one to the log engine ({@link FlashTier}). A key lives in at most one of them:
+ * every put and remove, inside the key's {@code compute}, invalidates it in both before it returns (the log
+ * engine's index entry, the small engine's log and set versions), whichever engine its new version will go
+ * to. Reads look in the log engine's index, then in the small engine; a small-engine hit is promoted to DRAM
+ * only if no put, remove or clear of the key completed since the lookup began ({@link
+ * SmallTier#unchangedSince}). The small engine starts cold at every open.
  */
 final class Engine implements HybridCache {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
@@ -58,11 +69,14 @@ final class Engine implements HybridCache {
   private final LifetimeClasses classes = new LifetimeClasses();
   private final DramTier dram;
   private final FlashTier flash;
+  private final SmallTier small; // null when smallObjectShare is 0
   private final StatsMXBean mbean;
   private final CallGate calls;
   private final KeysIterator.Promotions promotions = new KeysIterator.Promotions();
   private final Removals removals;
   private final SingleFlight loads = new SingleFlight();
+  /** Tests: called after a flash engine served a lookup, before the promotion ("log" or "small", key). */
+  private volatile java.util.function.BiConsumer<String, byte[]> afterFlashRead = (engine, key) -> { };
   private volatile CacheStats finalStats; // taken at close, returned by stats() afterwards
 
   private Engine(CacheConfig config, FlashOpener.DeviceFactory devices, int tagBits,
@@ -70,7 +84,11 @@ final class Engine implements HybridCache {
     this.config = config;
     this.calls = new CallGate(config.name());
     this.flash = FlashOpener.open(config, devices, counters, sequence, classes, tagBits, indexView);
+    SmallTier smallTier = null;
     try {
+      smallTier = config.smallObjectsEnabled() ? SmallTier.open(config, devices,
+          FileModes.supported(config.directory()) ? config.filePermissionSet() : null) : null;
+      this.small = smallTier;
       this.removals = new Removals(config.name(), config.removalListener(), config.removalExecutor());
       this.dram = new DramTier(config.dramBytes(), this::onDramEviction);
       if (removals.active()) {
@@ -81,6 +99,13 @@ final class Engine implements HybridCache {
       this.mbean = config.jmx() ? StatsMXBean.register(config.name(), this::stats) : null;
     } catch (Throwable t) { // never leave the directory locked or files open behind a failed open
       long deadline = deadline();
+      if (smallTier != null) {
+        try {
+          smallTier.close();
+        } catch (IOException | RuntimeException e) {
+          t.addSuppressed(e);
+        }
+      }
       flash.close(flash.stop(deadline), deadline, () -> { });
       throw t;
     }
@@ -205,24 +230,59 @@ final class Engine implements HybridCache {
 
   private byte[] lookupFlash(byte[] key, ByteKey k, boolean count, boolean copy) {
     FlashTier.Hit hit = flash.lookup(k.hash64(), key);
-    if (hit == null) {
-      if (count) {
-        counters.misses.increment();
-      }
+    if (hit == null && small != null) {
+      return lookupSmall(key, k, count, copy);
+    }
+    if (!counted(hit != null, count)) {
       return null;
     }
-    if (count) {
-      counters.flashHits.increment();
-    }
+    afterFlashRead.accept("log", key);
     EntryFormat.Entry e = hit.entry();
-    DramEntry promoted = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis());
-    ByteKey promotedKey = k.withBytes(e.key());
-    if (dram.map().compute(promotedKey, (kk, cur) ->
-        cur != null ? cur : flash.stillAt(kk.hash64(), hit.packed()) ? promoted : null) != promoted) {
-      return e.value(); // not promoted: nobody else holds this array
+    return promote(k.withBytes(e.key()), new DramEntry(e.value(), false, e.sequence(), e.expiryMillis()),
+        kk -> flash.stillAt(kk.hash64(), hit.packed()), copy);
+  }
+
+  /**
+   * A lookup in the small-object engine, promoting the hit to DRAM only if no put, remove or clear of the key
+   * completed since the stamp was taken and no entry with a TTL went to its stripe ({@link SmallTier}).
+   */
+  private byte[] lookupSmall(byte[] key, ByteKey k, boolean count, boolean copy) {
+    long stamp = small.stamp(k.hash64());
+    long clears = small.clears();
+    byte[] v = small.get(key);
+    if (!counted(v != null, count)) {
+      return null;
+    }
+    afterFlashRead.accept("small", key);
+    if (small.mayExpire(k.hash64())) {
+      return v; // its expiry is not known here: served, not promoted (the engine checks expiry on each read)
+    }
+    return promote(k.withBytes(key.clone()), new DramEntry(v, false, 0L, 0L),
+        kk -> small.unchangedSince(kk.hash64(), stamp, clears), copy);
+  }
+
+  /** Counts a flash hit or a miss (if {@code count}); returns {@code hit}. */
+  private boolean counted(boolean hit, boolean count) {
+    if (count) {
+      (hit ? counters.flashHits : counters.misses).increment();
+    }
+    return hit;
+  }
+
+  /**
+   * Installs {@code promoted} (a clean copy of what flash served) in DRAM under the key's map-bin lock if
+   * DRAM holds nothing for the key and {@code still} says the read version is still the newest; returns
+   * its value (a copy if {@code copy} and DRAM kept the array).
+   */
+  private byte[] promote(ByteKey promotedKey, DramEntry promoted, java.util.function.Predicate<ByteKey> still,
+      boolean copy) {
+    byte[] v = promoted.value();
+    if (dram.map().compute(promotedKey, (kk, cur) -> cur != null ? cur : still.test(kk) ? promoted : null)
+        != promoted) {
+      return v; // not promoted: nobody else holds this array
     }
     promotions.promoted(promotedKey); // a keys() scan in progress must return it (KeysIterator)
-    return copy ? e.value().clone() : e.value(); // DRAM keeps the read array
+    return copy ? v.clone() : v; // DRAM keeps the read array
   }
 
   /**
@@ -383,6 +443,9 @@ final class Engine implements HybridCache {
     // drawn here: a key's sequences grow in the order its puts and removes take effect (WarmRecovery)
     long seq = sequence.incrementAndGet();
     flash.invalidate(k.hash64(), seq);
+    if (small != null) {
+      small.invalidate(k.bytes(), k.hash64()); // its older version may sit in the other engine
+    }
     return new DramEntry(copy, true, seq, expiryMillis, lifetimeClass);
   }
 
@@ -410,6 +473,9 @@ final class Engine implements HybridCache {
     dram.map().compute(key, (kk, old) -> {
       loads.supersede(kk); // a load in progress for the key must not install after this remove
       held[0] = flash.invalidate(kk.hash64(), sequence.incrementAndGet()) | (old != null);
+      if (small != null) {
+        held[0] |= small.invalidate(kk.bytes(), kk.hash64());
+      }
       was[0] = old;
       return null;
     });
@@ -429,7 +495,7 @@ final class Engine implements HybridCache {
       if (d != null && !d.expired(System.currentTimeMillis())) {
         return true;
       }
-      return flash.lookup(k.hash64(), key) != null;
+      return flash.lookup(k.hash64(), key) != null || small != null && small.get(key) != null;
     } finally {
       calls.exit();
     }
@@ -441,6 +507,9 @@ final class Engine implements HybridCache {
     try {
       dram.clear();
       flash.clear(deadline());
+      if (small != null) {
+        small.clear();
+      }
     } finally {
       calls.exit();
     }
@@ -484,11 +553,15 @@ final class Engine implements HybridCache {
   }
 
   /**
-   * The flash keys. Never partial: when the tier is degraded, or the scan cannot finish (a read error,
+   * The flash keys. The small-object engine's keys are not listed: it is emptied when the flash pass
+   * begins (after the DRAM pass, so a key evicted to it during that pass is invalidated too). Never partial: when the tier is degraded, or the scan cannot finish (a read error,
    * a flush that did not happen), the whole flash index is dropped instead ({@link FlashTier#dropAll}),
    * so every flash key is then invalidated.
    */
   private Iterator<byte[]> flashKeys() {
+    if (small != null) { // its sets cannot be listed: every key in it is invalidated instead (never partial)
+      small.dropAll("keys() cannot list the small-object engine's keys; its objects are invalidated");
+    }
     if (flash.degraded()) {
       flash.dropAll("keys() while the flash tier is degraded");
       return java.util.Collections.emptyIterator();
@@ -528,7 +601,7 @@ final class Engine implements HybridCache {
       removals.notify(key.bytes(), e.value(), RemovalCause.EXPIRED);
     } else if (!e.dirty()) { // a promoted copy: gone unless flash still holds the entry
       if (removals.active()) {
-        boolean onFlash = flash.address(key.hash64()) != IndexEntry.NONE;
+        boolean onFlash = flash.address(key.hash64()) != IndexEntry.NONE || toSmall(key, e); // promoted from it
         removals.notify(key.bytes(), e.value(), onFlash ? RemovalCause.EVICTED_FROM_DRAM : RemovalCause.EVICTED);
       }
     } else {
@@ -540,6 +613,10 @@ final class Engine implements HybridCache {
   /** Offers a dirty eviction to flash; false if flash did not take it (counted by reason). */
   private boolean onDirtyEviction(ByteKey key, DramEntry e) {
     int bytes = EntryFormat.entryBytes(key.bytes().length, e.value().length);
+    if (toSmall(key, e)) {
+      return config.admission().accept(key.hash64(), bytes)
+          && small.put(key.bytes(), key.hash64(), e.value(), e.sequence(), e.expiryMillis());
+    }
     if (bytes > config.maxFlashEntryBytes()) {
       counters.tooLargeRejected.increment();
       return false;
@@ -552,6 +629,11 @@ final class Engine implements HybridCache {
       return false;
     }
     return flash.offer(key, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass(), READING.get()[0]);
+  }
+
+  /** Whether the entry goes to the small-object engine: it is on and the entry fits. */
+  private boolean toSmall(ByteKey key, DramEntry e) {
+    return small != null && config.isSmallObject(key.bytes().length, e.value().length);
   }
 
   @Override
@@ -574,16 +656,20 @@ final class Engine implements HybridCache {
       live += s.liveBytes();
     }
     Counters c = counters;
+    io.hybridcache.core.api.SmallObjectStats so = small == null ? io.hybridcache.core.api.SmallObjectStats.OFF
+        : small.stats();
     return new CacheStats(c.gets.sum(), c.dramHits.sum(), c.flashHits.sum(), c.misses.sum(),
-        c.flashLookups.sum(), c.deviceReads.sum(), c.bufferHits.sum(), c.corruptReads.sum(), c.puts.sum(),
-        c.removes.sum(), dram.entries(), dram.weightedBytes(), flash.index().size(), live,
-        flash.index().memoryBytes(), c.bytesAdmitted.sum(), c.flushBytesWritten.sum(),
+        c.flashLookups.sum(), c.deviceReads.sum() + so.pageReads(), c.bufferHits.sum(), c.corruptReads.sum(),
+        c.puts.sum(), c.removes.sum(), dram.entries(), dram.weightedBytes(), flash.index().size() + so.entries(),
+        live, flash.index().memoryBytes() + so.dramBytes(), c.bytesAdmitted.sum() + so.bytesAdmitted(),
+        c.flushBytesWritten.sum() + so.bytesWritten(),
         c.reclaimBytesWritten.sum(), c.reinserted.sum(), c.reclaimEvicted.sum(), c.reclaimedSegments.sum(),
         config.admission().rejected(), c.queueRejected.sum(), c.cascadeWaits.sum(), c.tooLargeRejected.sum(),
         c.degradedRejected.sum(), free, active, sealed, c.ioErrors.sum(), flash.degraded(),
         c.writerFaults.sum(), c.segmentsDropped.sum(), c.entriesDropped.sum(), c.indexFullRejected.sum(),
         c.flashIndexDrops.sum(), c.interruptedReads.sum(), flash.lastFault(), c.devicePagesRead.sum(),
-        c.checkpoints.sum(), c.checkpointFailures.sum(), flash.nextUncleanOpenCold(), c.outOfMemoryMisses.sum());
+        c.checkpoints.sum(), c.checkpointFailures.sum(), flash.nextUncleanOpenCold(), c.outOfMemoryMisses.sum(),
+        so);
   }
 
   @Override
@@ -603,7 +689,7 @@ final class Engine implements HybridCache {
 
   /** Pushes every dirty DRAM entry to flash now, keeping them in DRAM as clean copies. */
   void writeBack() {
-    writeBack(deadline());
+    writeBack(deadline(), true);
   }
 
   /** {@inheritDoc} */
@@ -622,14 +708,15 @@ final class Engine implements HybridCache {
    * flash refuses stays dirty (a refusal by the index is not a store); the others are still offered unless
    * no write can succeed any more (the deadline passed, the tier is degraded, the thread interrupted).
    */
-  private void writeBack(long deadlineNanos) {
+  private void writeBack(long deadlineNanos, boolean includeSmall) {
     boolean[] stalled = {false};
     for (Map.Entry<ByteKey, DramEntry> en : dram.map().entrySet()) {
       if (stalled[0]) {
         break;
       }
       DramEntry e = en.getValue();
-      if (!e.dirty() || EntryFormat.entryBytes(en.getKey().bytes().length, e.value().length) > config.maxFlashEntryBytes()) {
+      if (!e.dirty() || EntryFormat.entryBytes(en.getKey().bytes().length, e.value().length) > config.maxFlashEntryBytes()
+          || !includeSmall && toSmall(en.getKey(), e)) {
         continue;
       }
       DramEntry clean = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis(), e.lifetimeClass());
@@ -637,7 +724,8 @@ final class Engine implements HybridCache {
         if (cur != e) {
           return cur;
         }
-        if (!flash.put(k, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass(), deadlineNanos)) {
+        if (toSmall(k, e) ? !small.put(k.bytes(), k.hash64(), e.value(), e.sequence(), e.expiryMillis())
+            : !flash.put(k, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass(), deadlineNanos)) {
           stalled[0] = System.nanoTime() - deadlineNanos >= 0 || !flash.acceptsWrites()
               || Thread.currentThread().isInterrupted();
           return cur;
@@ -693,7 +781,7 @@ final class Engine implements HybridCache {
     boolean stopped = false;
     try {
       if (!flash.degraded()) {
-        writeBack(deadline);
+        writeBack(deadline, false); // the small engine starts cold at the next open: nothing to write there
       }
     } catch (RuntimeException e) {
       LOG.warn("{}: write-back at close failed: {}", config.name(), e.toString());
@@ -701,11 +789,33 @@ final class Engine implements HybridCache {
       stopped = flash.stop(deadline);
       finalStats = snapshot(); // includes what close wrote back
       flash.close(stopped && calls.drained(), deadline, calls::awaitDrained);
+      if (calls.drained()) { // else a call may still be in it: its device stays open (as the log's files)
+        closeSmall();
+      }
       if (mbean != null) {
         mbean.unregister();
       }
       LOG.info("{}: closed", config.name());
     }
+  }
+
+  private void closeSmall() {
+    if (small != null) {
+      try {
+        small.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("{}: closing the small-object engine failed: {}", config.name(), e.toString());
+      }
+    }
+  }
+
+  /** Test seam: {@code probe} runs after a flash engine served a lookup, before its promotion to DRAM. */
+  void afterFlashRead(java.util.function.BiConsumer<String, byte[]> probe) {
+    afterFlashRead = probe;
+  }
+
+  SmallTier smallTier() {
+    return small;
   }
 
   private static void checkKey(byte[] key) {

@@ -253,7 +253,7 @@ final class FlashOpener {
     InvalidationJournal journal = InvalidationJournal.create(journalFile(config), epoch,
         InvalidationJournal.capacityFor(config.expectedEntries()), config.durability() == Durability.POWER);
     opened.add(journal);
-    long interval = Math.max(2L * config.segmentBytes(), config.flashBytes() / 8);
+    long interval = Math.max(2L * config.segmentBytes(), config.logFlashBytes() / 8);
     return new Checkpointer(config.name(), checkpointFile(config), heap, journal, writer, table, sequence,
         () -> counters.flushBytesWritten.sum() + counters.reclaimBytesWritten.sum(), interval, counters);
   }

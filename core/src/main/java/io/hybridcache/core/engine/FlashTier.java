@@ -173,7 +173,7 @@ final class FlashTier {
     this.readBuffers = new ReadBuffers(config.readBuffers(), config.maxFlashEntryBytes());
     this.reader = new FlashReader(device, table, counters, readBuffers);
     this.reclaimer = new Reclaimer(device, table, index, writer, counters, config.victimPolicy(),
-        config.reinsertAllBelowLiveRatio(), config.reinsertionBudget(), config.flashBytes(), config.trimReclaimed(),
+        config.reinsertAllBelowLiveRatio(), config.reinsertionBudget(), config.logFlashBytes(), config.trimReclaimed(),
         sequence::get, System::currentTimeMillis);
     writer.slotSource(new SegmentWriter.SlotSource() {
       @Override

@@ -36,6 +36,7 @@ import org.slf4j.LoggerFactory;
  *       ({@link BootId}), {@value #CHRONICLE_INDEX} and its
  *       {@link ChronicleIndex#SEAL_SUFFIX seal} ({@link ChronicleIndex}); the temp file
  *       {@link AtomicFile} writes beside each file it replaces (layout, meta, heap index, seal);
+ *   <li>{@value #SMALL}{@code /} with slot files of the small-object engine ({@link SmallTier});
  *   <li>{@value #SEGMENTS}{@code /} with the names {@link FileDevice#isOwnFile} accepts (slot files and
  *       the direct-I/O probe); it may be a symbolic link to a directory (which is never deleted);
  *   <li>{@code catalog/}: the schema catalogue's, accepted and never touched (its ids may be referenced
@@ -50,6 +51,8 @@ final class OwnedFiles {
   private static final Logger LOG = LoggerFactory.getLogger(OwnedFiles.class);
   static final String LAYOUT = "layout.properties";
   static final String SEGMENTS = "segments";
+  /** The small-object engine's slot files ({@link SmallTier}); recreated at every open. */
+  static final String SMALL = "small";
   static final String META = "segments.meta";
   static final String CHRONICLE_INDEX = "index.cm";
   static final String HEAP_INDEX = "index.heap";
@@ -94,7 +97,7 @@ final class OwnedFiles {
     }
   }
 
-  /** The first entry (top level or in {@value #SEGMENTS}/) that is not the cache's own, or null. */
+  /** The first entry (top level, in {@value #SEGMENTS}/ or {@value #SMALL}/) that is not the cache's own, or null. */
   Path firstForeign() throws IOException {
     if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
       return null;
@@ -106,18 +109,21 @@ final class OwnedFiles {
       for (Path p : entries) {
         String name = p.getFileName().toString();
         boolean own = files.contains(name) || name.equals(trace) ? Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)
-            : (name.equals(SEGMENTS) || name.equals(CacheConfig.COMPANION_DIRECTORY)) && Files.isDirectory(p);
+            : (name.equals(SEGMENTS) || name.equals(SMALL) || name.equals(CacheConfig.COMPANION_DIRECTORY))
+                && Files.isDirectory(p);
         if (!own) {
           return p;
         }
       }
     }
-    Path segments = directory.resolve(SEGMENTS);
-    if (Files.isDirectory(segments)) {
-      try (DirectoryStream<Path> entries = Files.newDirectoryStream(segments)) {
-        for (Path p : entries) {
-          if (!FileDevice.isOwnFile(p.getFileName().toString()) || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
-            return p;
+    for (String sub : List.of(SEGMENTS, SMALL)) {
+      Path segments = directory.resolve(sub);
+      if (Files.isDirectory(segments)) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(segments)) {
+          for (Path p : entries) {
+            if (!FileDevice.isOwnFile(p.getFileName().toString()) || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+              return p;
+            }
           }
         }
       }
@@ -131,6 +137,7 @@ final class OwnedFiles {
    * that leaves it empty (never a symbolic link). Call after {@link #refuseForeign} under the lock.
    */
   void deleteForLayoutChange() throws IOException {
+    SmallTier.deleteSlotFiles(directory.resolve(SMALL)); // its directory stays (empty), as the lock file
     Path segments = directory.resolve(SEGMENTS);
     if (Files.isDirectory(segments)) {
       try (DirectoryStream<Path> entries = Files.newDirectoryStream(segments)) {
@@ -175,14 +182,16 @@ final class OwnedFiles {
         set(p, filePerms, failed);
       }
     }
-    Path segments = directory.resolve(SEGMENTS);
-    if (Files.isDirectory(segments, LinkOption.NOFOLLOW_LINKS)) {
-      set(segments, dirPerms, failed);
-    }
-    if (Files.isDirectory(segments)) {
-      try (DirectoryStream<Path> entries = Files.newDirectoryStream(segments)) {
-        for (Path p : entries) {
-          set(p, filePerms, failed);
+    for (String sub : List.of(SEGMENTS, SMALL)) {
+      Path segments = directory.resolve(sub);
+      if (Files.isDirectory(segments, LinkOption.NOFOLLOW_LINKS)) {
+        set(segments, dirPerms, failed);
+      }
+      if (Files.isDirectory(segments)) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(segments)) {
+          for (Path p : entries) {
+            set(p, filePerms, failed);
+          }
         }
       }
     }

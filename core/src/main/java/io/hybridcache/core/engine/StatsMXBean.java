@@ -106,4 +106,21 @@ final class StatsMXBean implements HybridCacheMXBean {
   @Override public double getPagesPerFlashHit() { return stats.get().pagesPerFlashHit(); }
   @Override public double getAppWriteAmplification() { return stats.get().appWriteAmplification(); }
   @Override public double getDramBytesPerFlashEntry() { return stats.get().dramBytesPerFlashEntry(); }
+
+  @Override public long getLogEngineEntries() { return stats.get().logEngineEntries(); }
+  @Override public long getLogEngineIndexMemoryBytes() { return stats.get().logEngineIndexMemoryBytes(); }
+  @Override public double getLogEngineDramBytesPerEntry() { return stats.get().logEngineDramBytesPerEntry(); }
+  @Override public boolean isSmallObjectEngineEnabled() { return stats.get().smallObjectEngineEnabled(); }
+  @Override public long getSmallObjectEntries() { return stats.get().smallObjectEntries(); }
+  @Override public double getSmallObjectDramBytesPerEntry() { return stats.get().smallObjectDramBytesPerEntry(); }
+  @Override public long getSmallObjectBloomFalsePositiveReads() {
+    return stats.get().smallObjectBloomFalsePositiveReads();
+  }
+  @Override public long getSmallObjectSetRewrites() { return stats.get().smallObjectSetRewrites(); }
+  @Override public double getSmallObjectsPerSetRewrite() { return stats.get().smallObjectsPerSetRewrite(); }
+  @Override public double getSmallObjectLogHitShare() { return stats.get().smallObjectLogHitShare(); }
+  @Override public double getSmallObjectWriteAmplification() {
+    return stats.get().smallObjectWriteAmplification();
+  }
+  @Override public long getSmallObjectFaults() { return stats.get().smallObjectFaults(); }
 }

@@ -45,6 +45,30 @@ final class FlashMeters {
     m.gauge(r, "hybridcache.flash.pages.per.hit", "Device pages read per flash hit served from the device", null,
         s -> s.pagesPerFlashHit());
 
+    String engineEntries = "Entries of one flash engine: log (segments + index) or small (sets of 4 KiB pages)";
+    m.gauge(r, "hybridcache.flash.engine.entries", engineEntries, null, s -> s.logEngineEntries(), "engine", "log");
+    m.gauge(r, "hybridcache.flash.engine.entries", engineEntries, null, s -> s.smallObjects().entries(),
+        "engine", "small");
+    String perEntry = "DRAM one flash engine costs per entry it holds";
+    m.gauge(r, "hybridcache.flash.engine.dram.per.entry", perEntry, BYTES, s -> s.logEngineDramBytesPerEntry(),
+        "engine", "log");
+    m.gauge(r, "hybridcache.flash.engine.dram.per.entry", perEntry, BYTES,
+        s -> s.smallObjects().dramBytesPerEntry(), "engine", "small");
+    m.counter(r, "hybridcache.small.bloom.false.positive.reads",
+        "Set-page reads the Bloom filter allowed for a key the page did not hold", null,
+        s -> s.smallObjects().bloomFalsePositiveReads());
+    m.counter(r, "hybridcache.small.set.rewrites", "Set pages written by the small-object engine", null,
+        s -> s.smallObjects().setRewrites());
+    m.gauge(r, "hybridcache.small.objects.per.set.rewrite", "New objects per set-page rewrite", null,
+        s -> s.smallObjects().objectsPerSetRewrite());
+    m.gauge(r, "hybridcache.small.log.hit.share", "Share of the small-object engine's hits served by its log",
+        null, s -> s.smallObjects().logHitShare());
+    m.gauge(r, "hybridcache.small.write.amplification",
+        "Bytes the small-object engine wrote per byte it admitted", null,
+        s -> s.smallObjects().writeAmplification());
+    m.counter(r, "hybridcache.small.faults", "Throwables out of the small-object engine (each empties it)", null,
+        s -> s.smallObjects().faults());
+
     m.counter(r, "hybridcache.flash.admitted", "Bytes of DRAM evictions accepted for writing to flash", BYTES,
         s -> s.bytesAdmitted());
     m.counter(r, "hybridcache.flash.written", "Bytes written to the device: new entries (flush) or reclaim",

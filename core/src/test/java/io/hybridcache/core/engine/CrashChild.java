@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@link Engine#writeBack()} pushes every dirty entry to flash.
  * </ul>
  * Versions are {@code round * ROUND_VERSIONS + n} with one counter for all threads: a key's versions
- * grow across operations and rounds. It writes until it is killed; any exception halts it with exit 3.
+ * grow across operations and rounds. With a sixth argument {@code small} the small-object engine is on
+ * ({@link TestCaches#small(Path, IndexType, boolean)}), so a key's versions move between the two engines. It writes until it is killed; any exception halts it with exit 3.
  */
 public final class CrashChild {
   /** Small, yet 1.6 MB of values at ~1.6 KB each against 1 MiB of DRAM: many keys live on flash. */
@@ -40,12 +41,13 @@ public final class CrashChild {
     int round = Integer.parseInt(args[2]);
     long seed = Long.parseLong(args[3]);
     long closeAfterMillis = args.length > 4 ? Long.parseLong(args[4]) : -1;
+    boolean smallObjects = args.length > 5 && args[5].equals("small");
     Thread.setDefaultUncaughtExceptionHandler((t, e) -> {
       e.printStackTrace();
       Runtime.getRuntime().halt(3);
     });
     emit("S");
-    Engine cache = TestCaches.open(TestCaches.small(dir, index).build());
+    Engine cache = TestCaches.open(TestCaches.small(dir, index, smallObjects).build());
     emit("O");
     for (int k = 0; k < KEYS; k++) {
       read(cache, k);

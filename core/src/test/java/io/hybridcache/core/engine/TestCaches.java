@@ -29,6 +29,15 @@ final class TestCaches {
         .jmx(false);
   }
 
+  /**
+   * {@link #small} with the small-object engine on when {@code smallObjects}: a quarter of the flash, and
+   * entries of key + value up to 1,600 bytes (about half of {@link CrashChild}'s 200..3000-byte values).
+   */
+  static CacheConfig.Builder small(Path dir, IndexType index, boolean smallObjects) {
+    CacheConfig.Builder b = small(dir, index);
+    return smallObjects ? b.smallObjectShare(0.25).smallObjectMaxBytes(1600) : b;
+  }
+
   static Engine open(CacheConfig c) {
     return Engine.open(c, FileDevice::open);
   }

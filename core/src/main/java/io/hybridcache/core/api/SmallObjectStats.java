@@ -1,0 +1,56 @@
+package io.hybridcache.core.api;
+
+/**
+ * The small-object engine's own figures, part of {@link CacheStats#smallObjects()} (all zero, {@code
+ * enabled} false, when {@link CacheConfig#smallObjectShare()} is 0). Counters are cumulative since open;
+ * {@code entries} and {@code dramBytes} are as of the snapshot. The cache-wide figures of {@link CacheStats}
+ * (flashEntries, indexMemoryBytes, bytesAdmitted, flushBytesWritten, flashHits) already include these.
+ *
+ * @param enabled the engine is on
+ * @param entries objects in set pages (objects still in the engine's log are not counted)
+ * @param dramBytes DRAM of the engine's Bloom filters, hit bits, object counts and log index
+ * @param lookups lookups that reached the engine
+ * @param hits lookups it served
+ * @param logHits of those, served from its log (the rest from a set page)
+ * @param bloomFalsePositiveReads set-page reads the Bloom filter allowed for a key the page did not hold
+ * @param pageReads set-page reads of lookups
+ * @param setRewrites set pages written (each a read-modify-write of 4 KiB)
+ * @param objectsInserted new objects those rewrites carried
+ * @param objectsAdmitted DRAM evictions it took
+ * @param bytesAdmitted their bytes (entry size: header + key + value, as the log engine counts them)
+ * @param bytesWritten device bytes written: log pages and set pages
+ * @param damagedPages set pages that failed verification (torn, damaged, of an earlier epoch): misses (a
+ *     damaged log page is a miss too, not counted here)
+ * @param ioErrors device read errors (misses) and write errors (the set or log page is then unreachable)
+ * @param logObjectsDropped log objects reclaim dropped (below the threshold, not moved to a set)
+ * @param faults Throwables out of the engine (each empties it: a new epoch), counted, never thrown
+ * @param resets times the engine was emptied: clear(), keys(), faults
+ */
+public record SmallObjectStats(boolean enabled, long entries, long dramBytes, long lookups, long hits,
+    long logHits, long bloomFalsePositiveReads, long pageReads, long setRewrites, long objectsInserted,
+    long objectsAdmitted, long bytesAdmitted, long bytesWritten, long damagedPages, long ioErrors,
+    long logObjectsDropped, long faults, long resets) {
+  /** The figures of a cache whose small-object engine is off. */
+  public static final SmallObjectStats OFF =
+      new SmallObjectStats(false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+  /** DRAM per object in set pages. */
+  public double dramBytesPerEntry() {
+    return entries == 0 ? 0 : (double) dramBytes / entries;
+  }
+
+  /** New objects per set-page rewrite (what the log in front is for). */
+  public double objectsPerSetRewrite() {
+    return setRewrites == 0 ? 0 : (double) objectsInserted / setRewrites;
+  }
+
+  /** Share of the engine's hits served from its log. */
+  public double logHitShare() {
+    return hits == 0 ? 0 : (double) logHits / hits;
+  }
+
+  /** Device bytes written per byte admitted, this engine alone. */
+  public double writeAmplification() {
+    return bytesAdmitted == 0 ? 0 : (double) bytesWritten / bytesAdmitted;
+  }
+}

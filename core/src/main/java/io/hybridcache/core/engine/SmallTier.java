@@ -1,0 +1,287 @@
+package io.hybridcache.core.engine;
+
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.SmallObjectStats;
+import io.hybridcache.core.device.Device;
+import io.hybridcache.core.device.FileDevice;
+import io.hybridcache.core.device.FileModes;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The small-object engine as the cache drives it: a Kangaroo-style log ({@link SmallLog}, KLog) in front of
+ * a set-associative region of 4 KiB pages ({@link SmallSets}, KSet; CacheLib's BigHash, OSDI 2020; Kangaroo,
+ * SOSP 2021), on a device of its own in {@value OwnedFiles#SMALL}/ holding {@link CacheConfig#smallObjectBytes()}.
+ * The {@link Engine} sends it the DRAM evictions of entries whose key + value fit in {@link
+ * CacheConfig#smallObjectMaxBytes()}; everything else goes to the log engine
+ * ({@link FlashTier}).
+ *
+ * <p>Thread-safe. <b>Concurrency.</b> Every call runs on the caller's thread (no thread of its own). The
+ * engine calls {@link #put} inside Caffeine's atomic removal of the evicted key and {@link #invalidate}
+ * inside the DRAM tier's {@code compute} for the key, so a key's writes to this tier are ordered by its
+ * map-bin lock, as for the log engine. {@link #invalidate} removes every version of the key (log and set)
+ * before it returns and then bumps the key's stamp (one of {@value #STAMP_STRIPES} striped counters); a
+ * lookup that will promote what it read into DRAM takes the stamp before its read and promotes only if the
+ * stamp and {@link #clears()} are unchanged under the key's map-bin lock ({@link #unchangedSince}), so an
+ * older version read while a put or remove ran never lands in DRAM after it. The stamp is bumped after the
+ * removal: a lookup whose read served the older version finished before the removal published, so it
+ * took its stamp before the bump. TTL: the engine checks expiry on every read; since a lookup does not
+ * return the expiry, hits in a stripe that ever held an entry with a TTL are served but not promoted.
+ *
+ * <p><b>Format.</b> {@link SmallSetPage} for set pages and log pages (src/site/format.md); slots
+ * {@code [0, LOG_SLOTS)} of the device are the log, the rest the sets.
+ *
+ * <p><b>Reclaim.</b> The sets evict inside their page (RRIP); the log reclaims its oldest page into the
+ * sets (threshold admission). {@link #clear} and any Throwable from the region replace the region by a new
+ * one with a fresh epoch over the same slots: every page written before reads as empty, so nothing older
+ * comes back (a write of the old region still in flight may overwrite a new page: a miss, never a value of
+ * another epoch). Restart: cold, always (a new epoch at every open, and the slot files are recreated).
+ * Lifetime classes are ignored here (one log, one region).
+ */
+final class SmallTier implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(SmallTier.class);
+  /** Slots of the device: {@value #LOG_SLOTS} for the log (a tenth), the rest for the sets. */
+  static final int SLOTS = 20;
+  static final int LOG_SLOTS = 2;
+  /** Log objects a set must gather before reclaim moves them (Kangaroo's threshold n). */
+  static final int THRESHOLD = 2;
+  static final int STAMP_STRIPES = 4096;
+
+  private record Region(SmallSets sets, SmallLog log) {}
+
+  private final String name;
+  private final Device device;
+  private volatile Region region;
+  private final AtomicLongArray stamps = new AtomicLongArray(STAMP_STRIPES);
+  /**
+   * Per stamp stripe, 1 once an entry with a TTL was put in it (never reset): a lookup returns no expiry,
+   * so hits of such stripes are not promoted to DRAM ({@link #mayExpire}); the engine itself enforces expiry.
+   */
+  private final AtomicIntegerArray expiring = new AtomicIntegerArray(STAMP_STRIPES);
+  private final AtomicLong clears = new AtomicLong();
+
+  private final LongAdder bytesAdmitted = new LongAdder();
+  private final LongAdder objectsAdmitted = new LongAdder();
+  private final LongAdder hits = new LongAdder();
+  private final LongAdder lookups = new LongAdder();
+  private final LongAdder faults = new LongAdder();
+  private final LongAdder regionResets = new LongAdder();
+  /** Counters of regions replaced by {@link #clear} or a fault, so the figures stay cumulative. */
+  private final long[] retired = new long[Figure.values().length];
+
+  /** The cumulative figures a region keeps and a reset must carry over. */
+  private enum Figure { BLOOM_FP, PAGE_READS, SET_REWRITES, OBJECTS_INSERTED, SET_BYTES, LOG_PAGES, LOG_HITS,
+    DAMAGED, READ_ERRORS, WRITE_ERRORS, LOG_ERRORS, DROPPED }
+
+  private SmallTier(String name, Device device) {
+    this.name = name;
+    this.device = device;
+    this.region = newRegion();
+  }
+
+  /**
+   * Opens the engine's device in {@code config.directory()/small}, recreating its slot files (the region
+   * starts cold at every open).
+   */
+  static SmallTier open(CacheConfig config, FlashOpener.DeviceFactory devices, Set<PosixFilePermission> perms)
+      throws IOException {
+    Path dir = config.directory().resolve(OwnedFiles.SMALL);
+    FileModes.createDirectory(dir, FileModes.forDirectory(perms));
+    deleteSlotFiles(dir);
+    long slotBytes = Device.roundDown(config.smallObjectBytes() / SLOTS);
+    Device device = devices.open(dir, SLOTS, slotBytes, config.directIo());
+    try {
+      SmallTier tier = new SmallTier(config.name(), device);
+      LOG.info("{}: small-object engine on ({} bytes, entries of key + value <= {} bytes, {} sets, cold)",
+          config.name(), SLOTS * slotBytes, config.smallObjectMaxBytes(), tier.region.sets().sets());
+      return tier;
+    } catch (RuntimeException | Error e) {
+      device.close();
+      throw e;
+    }
+  }
+
+  /** Deletes the slot files of the small region (own names only): its contents never outlive an open. */
+  static void deleteSlotFiles(Path dir) throws IOException {
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+      for (Path p : entries) {
+        if (FileDevice.isOwnFile(p.getFileName().toString()) && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+
+  private Region newRegion() {
+    SmallSets sets = new SmallSets(device, LOG_SLOTS, SLOTS - LOG_SLOTS, SmallSets.Options.DEFAULT);
+    return new Region(sets, new SmallLog(device, 0, LOG_SLOTS, sets, THRESHOLD));
+  }
+
+  /** The key's stamp: changes whenever an {@link #invalidate} of a key of its stripe returns. */
+  long stamp(long keyHash) {
+    return stamps.get(stripe(keyHash));
+  }
+
+  /** Bumped by every {@link #clear}. */
+  long clears() {
+    return clears.get();
+  }
+
+  /** True if no invalidate of the key's stripe and no clear completed since the stamp and count were taken. */
+  boolean unchangedSince(long keyHash, long stamp, long clearsSeen) {
+    return stamps.get(stripe(keyHash)) == stamp && clears.get() == clearsSeen;
+  }
+
+  /** True if an entry with a TTL may sit in the key's stripe: its hits must not be promoted without expiry. */
+  boolean mayExpire(long keyHash) {
+    return expiring.get(stripe(keyHash)) != 0;
+  }
+
+  private static int stripe(long keyHash) {
+    return (int) (keyHash ^ (keyHash >>> 32)) & (STAMP_STRIPES - 1);
+  }
+
+  /** The newest value of {@code key}, or null (a fault is a miss, counted, and resets the region). */
+  byte[] get(byte[] key) {
+    lookups.increment();
+    byte[] v;
+    try {
+      v = region.log().get(key);
+    } catch (Throwable t) {
+      fault("lookup", t);
+      return null;
+    }
+    if (v != null) {
+      hits.increment();
+    }
+    return v;
+  }
+
+  /**
+   * Stores a version of an evicted entry; false if it was not stored (the key then misses). An entry with a
+   * TTL marks its stripe first, so a lookup that reads it also sees the mark ({@link #mayExpire}).
+   */
+  boolean put(byte[] key, long keyHash, byte[] value, long sequence, long expiryMillis) {
+    if (expiryMillis != 0) {
+      expiring.set(stripe(keyHash), 1);
+    }
+    try {
+      boolean stored = region.log().put(key, value, sequence, expiryMillis);
+      if (stored) {
+        bytesAdmitted.add(EntryFormat.entryBytes(key.length, value.length));
+        objectsAdmitted.increment();
+      }
+      return stored;
+    } catch (Throwable t) {
+      fault("write", t);
+      return false;
+    }
+  }
+
+  /**
+   * Makes every version of {@code key} unreachable before it returns, then bumps its stamp. True if a
+   * version was found. Call inside the DRAM tier's compute for the key.
+   */
+  boolean invalidate(byte[] key, long keyHash) {
+    boolean found;
+    try {
+      found = region.log().remove(key);
+    } catch (Throwable t) {
+      fault("remove", t); // the region is replaced: no version of anything in it stays reachable
+      found = false;
+    }
+    stamps.incrementAndGet(stripe(keyHash));
+    return found;
+  }
+
+  /** Makes every object unreachable (a new epoch over the same slots); returns when done. */
+  void clear() {
+    reset();
+  }
+
+  /** As {@link #clear}, for a bulk operation that cannot scan the region ({@code keys()}), logged. */
+  void dropAll(String reason) {
+    LOG.info("{}: small-object engine emptied: {}", name, reason);
+    reset();
+  }
+
+  private synchronized void reset() {
+    Region old = region;
+    region = newRegion();
+    clears.incrementAndGet();
+    regionResets.increment();
+    long[] f = figures(old);
+    for (int i = 0; i < f.length; i++) {
+      retired[i] += f[i];
+    }
+  }
+
+  private void fault(String where, Throwable t) {
+    faults.increment();
+    LOG.warn("{}: small-object engine {} failed ({}); emptying it (a new epoch)", name, where, t.toString());
+    try {
+      reset();
+    } catch (Throwable again) { // no direct memory for the new region's buffers: keep counting, never throw
+      faults.increment();
+    }
+  }
+
+  private static long[] figures(Region r) {
+    SmallSetCounters.Snapshot s = r.sets().stats();
+    SmallLog l = r.log();
+    long[] f = new long[Figure.values().length];
+    f[Figure.BLOOM_FP.ordinal()] = s.bloomFalsePositiveReads();
+    f[Figure.PAGE_READS.ordinal()] = s.pageReads();
+    f[Figure.SET_REWRITES.ordinal()] = s.setRewrites();
+    f[Figure.OBJECTS_INSERTED.ordinal()] = s.objectsInserted();
+    f[Figure.SET_BYTES.ordinal()] = s.pageBytesWritten();
+    f[Figure.LOG_PAGES.ordinal()] = l.logPagesWritten.sum();
+    f[Figure.LOG_HITS.ordinal()] = l.logHits.sum();
+    f[Figure.DAMAGED.ordinal()] = s.damagedPages();
+    f[Figure.READ_ERRORS.ordinal()] = s.readErrors();
+    f[Figure.WRITE_ERRORS.ordinal()] = s.writeErrors();
+    f[Figure.LOG_ERRORS.ordinal()] = l.ioErrors.sum();
+    f[Figure.DROPPED.ordinal()] = l.objectsDropped.sum();
+    return f;
+  }
+
+  /** The engine's figures, cumulative over resets; entries and DRAM are the current region's. */
+  synchronized SmallObjectStats stats() {
+    Region r = region;
+    long[] f = figures(r);
+    for (int i = 0; i < f.length; i++) {
+      f[i] += retired[i];
+    }
+    long written = f[Figure.SET_BYTES.ordinal()] + f[Figure.LOG_PAGES.ordinal()] * SmallSetPage.PAGE_BYTES;
+    return new SmallObjectStats(true, r.sets().stats().entries(), r.sets().dramBytes() + r.log().dramBytes(),
+        lookups.sum(), hits.sum(), f[Figure.LOG_HITS.ordinal()], f[Figure.BLOOM_FP.ordinal()],
+        f[Figure.PAGE_READS.ordinal()], f[Figure.SET_REWRITES.ordinal()], f[Figure.OBJECTS_INSERTED.ordinal()],
+        objectsAdmitted.sum(), bytesAdmitted.sum(), written, f[Figure.DAMAGED.ordinal()],
+        f[Figure.READ_ERRORS.ordinal()] + f[Figure.WRITE_ERRORS.ordinal()] + f[Figure.LOG_ERRORS.ordinal()],
+        f[Figure.DROPPED.ordinal()], faults.sum(), regionResets.sum());
+  }
+
+  Device device() {
+    return device;
+  }
+
+  @Override
+  public void close() throws IOException {
+    device.close();
+  }
+}

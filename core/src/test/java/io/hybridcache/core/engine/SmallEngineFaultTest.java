@@ -1,0 +1,171 @@
+package io.hybridcache.core.engine;
+
+import static io.hybridcache.core.engine.TestCaches.key;
+import static io.hybridcache.core.engine.TestCaches.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.SmallObjectStats;
+import io.hybridcache.core.device.Device;
+import io.hybridcache.core.device.FaultInjectingDevice;
+import io.hybridcache.core.device.FaultInjectingDevice.WriteFault;
+import io.hybridcache.core.device.FileDevice;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The small-object engine's twins of the log engine's fault tests ({@link FaultTest}, {@link DiskFullTest}),
+ * through the cache, with a {@link FaultInjectingDevice} under the small engine alone: a damaged page and a
+ * read error are misses; a write error or a full disk never serves an older version and never hangs; a
+ * Throwable out of the device empties the engine, counted; close returns while a small-engine write hangs.
+ */
+class SmallEngineFaultTest {
+  private static final int SMALL = SmallEngineWiringTest.SMALL;
+  private static final int KEYS = 1000; // 3x the log: most sets get written
+
+  @TempDir
+  Path dir;
+
+  private final AtomicReference<FaultInjectingDevice> device = new AtomicReference<>();
+
+  private Engine open(CacheConfig c) {
+    return Engine.open(c, (d, n, b, direct) -> {
+      Device dev = FileDevice.open(d, n, b, direct);
+      if (!d.getFileName().toString().equals(OwnedFiles.SMALL)) {
+        return dev;
+      }
+      device.set(new FaultInjectingDevice(dev));
+      return device.get();
+    });
+  }
+
+  private Engine filled() {
+    Engine cache = open(SmallEngineWiringTest.config(dir).build());
+    for (int i = 0; i < KEYS; i++) {
+      cache.put(key(i), value(i, 1, SMALL));
+    }
+    cache.writeBackAndDropDram();
+    return cache;
+  }
+
+  /** Every read serves the key's only version or misses; returns the misses. */
+  private static int readAll(Engine cache, long version) {
+    int misses = 0;
+    for (int i = 0; i < KEYS; i++) {
+      byte[] v = cache.get(key(i));
+      if (v == null) {
+        misses++;
+      } else {
+        assertArrayEquals(value(i, version, SMALL), v, "key " + i);
+      }
+    }
+    cache.dramTier().clear(); // the next pass reads flash again
+    return misses;
+  }
+
+  @Test
+  void aDamagedPageIsAMissAndCounted() {
+    try (Engine cache = filled()) {
+      int baseline = readAll(cache, 1); // objects reclaim dropped below the threshold miss anyway
+      assertTrue(baseline < KEYS / 2, baseline + " misses without a fault");
+      device.get().corruptAllReads();
+      int misses = readAll(cache, 1);
+      SmallObjectStats s = cache.stats().smallObjects();
+      assertTrue(misses >= KEYS - SmallLog.OBJECTS_PER_PAGE, misses + " misses: only the log's DRAM page serves");
+      assertTrue(s.damagedPages() > 0, "damaged pages counted: " + s);
+      device.get().heal();
+      assertEquals(baseline, readAll(cache, 1), "the pages themselves were intact: reads hit again");
+    }
+  }
+
+  @Test
+  void aReadErrorIsAMissAndCounted() {
+    try (Engine cache = filled()) {
+      int baseline = readAll(cache, 1);
+      device.get().failAllReads();
+      long errors = cache.stats().smallObjects().ioErrors();
+      int misses = readAll(cache, 1);
+      assertTrue(misses >= KEYS - SmallLog.OBJECTS_PER_PAGE, misses + " misses");
+      assertTrue(cache.stats().smallObjects().ioErrors() > errors, "read errors counted");
+      device.get().heal();
+      assertEquals(baseline, readAll(cache, 1), "reads hit again");
+    }
+  }
+
+  @Test
+  void writeErrorsNeverServeAnOlderVersionNorHang() {
+    writeFaultsNeverServeAnOlderVersionNorHang(WriteFault.IO_ERROR);
+  }
+
+  @Test
+  void aFullDiskNeverServesAnOlderVersionNorHangs() {
+    writeFaultsNeverServeAnOlderVersionNorHang(WriteFault.DISK_FULL);
+  }
+
+  /** Reference model: rounds of puts (versions) and removes, writes failing in rounds 3 to 6. */
+  private void writeFaultsNeverServeAnOlderVersionNorHang(WriteFault fault) {
+    assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+      try (Engine cache = open(SmallEngineWiringTest.config(dir).build())) {
+        long[] newest = new long[KEYS];
+        Random rnd = new Random(7);
+        int hitsAfterHeal = 0;
+        for (int round = 1; round <= 9; round++) {
+          if (round == 3) {
+            device.get().failAllWrites(fault);
+          } else if (round == 7) {
+            device.get().heal();
+          }
+          int hits = SmallEngineWiringTest.roundOfPutsAndRemoves(cache, newest, round, rnd, 7, false);
+          hitsAfterHeal += round >= 8 ? hits : 0;
+        }
+        assertTrue(device.get().injectedWriteFaults() > 0, "writes failed");
+        assertTrue(cache.stats().smallObjects().ioErrors() > 0, "counted: " + cache.stats().smallObjects());
+        assertTrue(hitsAfterHeal > 0, "the healed engine serves again");
+      }
+    });
+  }
+
+  /** A Throwable (an Error, as an unsafe access fault raises) out of the device: counted, the engine emptied. */
+  @Test
+  void aThrowableOutOfTheDeviceEmptiesTheEngineAndIsCounted() {
+    try (Engine cache = filled()) {
+      device.get().throwOnReads(new InternalError("test: a fault of a mapped read"));
+      assertTrue(readAll(cache, 1) >= KEYS - SmallLog.OBJECTS_PER_PAGE, "misses, never an error out of get");
+      device.get().heal();
+      SmallObjectStats s = cache.stats().smallObjects();
+      assertTrue(s.faults() > 0 && s.resets() > 0, s.toString());
+      assertEquals(KEYS, readAll(cache, 1), "emptied: what was there is gone, never served from an old epoch");
+      cache.put(key(1), value(1, 2, SMALL));
+      cache.writeBackAndDropDram();
+      assertArrayEquals(value(1, 2, SMALL), cache.get(key(1)), "and it takes new entries");
+    }
+  }
+
+  /** A small-engine write that never returns (a hung device) holds a caller; close still returns. */
+  @Test
+  void closeReturnsWhileASmallEngineWriteHangs() throws Exception {
+    Engine cache = open(SmallEngineWiringTest.config(dir).closeTimeout(Duration.ofSeconds(1)).build());
+    for (int i = 0; i < KEYS; i++) {
+      cache.put(key(i), value(i, 1, SMALL));
+    }
+    device.get().holdWrites();
+    CompletableFuture<Void> flush = CompletableFuture.runAsync(cache::flush);
+    assertTrue(device.get().awaitHeldWrite(10, TimeUnit.SECONDS), "the flush reached a device write");
+    assertTimeoutPreemptively(Duration.ofSeconds(20), cache::close);
+    device.get().releaseWrites();
+    try {
+      flush.get(10, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      assertTrue(e.getCause() instanceof IllegalStateException, e.toString()); // closed under it
+    }
+  }
+}

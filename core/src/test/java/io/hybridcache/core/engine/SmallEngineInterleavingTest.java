@@ -1,0 +1,120 @@
+package io.hybridcache.core.engine;
+
+import static io.hybridcache.core.engine.TestCaches.key;
+import static io.hybridcache.core.engine.TestCaches.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Forced interleavings of a read with a put that moves its key between the two flash engines (in the
+ * style of {@link WritePathInterleavingTest} and {@link SmallSetsInterleavingTest}): the reader is stopped
+ * after a flash engine served it the older version and before it promotes that version to DRAM; the put
+ * (and the eviction of its version to flash) completes meanwhile; the reader then must not install the
+ * older version in DRAM, so every later read serves the new one.
+ */
+class SmallEngineInterleavingTest {
+  private static final int SMALL = SmallEngineWiringTest.SMALL;
+  private static final int LARGE = SmallEngineWiringTest.LARGE;
+
+  @TempDir
+  Path dir;
+
+  /** v1 in the small engine, v2 put (small): regression for the stamp check in SmallTier.unchangedSince. */
+  @Test
+  void aSmallEngineReadOverlappingASmallPutNeverPromotesTheOlderVersion() throws Exception {
+    raceRead("small", SMALL, SMALL);
+  }
+
+  /** v1 in the small engine, v2 put large (it moves to the log engine). */
+  @Test
+  void aSmallEngineReadOverlappingAPutThatMovesTheKeyToTheLogNeverPromotesTheOlderVersion() throws Exception {
+    raceRead("small", SMALL, LARGE);
+  }
+
+  /** v1 in the log engine, v2 put small (it moves to the small engine). */
+  @Test
+  void aLogEngineReadOverlappingAPutThatMovesTheKeyToTheSmallEngineNeverPromotesTheOlderVersion() throws Exception {
+    raceRead("log", LARGE, SMALL);
+  }
+
+  /** v1 in the small engine, removed while the read is stopped: the read must not bring it back. */
+  @Test
+  void aSmallEngineReadOverlappingARemoveNeverBringsTheValueBack() throws Exception {
+    try (Engine cache = TestCaches.open(SmallEngineWiringTest.config(dir).build())) {
+      byte[] k = key(3);
+      cache.put(k, value(3, 1, SMALL));
+      cache.writeBackAndDropDram();
+      Stopped reader = stopReaderAfter(cache, "small", k);
+      assertTrue(cache.remove(k));
+      reader.resume();
+      assertEquals(null, cache.get(k));
+      assertEquals(null, cache.dramTier().get(new ByteKey(k)), "nothing promoted");
+    }
+  }
+
+  private void raceRead(String engine, int v1Length, int v2Length) throws Exception {
+    try (Engine cache = TestCaches.open(SmallEngineWiringTest.config(dir).build())) {
+      byte[] k = key(5);
+      cache.put(k, value(5, 1, v1Length));
+      cache.writeBackAndDropDram();
+      Stopped reader = stopReaderAfter(cache, engine, k);
+      cache.put(k, value(5, 2, v2Length));
+      cache.writeBackAndDropDram(); // v2 on flash, DRAM empty: only a promotion could bring v1 back
+      byte[] read = reader.resume();
+      assertArrayEquals(value(5, 1, v1Length), read, "the overlapping read may serve v1 (it began first)");
+      assertArrayEquals(value(5, 2, v2Length), cache.get(k), "a read after the put never serves v1");
+      assertArrayEquals(value(5, 2, v2Length), cache.get(k), "nor from DRAM");
+    }
+  }
+
+  /** A reader of {@code k} on another thread, stopped after {@code engine} served it. */
+  private static Stopped stopReaderAfter(Engine cache, String engine, byte[] k) throws Exception {
+    CountDownLatch arrived = new CountDownLatch(1);
+    CountDownLatch go = new CountDownLatch(1);
+    Thread[] readerThread = new Thread[1];
+    cache.afterFlashRead((e, key) -> {
+      if (Thread.currentThread() == readerThread[0] && e.equals(engine)) {
+        arrived.countDown();
+        await(go);
+      }
+    });
+    CompletableFuture<byte[]> read = new CompletableFuture<>();
+    readerThread[0] = new Thread(() -> {
+      try {
+        read.complete(cache.get(k));
+      } catch (Throwable t) {
+        read.completeExceptionally(t);
+      }
+    }, "stopped-reader");
+    readerThread[0].start();
+    assertTrue(arrived.await(10, TimeUnit.SECONDS), "the reader reached the " + engine + " engine's read");
+    return () -> {
+      go.countDown();
+      return read.get(10, TimeUnit.SECONDS);
+    };
+  }
+
+  @FunctionalInterface
+  private interface Stopped {
+    byte[] resume() throws Exception;
+  }
+
+  private static void await(CountDownLatch l) {
+    try {
+      if (!l.await(10, TimeUnit.SECONDS)) {
+        throw new AssertionError("not released");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+}

@@ -1,0 +1,311 @@
+package io.hybridcache.core.engine;
+
+import static io.hybridcache.core.engine.TestCaches.key;
+import static io.hybridcache.core.engine.TestCaches.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.CacheStats;
+import io.hybridcache.core.api.IndexType;
+import io.hybridcache.core.api.SmallObjectStats;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The small-object engine wired into the cache (issue 27): configuration, the size switch on the write
+ * path, reads through both engines, a key moving between engines never serving an older version, remove,
+ * TTL, clear, keys(), stats over both engines, a cold reopen, and the segment-size rule for small budgets.
+ */
+class SmallEngineWiringTest {
+  static final int SMALL = 100;
+  static final int LARGE = 3000;
+
+  @TempDir
+  Path dir;
+
+  /** 1 MiB of flash, half of it for the small engine (108 sets of 4 KiB, a log of 12 pages). */
+  static CacheConfig.Builder config(Path dir) {
+    return TestCaches.small(dir, IndexType.HEAP).smallObjectShare(0.5).smallObjectMaxBytes(2048);
+  }
+
+  @Test
+  void offByDefaultAndTodaysBehaviourIsUnchanged() throws Exception {
+    CacheConfig c = TestCaches.small(dir, IndexType.HEAP).build();
+    assertEquals(0, c.smallObjectShare());
+    assertEquals(CacheConfig.DEFAULT_SMALL_OBJECT_MAX_BYTES, c.smallObjectMaxBytes());
+    assertEquals(16, c.segmentCount(), "the whole budget is the log engine's");
+    try (Engine cache = TestCaches.open(c)) {
+      assertNull(cache.smallTier());
+      cache.put(key(1), value(1, 1, SMALL));
+      cache.writeBackAndDropDram();
+      assertArrayEquals(value(1, 1, SMALL), cache.get(key(1)));
+      assertEquals(SmallObjectStats.OFF, cache.stats().smallObjects());
+      assertEquals(1, cache.stats().logEngineEntries());
+    }
+    assertFalse(Files.exists(dir.resolve(OwnedFiles.SMALL)), "no small-object files when it is off");
+  }
+
+  @Test
+  void configurationIsValidatedAndNamesTheBadValue() {
+    for (double bad : new double[] {-0.1, 0.95, Double.NaN, 1}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> config(dir).smallObjectShare(bad).build());
+      assertTrue(e.getMessage().startsWith("smallObjectShare") && e.getMessage().contains(String.valueOf(bad)),
+          e.getMessage());
+    }
+    for (int bad : new int[] {0, -1, CacheConfig.MAX_SMALL_OBJECT_BYTES + 1}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> config(dir).smallObjectMaxBytes(bad).build());
+      assertTrue(e.getMessage().startsWith("smallObjectMaxBytes") && e.getMessage().contains(String.valueOf(bad)),
+          e.getMessage());
+    }
+    IllegalArgumentException tooSmall = assertThrows(IllegalArgumentException.class,
+        () -> config(dir).smallObjectShare(0.05).build()); // 52 KiB of 1 MiB
+    assertTrue(tooSmall.getMessage().startsWith("smallObjectShare"), tooSmall.getMessage());
+    IllegalArgumentException noRoomForLog = assertThrows(IllegalArgumentException.class,
+        () -> config(dir).smallObjectShare(0.8).build()); // 3 segments of 64 KiB left
+    assertTrue(noRoomForLog.getMessage().startsWith("flashBytes") && noRoomForLog.getMessage().contains("0.8"),
+        noRoomForLog.getMessage());
+    CacheConfig ok = config(dir).smallObjectMaxBytes(CacheConfig.MAX_SMALL_OBJECT_BYTES).build();
+    assertEquals(512 * 1024, ok.smallObjectBytes());
+    assertEquals(512 * 1024, ok.logFlashBytes());
+    assertEquals(8, ok.segmentCount(), "the log engine holds the other half");
+    CacheConfig again = ok.toBuilder().build();
+    assertEquals(0.5, again.smallObjectShare());
+    assertEquals(CacheConfig.MAX_SMALL_OBJECT_BYTES, again.smallObjectMaxBytes());
+    assertTrue(ok.isSmallObject(24, 4016) && !ok.isSmallObject(24, 4017));
+  }
+
+  /** Issue 27: "flashBytes(256 MiB) alone is refused by build() today"; the segment follows the budget. */
+  @Test
+  void theDefaultSegmentSizeFollowsTheLogEnginesBudget() {
+    long mib = CacheConfig.MIB;
+    CacheConfig c256 = CacheConfig.builder(dir).flashBytes(256 * mib).build();
+    assertEquals(16 * mib, c256.segmentBytes());
+    assertEquals(16, c256.segmentCount());
+    CacheConfig c384 = CacheConfig.builder(dir).flashBytes(384 * mib).build();
+    assertEquals(16 * mib, c384.segmentBytes(), "384/16 = 24 MiB, rounded down to a power of two");
+    assertEquals(24, c384.segmentCount());
+    CacheConfig gib = CacheConfig.builder(dir).flashBytes(CacheConfig.GIB).build();
+    assertEquals(64 * mib, gib.segmentBytes(), "1 GiB and more keep today's 64 MiB");
+    assertEquals(64 * mib, CacheConfig.builder(dir).flashBytes(64 * CacheConfig.GIB).build().segmentBytes());
+    CacheConfig split = CacheConfig.builder(dir).flashBytes(CacheConfig.GIB).smallObjectShare(0.5).build();
+    assertEquals(32 * mib, split.segmentBytes(), "derived from the log engine's half");
+    assertEquals(16, split.segmentCount());
+    CacheConfig tiny = CacheConfig.builder(dir).flashBytes(16 * mib).build();
+    assertEquals(2 * mib, tiny.segmentBytes(), "at least a 1 MiB write buffer + header and summary pages");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> CacheConfig.builder(dir).flashBytes(8 * mib).build());
+    assertTrue(e.getMessage().startsWith("flashBytes") && e.getMessage().contains("derived"), e.getMessage());
+    CacheConfig set = CacheConfig.builder(dir).flashBytes(256 * mib).segmentBytes(4 * mib).build();
+    assertEquals(4 * mib, set.segmentBytes(), "a set size is kept");
+    assertEquals(16 * mib, c256.toBuilder().build().segmentBytes());
+    assertEquals(64 * mib, c256.toBuilder().flashBytes(CacheConfig.GIB).build().segmentBytes(),
+        "toBuilder keeps deriving");
+  }
+
+  @Test
+  void smallEntriesGoToTheSmallEngineAndLargeOnesToTheLogAndStatsCoverBoth() {
+    try (Engine cache = TestCaches.open(config(dir).build())) {
+      putAndWriteBack(cache, 100, i -> i % 5 == 0);
+      for (int i = 0; i < 100; i++) {
+        assertArrayEquals(value(i, 1, i % 5 == 0 ? LARGE : SMALL), cache.get(key(i)), "key " + i);
+      }
+      CacheStats s = cache.stats();
+      SmallObjectStats so = s.smallObjects();
+      assertTrue(so.enabled());
+      assertEquals(80, so.objectsAdmitted());
+      long admitted = 0;
+      for (int i = 0; i < 100; i++) {
+        admitted += i % 5 == 0 ? 0 : EntryFormat.entryBytes(key(i).length, SMALL);
+      }
+      assertEquals(admitted, so.bytesAdmitted(), "entry bytes, as the log engine counts them");
+      assertEquals(20, s.logEngineEntries(), "only the large entries are in the log engine's index");
+      assertEquals(20 + so.entries(), s.flashEntries());
+      assertEquals(100, s.flashHits());
+      assertEquals(80, so.hits());
+      assertTrue(s.bytesAdmitted() > so.bytesAdmitted() && s.indexMemoryBytes() > so.dramBytes());
+      assertEquals(s.flashEntries() - so.entries(), s.logEngineEntries());
+      assertTrue(so.dramBytes() > 0);
+    }
+  }
+
+  @Test
+  void aKeyMovingBetweenEnginesNeverServesItsOlderVersion() {
+    try (Engine cache = TestCaches.open(config(dir).build())) {
+      byte[] k = key(7);
+      long hash = new ByteKey(k).hash64();
+      cache.put(k, value(7, 1, LARGE));
+      cache.writeBackAndDropDram();
+      assertTrue(cache.flashTier().address(hash) != IndexEntry.NONE, "v1 in the log engine");
+      cache.put(k, value(7, 2, SMALL));
+      assertEquals(IndexEntry.NONE, cache.flashTier().address(hash), "the put removed the log engine's v1");
+      cache.writeBackAndDropDram();
+      assertArrayEquals(value(7, 2, SMALL), cache.get(k));
+      cache.dramTier().clear();
+      assertArrayEquals(value(7, 2, SMALL), cache.smallTier().get(k), "v2 in the small engine");
+      cache.put(k, value(7, 3, LARGE));
+      assertNull(cache.smallTier().get(k), "the put removed the small engine's v2");
+      cache.writeBackAndDropDram();
+      assertArrayEquals(value(7, 3, LARGE), cache.get(k));
+      cache.dramTier().clear();
+      cache.put(k, value(7, 4, SMALL));
+      cache.writeBackAndDropDram();
+      assertTrue(cache.remove(k), "remove finds the small engine's version");
+      assertNull(cache.get(k));
+      assertNull(cache.smallTier().get(k));
+      assertFalse(cache.containsKey(k));
+    }
+  }
+
+  /** Many keys, versions alternating small and large, each checked after every round: never older. */
+  @Test
+  void alternatingSizesAgainstAReferenceModel() {
+    try (Engine cache = TestCaches.open(config(dir).build())) {
+      int keys = 300;
+      long[] newest = new long[keys];
+      java.util.Random rnd = new java.util.Random(27);
+      for (int round = 1; round <= 12; round++) {
+        roundOfPutsAndRemoves(cache, newest, round, rnd, 6, true);
+      }
+      assertTrue(cache.stats().smallObjects().hits() > 0 && cache.stats().logEngineEntries() > 0);
+    }
+  }
+
+  /** Puts version 1 of keys 0..n-1, large where {@code large} says so, then writes back and drops DRAM. */
+  static void putAndWriteBack(Engine cache, int n, java.util.function.IntPredicate large) {
+    for (int i = 0; i < n; i++) {
+      cache.put(key(i), value(i, 1, large.test(i) ? LARGE : SMALL));
+    }
+    cache.writeBackAndDropDram();
+  }
+
+  /**
+   * Puts (in {@code puts} of 10 cases, small or, if {@code mixed}, large at random) or removes (1 in 10) each
+   * key, writes back and drops DRAM, then checks every key serves its newest version or misses; returns the hits.
+   */
+  static int roundOfPutsAndRemoves(Engine cache, long[] newest, int round, java.util.Random rnd, int puts,
+      boolean mixed) {
+    for (int i = 0; i < newest.length; i++) {
+      int dice = rnd.nextInt(10);
+      if (dice < puts) {
+        newest[i] = round;
+        cache.put(key(i), value(i, round, mixed && rnd.nextBoolean() ? LARGE : SMALL));
+      } else if (dice == puts) {
+        newest[i] = 0;
+        cache.remove(key(i));
+      }
+    }
+    cache.writeBackAndDropDram();
+    int hits = 0;
+    for (int i = 0; i < newest.length; i++) {
+      byte[] v = cache.get(key(i));
+      if (v != null) {
+        assertEquals(newest[i], TestCaches.versionOf(i, v), "round " + round + " key " + i);
+        hits++;
+      }
+    }
+    cache.dramTier().clear();
+    return hits;
+  }
+
+  /**
+   * A small entry with a TTL goes to the small engine, which enforces its expiry; since a lookup there does
+   * not return the expiry, its hits are served but never promoted to DRAM (where it would outlive its TTL).
+   */
+  @Test
+  void entriesWithATtlExpireInTheSmallEngineAndAreNeverPromoted() {
+    try (Engine cache = TestCaches.open(config(dir).build())) {
+      cache.put(key(1), value(1, 1, SMALL), Duration.ofMillis(300));
+      cache.writeBackAndDropDram();
+      assertEquals(1, cache.stats().smallObjects().objectsAdmitted());
+      assertEquals(0, cache.stats().logEngineEntries());
+      assertArrayEquals(value(1, 1, SMALL), cache.get(key(1)));
+      assertNull(cache.dramTier().get(new ByteKey(key(1))), "served, not promoted: DRAM would not know the expiry");
+      long until = System.currentTimeMillis() + 5_000;
+      while (cache.get(key(1)) != null && System.currentTimeMillis() < until) {
+        Thread.onSpinWait(); // waiting for the clock, not for another thread
+      }
+      assertNull(cache.get(key(1)), "expired in the small engine");
+      int promoted = 0;
+      for (int i = 2; i < 50; i++) {
+        cache.put(key(i), value(i, 1, SMALL));
+      }
+      cache.writeBackAndDropDram();
+      for (int i = 2; i < 50; i++) {
+        assertArrayEquals(value(i, 1, SMALL), cache.get(key(i)));
+        promoted += cache.dramTier().get(new ByteKey(key(i))) != null ? 1 : 0;
+      }
+      assertTrue(promoted >= 47, promoted + " of 48 without a TTL promoted (only the TTL entry's stripe is not)");
+    }
+  }
+
+  @Test
+  void clearEmptiesBothEngines() {
+    try (Engine cache = TestCaches.open(config(dir).build())) {
+      putAndWriteBack(cache, 50, i -> i % 2 != 0);
+      cache.clear();
+      for (int i = 0; i < 50; i++) {
+        assertNull(cache.get(key(i)), "key " + i);
+      }
+      assertEquals(1, cache.stats().smallObjects().resets());
+      cache.put(key(1), value(1, 2, SMALL));
+      cache.writeBackAndDropDram();
+      assertArrayEquals(value(1, 2, SMALL), cache.get(key(1)), "the emptied engine takes new entries");
+    }
+  }
+
+  /** keys() cannot list the sets: it invalidates the small engine's keys instead, so it is never partial. */
+  @Test
+  void keysReturnsOrInvalidatesEveryKey() {
+    try (Engine cache = TestCaches.open(config(dir).build())) {
+      putAndWriteBack(cache, 60, i -> i % 3 == 0);
+      for (int i = 60; i < 70; i++) {
+        cache.put(key(i), value(i, 1, SMALL)); // in DRAM
+      }
+      Set<Integer> listed = new HashSet<>();
+      for (Iterator<byte[]> it = cache.keys(); it.hasNext(); ) {
+        listed.add(TestCaches.keyIndex(it.next()));
+      }
+      for (int i = 0; i < 70; i++) {
+        assertTrue(listed.contains(i) || cache.get(key(i)) == null, "key " + i + " neither listed nor invalidated");
+      }
+      for (int i = 0; i < 60; i += 3) {
+        assertTrue(listed.contains(i), "log engine key " + i);
+      }
+      for (int i = 60; i < 70; i++) {
+        assertTrue(listed.contains(i), "DRAM key " + i);
+      }
+    }
+  }
+
+  /** The small engine starts cold at every open: nothing of it comes back, the log engine's keys do. */
+  @Test
+  void aReopenIsColdForTheSmallEngineAndWarmForTheLog() {
+    CacheConfig c = config(dir).build();
+    try (Engine cache = TestCaches.open(c)) {
+      putAndWriteBack(cache, 40, i -> i % 2 != 0);
+    }
+    try (Engine cache = TestCaches.open(c)) {
+      for (int i = 0; i < 40; i++) {
+        byte[] v = cache.get(key(i));
+        if (i % 2 == 0) {
+          assertNull(v, "small key " + i + " after a reopen");
+        } else {
+          assertArrayEquals(value(i, 1, LARGE), v, "log key " + i);
+        }
+      }
+    }
+  }
+}
