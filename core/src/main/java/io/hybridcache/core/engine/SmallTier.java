@@ -52,11 +52,14 @@ import org.slf4j.LoggerFactory;
  */
 final class SmallTier implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SmallTier.class);
-  /** Slots of the device: {@value #LOG_SLOTS} for the log (a tenth), the rest for the sets. */
+  /**
+   * Slots of the device: {@value #LOG_SLOTS} for the log (a quarter: {@link SmallLog#RECOMMENDED_LOG_SHARE},
+   * chosen from SmallLogSteadyStateTest's figures), the rest for the sets.
+   */
   static final int SLOTS = 20;
-  static final int LOG_SLOTS = 2;
+  static final int LOG_SLOTS = (int) Math.round(SLOTS * SmallLog.RECOMMENDED_LOG_SHARE);
   /** Log objects a set must gather before reclaim moves them (Kangaroo's threshold n). */
-  static final int THRESHOLD = 2;
+  static final int THRESHOLD = SmallLog.RECOMMENDED_THRESHOLD;
   static final int STAMP_STRIPES = 4096;
 
   private record Region(SmallSets sets, SmallLog log) {}
@@ -268,7 +271,9 @@ final class SmallTier implements Closeable {
       f[i] += retired[i];
     }
     long written = f[Figure.SET_BYTES.ordinal()] + f[Figure.LOG_PAGES.ordinal()] * SmallSetPage.PAGE_BYTES;
-    return new SmallObjectStats(true, r.sets().stats().entries(), r.sets().dramBytes() + r.log().dramBytes(),
+    // objects held: in sets, plus those only in the log (a key logged again over its set version counts twice)
+    return new SmallObjectStats(true, r.sets().stats().entries() + r.log().liveObjects(),
+        r.sets().dramBytes() + r.log().dramBytes(),
         lookups.sum(), hits.sum(), f[Figure.LOG_HITS.ordinal()], f[Figure.BLOOM_FP.ordinal()],
         f[Figure.PAGE_READS.ordinal()], f[Figure.SET_REWRITES.ordinal()], f[Figure.OBJECTS_INSERTED.ordinal()],
         objectsAdmitted.sum(), bytesAdmitted.sum(), written, f[Figure.DAMAGED.ordinal()],
