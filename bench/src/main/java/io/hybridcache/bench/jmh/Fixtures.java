@@ -112,6 +112,16 @@ public final class Fixtures {
    * take every key.
    */
   static void load(HybridCache cache, byte[][] keys, byte[] value) {
+    putAll(cache, keys, value);
+    CacheStats s = cache.stats();
+    if (s.flashEntries() != keys.length || s.degraded()) {
+      throw new IllegalStateException("loading " + keys.length + " keys left " + s.flashEntries()
+          + " on flash: " + describe(s));
+    }
+  }
+
+  /** Puts every key with {@code value}, flushing to flash every {@value #LOAD_BATCH} puts and at the end. */
+  static void putAll(HybridCache cache, byte[][] keys, byte[] value) {
     for (int i = 0; i < keys.length; i++) {
       cache.put(keys[i], value);
       if ((i + 1) % LOAD_BATCH == 0) {
@@ -119,11 +129,6 @@ public final class Fixtures {
       }
     }
     cache.flush();
-    CacheStats s = cache.stats();
-    if (s.flashEntries() != keys.length || s.degraded()) {
-      throw new IllegalStateException("loading " + keys.length + " keys left " + s.flashEntries()
-          + " on flash: " + describe(s));
-    }
   }
 
   /**

@@ -53,6 +53,8 @@ public final class JmhCommand implements Callable<Integer> {
       CacheGetBenchmark.class, ChainedBenchmark.class, CatalogBenchmark.class, JCacheBenchmark.class);
   /** Benchmarks of the default set measured by single shots. */
   static final List<Class<?>> SINGLE_SHOT = List.of(ReclaimBenchmark.class);
+  /** Benchmarks outside the default set (run by name; BenchmarksTest runs them once too). */
+  static final List<Class<?>> EXTRA = List.of(SmallObjectBenchmark.class);
 
   @Spec
   CommandSpec spec;

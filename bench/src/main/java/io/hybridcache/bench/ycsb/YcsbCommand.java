@@ -10,6 +10,7 @@ import io.hybridcache.bench.TextTable;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.IndexType;
+import io.hybridcache.core.api.SmallObjectStats;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +32,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>Measures: YCSB throughput and per-operation latency percentiles (hdrhistogram), and from the
  * cache stats the run phase writes: DRAM and flash hit ratios, device reads per flash hit,
- * application write amplification, and index DRAM per flash entry.
+ * application write amplification, index DRAM per flash entry, DRAM tier + index, and the small-object
+ * engine's own figures when it is on. {@code --preload} loads in the run JVM instead of a load JVM (the
+ * small-object engine is cold at every open); the tiny-record comparison is in src/site/benchmarks.md.
  *
  * <p>Run from the repository root: {@code java -jar bench/target/hybridcache-bench.jar ycsb}
  * (workload B, 100k records of 10 x 100 B, 200k operations, 4 threads, 16 MiB DRAM, 512 MiB
@@ -100,6 +103,13 @@ public final class YcsbCommand implements Callable<Integer> {
 
   @Option(names = "--verify", description = "YCSB dataintegrity=true: check every value read back (a wrong value fails the run; a missing record is a miss)")
   boolean verify;
+
+  @Option(names = "--preload", description = {
+      "no load JVM: the run JVM loads the records itself (one thread, the workload's own inserts) before the run",
+      "starts, so the run sees the cache as loaded without a close and reopen. Needed for the small-object engine",
+      "(-p hybridcache.small.object.share=...), which is cold at every open; use it for both sides of a comparison.",
+      "The load column then shows the preload; the run's throughput and runtime leave it out"})
+  boolean preload;
 
   @Option(names = "--json", paramLabel = "FILE", description = "also write the figures as JSON to FILE")
   Path json;
@@ -174,6 +184,10 @@ public final class YcsbCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "bad cache configuration: " + e.getMessage());
     }
 
+    if (!preload && smallEngineOn()) {
+      err.println("ycsb: WARNING: the small-object engine is cold at every open, so the run phase (a new JVM)"
+          + " starts with it empty; pass --preload to load and run in one JVM");
+    }
     err.printf("ycsb: workload %s, %,d records, %,d operations, %d threads, DRAM %s, flash %s, segment %s, index %s, direct I/O %s, codec %s, data in %s, db %s%n",
         wl, records, operations, threads, Sizes.format(dram), Sizes.format(flash), Sizes.format(segment),
         index.name().toLowerCase(), directIo, codec, data, db);
@@ -186,8 +200,13 @@ public final class YcsbCommand implements Callable<Integer> {
         mongo.dropCollection("usertable");
         err.println("ycsb: server " + mongo.serverName() + " at " + mongo.uri() + " (collection usertable dropped)");
       }
-      load = runPhase("load", wl, data, cacheDir, err);
-      run = load.ok() ? runPhase("run", wl, data, cacheDir, err) : null;
+      if (preload) {
+        run = runPhase("run", wl, data, cacheDir, err);
+        load = preloadPhase(run, data);
+      } else {
+        load = runPhase("load", wl, data, cacheDir, err);
+        run = load.ok() ? runPhase("run", wl, data, cacheDir, err) : null;
+      }
     } finally {
       if (mongo != null) {
         mongo.close();
@@ -206,6 +225,49 @@ public final class YcsbCommand implements Callable<Integer> {
       }
     }
     return ok ? BenchMain.OK : BenchMain.FAILED;
+  }
+
+  /** True if the -p properties turn the small-object engine on. */
+  boolean smallEngineOn() {
+    String v = properties.get(HybridCacheDB.SMALL_OBJECT_SHARE);
+    try {
+      return v != null && Double.parseDouble(v.trim()) > 0;
+    } catch (NumberFormatException e) {
+      return false; // configFrom names the bad value
+    }
+  }
+
+  /** The load column of a --preload run: the run JVM's [PRELOAD] lines and the stats it wrote as the preload ended. */
+  private Phase preloadPhase(Phase run, Path data) throws java.io.IOException {
+    List<String> lines = run.result().stdout().stream()
+        .filter(l -> l.startsWith("[" + HybridCacheDB.PRELOAD_SECTION + "]"))
+        .map(l -> "[OVERALL]" + l.substring(HybridCacheDB.PRELOAD_SECTION.length() + 2))
+        .toList();
+    YcsbOutput o = YcsbOutput.parse(lines);
+    List<String> problems = new ArrayList<>();
+    Path statsFile = data.resolve("stats-load.json");
+    CacheStats stats = Files.isRegularFile(statsFile) ? StatsJson.read(statsFile) : null;
+    if (!o.hasOverall() || stats == null) {
+      problems.add("the run JVM printed no [PRELOAD] lines or wrote no " + statsFile + " (see its output)");
+    } else if (o.number("OVERALL", "Failed") > 0) {
+      problems.add((long) o.number("OVERALL", "Failed") + " preload inserts failed");
+    }
+    return new Phase("load", run.result(), o, stats, problems);
+  }
+
+  /** Runtime of the run's operations: YCSB's [OVERALL] RunTime less the preload, which it includes. */
+  static double runMs(YcsbOutput o) {
+    double pre = o.number(HybridCacheDB.PRELOAD_SECTION, "RunTime(ms)");
+    return Double.isNaN(pre) ? o.runtimeMs() : o.runtimeMs() - pre;
+  }
+
+  /** Throughput of the run's operations (YCSB's own unless there was a preload, which its runtime includes). */
+  static double runThroughput(YcsbOutput o) {
+    if (Double.isNaN(o.number(HybridCacheDB.PRELOAD_SECTION, "RunTime(ms)"))) {
+      return o.throughput();
+    }
+    double ms = runMs(o);
+    return ms <= 0 ? Double.NaN : o.totalOperations() * 1000.0 / ms;
   }
 
   private java.util.Properties cacheProperties(Path cacheDir) {
@@ -248,6 +310,10 @@ public final class YcsbCommand implements Callable<Integer> {
     if (usesCache()) {
       cacheProperties(cacheDir).forEach((k, v) -> p.put((String) k, (String) v));
       p.put(HybridCacheDB.STATS_FILE, statsFile.toString());
+      if (preload) {
+        p.put(HybridCacheDB.PRELOAD, "true");
+        p.put(HybridCacheDB.PRELOAD_STATS_FILE, statsFile.resolveSibling("stats-load.json").toString());
+      }
     }
     if (usesMongo()) {
       p.put(io.hybridcache.bench.mongo.MongoYcsbDB.URL, mongo == null ? String.valueOf(mongoUri) : mongo.uri());
@@ -298,6 +364,9 @@ public final class YcsbCommand implements Callable<Integer> {
       problems.add(wrong + " reads returned data that failed YCSB's dataintegrity check");
     }
     CacheStats stats = null;
+    if (preload && !usesCache()) {
+      problems.add("--preload needs --db hybridcache or mongo-bridge");
+    }
     if (usesCache()) {
       if (Files.isRegularFile(statsFile)) {
         stats = StatsJson.read(statsFile);
@@ -324,12 +393,13 @@ public final class YcsbCommand implements Callable<Integer> {
     if (mongo != null) {
       n.put("server", mongo.serverName());
     }
+    n.put("preload", preload);
     n.put("ok", load.ok() && run != null && run.ok());
     putNumber(n, "load_throughput_ops", load.output().throughput());
     putNumber(n, "load_runtime_ms", load.output().runtimeMs());
     YcsbOutput o = run == null ? YcsbOutput.parse(List.of()) : run.output();
-    putNumber(n, "throughput_ops", o.throughput());
-    putNumber(n, "runtime_ms", o.runtimeMs());
+    putNumber(n, "throughput_ops", runThroughput(o));
+    putNumber(n, "runtime_ms", runMs(o));
     putNumber(n, "read_p50_us", o.percentileUs("READ", "50th"));
     putNumber(n, "read_p99_us", o.percentileUs("READ", "99th"));
     for (String op : o.operations()) {
@@ -360,6 +430,8 @@ public final class YcsbCommand implements Callable<Integer> {
     if (s != null) {
       n.put("miss_ratio", s.gets() == 0 ? 0 : (double) s.misses() / s.gets());
       n.put("not_admitted", notAdmitted(s));
+      n.put("dram_tier_plus_index_bytes", dram + s.indexMemoryBytes());
+      n.set("small_objects", StatsJson.MAPPER.valueToTree(s.smallObjects()));
     }
     if (load.stats() != null) {
       n.put("load_app_write_amplification", load.stats().appWriteAmplification());
@@ -379,12 +451,12 @@ public final class YcsbCommand implements Callable<Integer> {
     }
   }
 
-  private static void printTable(PrintStream out, Phase load, Phase run) {
+  private void printTable(PrintStream out, Phase load, Phase run) {
     YcsbOutput lo = load.output();
     YcsbOutput ro = run == null ? YcsbOutput.parse(List.of()) : run.output();
     TextTable t = new TextTable("figure", "load", "run");
-    t.row("throughput (ops/s)", lo.throughput(), ro.throughput());
-    t.row("runtime (s)", lo.runtimeMs() / 1000, ro.runtimeMs() / 1000);
+    t.row("throughput (ops/s)", lo.throughput(), runThroughput(ro));
+    t.row("runtime (s)", lo.runtimeMs() / 1000, runMs(ro) / 1000);
     List<String> ops = new ArrayList<>(lo.operations());
     for (String op : ro.operations()) {
       if (!ops.contains(op)) {
@@ -410,9 +482,35 @@ public final class YcsbCommand implements Callable<Integer> {
     t.row("index DRAM bytes per flash entry", ls == null ? null : ls.dramBytesPerFlashEntry(),
         rs == null ? null : rs.dramBytesPerFlashEntry());
     t.row("flash entries", ls == null ? null : ls.flashEntries(), rs == null ? null : rs.flashEntries());
+    t.row("DRAM tier + index bytes", ls == null ? null : dram + ls.indexMemoryBytes(),
+        rs == null ? null : dram + rs.indexMemoryBytes());
     t.row("bytes admitted to flash", ls == null ? null : ls.bytesAdmitted(), rs == null ? null : rs.bytesAdmitted());
+    if ((ls != null && ls.smallObjects().enabled()) || (rs != null && rs.smallObjects().enabled())) {
+      smallRows(t, ls == null ? null : ls.smallObjects(), rs == null ? null : rs.smallObjects());
+    }
     t.print(out);
     out.flush();
+  }
+
+  /** The small-object engine's own figures (CacheStats.smallObjects()), load and run. */
+  static void smallRows(TextTable t, SmallObjectStats l, SmallObjectStats r) {
+    List<Map.Entry<String, java.util.function.Function<SmallObjectStats, Object>>> rows = List.of(
+        Map.entry("small: objects in set pages", SmallObjectStats::entries),
+        Map.entry("small: DRAM bytes", SmallObjectStats::dramBytes),
+        Map.entry("small: DRAM bytes per object", SmallObjectStats::dramBytesPerEntry),
+        Map.entry("small: hits / lookups", s -> s.lookups() == 0 ? Double.NaN : (double) s.hits() / s.lookups()),
+        Map.entry("small: log hit share", SmallObjectStats::logHitShare),
+        // CacheStats.deviceReads leaves these out (and log-page reads are counted nowhere yet)
+        Map.entry("small: set-page reads per hit", s -> s.hits() == 0 ? Double.NaN : (double) s.pageReads() / s.hits()),
+        Map.entry("small: Bloom false-positive reads", SmallObjectStats::bloomFalsePositiveReads),
+        Map.entry("small: set rewrites", SmallObjectStats::setRewrites),
+        Map.entry("small: objects per set rewrite", SmallObjectStats::objectsPerSetRewrite),
+        Map.entry("small: log objects dropped", SmallObjectStats::logObjectsDropped),
+        Map.entry("small: write amplification", SmallObjectStats::writeAmplification),
+        Map.entry("small: faults / resets", s -> s.faults() + " / " + s.resets()));
+    for (Map.Entry<String, java.util.function.Function<SmallObjectStats, Object>> e : rows) {
+      t.row(e.getKey(), l == null ? null : e.getValue().apply(l), r == null ? null : e.getValue().apply(r));
+    }
   }
 
   private static Double missRatio(CacheStats s) {

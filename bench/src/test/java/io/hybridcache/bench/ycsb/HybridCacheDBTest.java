@@ -181,6 +181,35 @@ class HybridCacheDBTest {
   }
 
   @Test
+  void preloadInsertsTheWorkloadsRecordsBeforeTheFirstInitReturnsAndWritesItsStats() throws Exception {
+    Properties p = props();
+    p.setProperty("workload", "site.ycsb.workloads.CoreWorkload");
+    p.setProperty("recordcount", "50");
+    p.setProperty("fieldcount", "1");
+    p.setProperty("fieldlength", "10");
+    site.ycsb.measurements.Measurements.setProperties(p); // YCSB's Client does this before any DB
+    p.setProperty(HybridCacheDB.PRELOAD, "true");
+    p.setProperty(HybridCacheDB.PRELOAD_STATS_FILE, tmp.resolve("preload.json").toString());
+    HybridCacheDB a = db(p);
+    assertEquals(50, opened.get(0).size(), "every record of recordcount is in the cache");
+    Map<String, ByteIterator> r = new HashMap<>();
+    assertEquals(Status.OK, a.read("usertable", "user" + site.ycsb.Utils.hash(7), null, r));
+    assertEquals(Set.of("field0"), r.keySet());
+    assertEquals(50, StatsJson.read(tmp.resolve("preload.json")).puts());
+    HybridCacheDB b = db(p); // a second client thread shares the loaded cache: no second preload
+    assertEquals(1, opened.size());
+    assertEquals(50, opened.get(0).size());
+    a.cleanup();
+    b.cleanup();
+
+    p.setProperty("workload", "no.such.Workload");
+    DBException e = assertThrows(DBException.class, () -> db(p));
+    assertTrue(e.getMessage().contains("no.such.Workload"), e.getMessage());
+    assertTrue(opened.get(1).closed.get(), "a failed preload closes the cache it opened");
+    HybridCacheDB.resetForTests();
+  }
+
+  @Test
   void openFailureIsReportedWithItsCause() {
     HybridCacheDB.opener = c -> {
       throw new UnsupportedOperationException("no engine");

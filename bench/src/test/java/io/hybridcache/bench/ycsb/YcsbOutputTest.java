@@ -29,6 +29,20 @@ class YcsbOutputTest {
       "2026-01-01 10 sec: 1000 operations; 100 current ops/sec;");
 
   @Test
+  void theRunsThroughputLeavesOutAPreloadThatYcsbsRuntimeIncludes() {
+    YcsbOutput plain = YcsbOutput.parse(OUT);
+    assertEquals(19542.3, YcsbCommand.runThroughput(plain));
+    assertEquals(10234, YcsbCommand.runMs(plain));
+    List<String> withPreload = new java.util.ArrayList<>(OUT);
+    withPreload.add("[PRELOAD], RunTime(ms), 234");
+    withPreload.add("[PRELOAD], Records, 5000");
+    YcsbOutput o = YcsbOutput.parse(withPreload);
+    assertEquals(10000, YcsbCommand.runMs(o));
+    assertEquals((189900 + 10000 + 100) / 10.0, YcsbCommand.runThroughput(o), 1e-9);
+    assertEquals(List.of("READ", "UPDATE", "READ-FAILED"), o.operations(), "the preload is no operation");
+  }
+
+  @Test
   void parsesTheTextExporter() {
     YcsbOutput o = YcsbOutput.parse(OUT);
     assertTrue(o.hasOverall());
