@@ -19,6 +19,8 @@ class BenchMainTest {
     assertEquals(BenchMain.OK, BenchMain.execute("catalog", "--help"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("catalog", "--rows", "0"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--codec", "zip"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--workload", "../src/workloads/tiny100", "--preload", "--db", "mongo"),
+        "--preload without the cache binding");
     assertEquals(BenchMain.USAGE, BenchMain.execute("jmh", "-f", "notanumber"));
     assertEquals(BenchMain.OK, BenchMain.execute("jmh", "-l"));
     assertEquals(BenchMain.OK, BenchMain.execute("mongo", "--help"));

@@ -175,6 +175,10 @@ public final class YcsbCommand implements Callable<Integer> {
     if (records <= 0 || operations <= 0 || threads <= 0) {
       throw new ParameterException(spec.commandLine(), "--records, --operations and --threads must be > 0");
     }
+    if (preload && !usesCache()) {
+      throw new ParameterException(spec.commandLine(), "--preload needs --db hybridcache or mongo-bridge (the binding"
+          + " that loads the records), was --db " + db);
+    }
     Path data = BenchDirs.prepare(dir);
     Path cacheDir = data.resolve("cache");
     // Fail fast on a bad cache configuration, before starting any JVM.
@@ -364,9 +368,6 @@ public final class YcsbCommand implements Callable<Integer> {
       problems.add(wrong + " reads returned data that failed YCSB's dataintegrity check");
     }
     CacheStats stats = null;
-    if (preload && !usesCache()) {
-      problems.add("--preload needs --db hybridcache or mongo-bridge");
-    }
     if (usesCache()) {
       if (Files.isRegularFile(statsFile)) {
         stats = StatsJson.read(statsFile);
