@@ -7,7 +7,8 @@ package io.hybridcache.core.api;
  * (flashEntries, indexMemoryBytes, bytesAdmitted, flushBytesWritten, flashHits) already include these.
  *
  * @param enabled the engine is on
- * @param entries objects in set pages (objects still in the engine's log are not counted)
+ * @param entries objects held: in set pages plus those live in the engine's log (a key logged again over its set
+ *     version counts twice)
  * @param dramBytes DRAM of the engine's Bloom filters, hit bits, object counts and log index
  * @param lookups lookups that reached the engine
  * @param hits lookups it served
