@@ -11,8 +11,13 @@ import io.hybridcache.core.api.LifetimeClass;
  * @param expiryMillis epoch milliseconds, 0 = never
  * @param lifetimeClass where a dirty entry goes on flash (the reference fits in the object's padding:
  *     no extra bytes per entry)
+ * @param smallStale the small-object engine may still hold an older version of the key: a put without a
+ *     TTL leaves it there (no I/O on the put path) and the entry carries the duty to make it unreachable
+ *     when it leaves DRAM other than into the small engine's log, whose newer version shadows it
+ *     ({@link Engine}; the flag fits in the object's padding too)
  */
-record DramEntry(byte[] value, boolean dirty, long sequence, long expiryMillis, LifetimeClass lifetimeClass) {
+record DramEntry(byte[] value, boolean dirty, long sequence, long expiryMillis, LifetimeClass lifetimeClass,
+    boolean smallStale) {
   /** Bytes the weigher charges per entry beyond key and value: Caffeine node, key and entry objects. */
   static final int OVERHEAD_BYTES = CacheConfig.DRAM_ENTRY_OVERHEAD_BYTES;
 
@@ -22,7 +27,12 @@ record DramEntry(byte[] value, boolean dirty, long sequence, long expiryMillis, 
 
   /** An entry of class FRESH. */
   public DramEntry(byte[] value, boolean dirty, long sequence, long expiryMillis) {
-    this(value, dirty, sequence, expiryMillis, LifetimeClass.FRESH);
+    this(value, dirty, sequence, expiryMillis, LifetimeClass.FRESH, false);
+  }
+
+  /** An entry that leaves no older version behind in the small-object engine. */
+  public DramEntry(byte[] value, boolean dirty, long sequence, long expiryMillis, LifetimeClass lifetimeClass) {
+    this(value, dirty, sequence, expiryMillis, lifetimeClass, false);
   }
 
   public boolean expired(long nowMillis) {

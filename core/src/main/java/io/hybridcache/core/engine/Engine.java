@@ -47,12 +47,20 @@ import org.slf4j.LoggerFactory;
  * <p>Two flash engines (CacheLib navy's BlockCache and BigHash under one driver, OSDI 2020; Kangaroo, SOSP
  * 2021): with {@link CacheConfig#smallObjectShare()} above 0, a dirty eviction whose key + value fit in
  * {@link CacheConfig#smallObjectMaxBytes()} goes to the small-object engine ({@link
- * SmallTier}), every other one to the log engine ({@link FlashTier}). A key lives in at most one of them:
- * every put and remove, inside the key's {@code compute}, invalidates it in both before it returns (the log
- * engine's index entry, the small engine's log and set versions), whichever engine its new version will go
- * to. Reads look in the log engine's index, then in the small engine; a small-engine hit is promoted to DRAM
- * only if no put, remove or clear of the key completed since the lookup began ({@link
- * SmallTier#unchangedSince}). The small engine starts cold at every open.
+ * SmallTier}), every other one to the log engine ({@link FlashTier}). Every put and remove, inside the key's
+ * {@code compute}, invalidates the log engine's index entry before it returns. A remove, and a put with a
+ * TTL, also remove the small engine's versions (log and set) synchronously. A put without a TTL does no
+ * I/O there: it only asks the small engine's DRAM (log index, set filter) whether it may hold the key and,
+ * if so, flags the new DRAM entry ({@link DramEntry#smallStale()}; the key's next put inherits the flag).
+ * Every read looks in DRAM first, so the older version stays harmless while the entry is in DRAM, and after it is evicted into the small engine's log, whose newer
+ * version shadows it for every read there (the log is read newest first, before the sets, and never drops
+ * a version whose set may hold an older one). Every other way out of DRAM (to the log engine, refused,
+ * expired, written back to the log engine) first removes the small engine's versions
+ * ({@link #invalidateSmall}). So the put of a tiny object over its flash version costs DRAM lookups only,
+ * where it cost a set page's read and rewrite (issue 27). Reads look in the log engine's index, then in
+ * the small engine; a small-engine hit is promoted to DRAM only if no put, remove or clear of the key
+ * completed since the lookup began ({@link SmallTier#unchangedSince}). The small engine starts cold at
+ * every open.
  */
 final class Engine implements HybridCache {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
@@ -419,7 +427,7 @@ final class Engine implements HybridCache {
       return;
     }
     byte[] copy = value.clone();
-    dram.map().compute(k, (kk, old) -> written(kk, copy, expiryMillis, lifetimeClass));
+    dram.map().compute(k, (kk, old) -> written(kk, old, copy, expiryMillis, lifetimeClass));
   }
 
   /**
@@ -434,19 +442,40 @@ final class Engine implements HybridCache {
       return;
     }
     byte[] copy = value.clone();
-    dram.map().compute(k, (kk, old) -> load.superseded() ? old : written(kk, copy, 0L, LifetimeClass.FRESH));
+    dram.map().compute(k, (kk, old) -> load.superseded() ? old : written(kk, old, copy, 0L, LifetimeClass.FRESH));
   }
 
-  /** The new DRAM entry of a put; call inside the DRAM tier's compute for the key. */
-  private DramEntry written(ByteKey k, byte[] copy, long expiryMillis, LifetimeClass lifetimeClass) {
+  /**
+   * The new DRAM entry of a put over {@code old} (the key's DRAM entry, or null); call inside the DRAM
+   * tier's compute for the key. The small engine's older versions are removed now only for a put with a
+   * TTL (an expired DRAM entry is invisible to reads, which would then find them); otherwise the entry is
+   * flagged if that engine may hold one (see the class note).
+   */
+  private DramEntry written(ByteKey k, DramEntry old, byte[] copy, long expiryMillis,
+      LifetimeClass lifetimeClass) {
     loads.supersede(k); // a load in progress for k must not install after this put
     // drawn here: a key's sequences grow in the order its puts and removes take effect (WarmRecovery)
     long seq = sequence.incrementAndGet();
     flash.invalidate(k.hash64(), seq);
+    boolean smallStale = false;
     if (small != null) {
-      small.invalidate(k.bytes(), k.hash64()); // its older version may sit in the other engine
+      if (expiryMillis != 0) {
+        small.invalidate(k.bytes(), k.hash64());
+      } else {
+        smallStale = (old != null && old.smallStale()) | small.supersede(k.bytes(), k.hash64());
+      }
     }
-    return new DramEntry(copy, true, seq, expiryMillis, lifetimeClass);
+    return new DramEntry(copy, true, seq, expiryMillis, lifetimeClass, smallStale);
+  }
+
+  /**
+   * Removes the small engine's versions of a key whose DRAM entry {@code e} leaves DRAM other than into
+   * that engine's log; call inside the key's atomic removal or compute.
+   */
+  private void invalidateSmall(ByteKey key, DramEntry e) {
+    if (e.smallStale()) {
+      small.invalidate(key.bytes(), key.hash64());
+    }
   }
 
   /** Whether some tier can hold an entry of these lengths. */
@@ -597,6 +626,9 @@ final class Engine implements HybridCache {
    */
   /** Inside the atomic removal of {@code key} from DRAM (Caffeine's eviction listener). */
   private void onDramEviction(ByteKey key, DramEntry e, boolean expired) {
+    if (expired || !e.dirty()) {
+      invalidateSmall(key, e); // a flagged entry is dirty and has no TTL: never, but cheap to keep true
+    }
     if (expired) {
       removals.notify(key.bytes(), e.value(), RemovalCause.EXPIRED);
     } else if (!e.dirty()) { // a promoted copy: gone unless flash still holds the entry
@@ -614,9 +646,14 @@ final class Engine implements HybridCache {
   private boolean onDirtyEviction(ByteKey key, DramEntry e) {
     int bytes = EntryFormat.entryBytes(key.bytes().length, e.value().length);
     if (toSmall(key, e)) {
-      return config.admission().accept(key.hash64(), bytes)
+      boolean stored = config.admission().accept(key.hash64(), bytes)
           && small.put(key.bytes(), key.hash64(), e.value(), e.sequence(), e.expiryMillis());
+      if (!stored) {
+        invalidateSmall(key, e);
+      }
+      return stored;
     }
+    invalidateSmall(key, e); // before the log engine may hold (or drop) the newer version
     if (bytes > config.maxFlashEntryBytes()) {
       counters.tooLargeRejected.increment();
       return false;
@@ -723,6 +760,9 @@ final class Engine implements HybridCache {
       dram.map().computeIfPresent(en.getKey(), (k, cur) -> {
         if (cur != e) {
           return cur;
+        }
+        if (!toSmall(k, e)) {
+          invalidateSmall(k, e); // before the log engine holds the newer version
         }
         if (toSmall(k, e) ? !small.put(k.bytes(), k.hash64(), e.value(), e.sequence(), e.expiryMillis())
             : !flash.put(k, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass(), deadlineNanos)) {

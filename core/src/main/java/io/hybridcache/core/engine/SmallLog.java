@@ -332,6 +332,17 @@ final class SmallLog implements SmallStore {
     return null; // the tags matched other keys only
   }
 
+  /**
+   * False if no version of the key is in the log or its set: its index has no tag match and the set's
+   * filter says no. DRAM only. Every object is always findable by one of the two (a move inserts into
+   * the set before it unlinks; a readmission relinks in one step), so a put of the key, which the caller
+   * orders after this call, is the only way a version of it can appear afterwards.
+   */
+  boolean mayHold(long keyHash) {
+    int set = sets.setOf(keyHash);
+    return locked(() -> index.slots(set, index.tag(keyHash)).length > 0) || sets.mightContain(keyHash);
+  }
+
   /** Makes every version of {@code key} unreachable, in the log and in its set. True if one was found. */
   @Override
   public boolean remove(byte[] key) {

@@ -212,6 +212,24 @@ final class SmallTier implements Closeable {
     return found;
   }
 
+  /**
+   * A put of {@code key} whose older versions here are left in place (see {@link Engine}): bumps its stamp,
+   * so a lookup that read one does not promote it, and returns whether this engine may hold a version of
+   * it (its log index or its set's filter says so). DRAM only, no I/O. Call inside the DRAM tier's compute
+   * for the key.
+   */
+  boolean supersede(byte[] key, long keyHash) {
+    boolean mayHold;
+    try {
+      mayHold = region.log().mayHold(keyHash);
+    } catch (Throwable t) {
+      fault("lookup", t); // the region is replaced: nothing of it stays reachable
+      mayHold = false;
+    }
+    stamps.incrementAndGet(stripe(keyHash));
+    return mayHold;
+  }
+
   /** Makes every object unreachable (a new epoch over the same slots); returns when done. */
   void clear() {
     reset();

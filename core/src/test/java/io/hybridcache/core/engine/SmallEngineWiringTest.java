@@ -156,8 +156,10 @@ class SmallEngineWiringTest {
       cache.dramTier().clear();
       assertArrayEquals(value(7, 2, SMALL), cache.smallTier().get(k), "v2 in the small engine");
       cache.put(k, value(7, 3, LARGE));
-      assertNull(cache.smallTier().get(k), "the put removed the small engine's v2");
+      assertArrayEquals(value(7, 2, SMALL), cache.smallTier().get(k), "a put without a TTL leaves v2 in place");
+      assertTrue(cache.dramTier().get(new ByteKey(k)).smallStale(), "and flags v3 to remove it on its way out");
       cache.writeBackAndDropDram();
+      assertNull(cache.smallTier().get(k), "v3's write to the log engine removed v2 first");
       assertArrayEquals(value(7, 3, LARGE), cache.get(k));
       cache.dramTier().clear();
       cache.put(k, value(7, 4, SMALL));
@@ -166,6 +168,90 @@ class SmallEngineWiringTest {
       assertNull(cache.get(k));
       assertNull(cache.smallTier().get(k));
       assertFalse(cache.containsKey(k));
+    }
+  }
+
+  /**
+   * Issue 27: a put over a version in the small engine does no I/O there (it cost a set page's read and
+   * rewrite); the older version stays until the newer one is evicted into the small engine's log, which
+   * shadows it, and the key never serves it meanwhile or after.
+   */
+  @Test
+  void aPutOverASmallEngineVersionDoesNoIoAndItsEvictionShadowsTheOlder() {
+    try (Engine cache = TestCaches.open(config(dir).build())) {
+      int n = 1500; // more than the small log holds (30 pages of ~31): some move to their sets
+      putAndWriteBack(cache, n, i -> false);
+      int present = 0;
+      for (int i = 0; i < n; i++) {
+        present += cache.smallTier().get(key(i)) != null ? 1 : 0;
+      }
+      SmallObjectStats before = cache.stats().smallObjects();
+      assertTrue(before.setRewrites() > 0 && present > n / 2, present + " present, " + before);
+      for (int i = 0; i < n; i++) {
+        cache.put(key(i), value(i, 2, SMALL));
+        assertArrayEquals(value(i, 2, SMALL), cache.get(key(i)));
+      }
+      SmallObjectStats after = cache.stats().smallObjects();
+      assertEquals(before.pageReads(), after.pageReads(), "no set page read by the puts");
+      assertEquals(before.bytesWritten(), after.bytesWritten(), "no page written by the puts");
+      int flagged = 0;
+      for (int i = 0; i < n; i++) {
+        flagged += cache.dramTier().get(new ByteKey(key(i))).smallStale() ? 1 : 0;
+      }
+      assertTrue(flagged >= present, flagged + " flagged of " + present + " present: each carries the duty");
+      cache.writeBackAndDropDram();
+      assertNeverOlder(cache, n, 2);
+      for (int i = n; i < 8 * n; i++) { // other keys through the log: the v2s move to their sets or leave
+        cache.put(key(i), value(i, 1, SMALL));
+      }
+      cache.writeBackAndDropDram();
+      assertTrue(cache.stats().smallObjects().setRewrites() > after.setRewrites() + n / 10);
+      assertNeverOlder(cache, n, 2);
+    }
+  }
+
+  /** Every key in [0, n) misses or serves {@code version}; empties DRAM after. */
+  private static void assertNeverOlder(Engine cache, int n, long version) {
+    for (int i = 0; i < n; i++) {
+      byte[] v = cache.get(key(i));
+      assertTrue(v == null || TestCaches.versionOf(i, v) == version,
+          "key " + i + " served version " + (v == null ? 0 : TestCaches.versionOf(i, v)));
+    }
+    cache.dramTier().clear();
+  }
+
+  /** A flagged entry that leaves DRAM refused by admission first removes the small engine's older version. */
+  @Test
+  void aRefusedEvictionRemovesTheOlderSmallVersion() {
+    boolean[] admit = {true};
+    io.hybridcache.core.api.AdmissionPolicy gate = new io.hybridcache.core.api.AdmissionPolicy() {
+      @Override
+      public boolean accept(long keyHash, int bytes) {
+        return admit[0];
+      }
+
+      @Override
+      public long rejected() {
+        return 0;
+      }
+
+      @Override
+      public String name() {
+        return "gate";
+      }
+    };
+    try (Engine cache = TestCaches.open(config(dir).admission(gate).build())) {
+      byte[] k = key(5);
+      cache.put(k, value(5, 1, SMALL));
+      cache.writeBackAndDropDram();
+      cache.put(k, value(5, 2, SMALL));
+      assertArrayEquals(value(5, 1, SMALL), cache.smallTier().get(k), "left in place by the put");
+      admit[0] = false;
+      cache.dramTier().setMaximumBytes(0); // evicts v2, which admission refuses
+      cache.dramTier().cleanUp();
+      assertNull(cache.dramTier().get(new ByteKey(k)));
+      assertNull(cache.smallTier().get(k), "the refused eviction removed v1 first");
+      assertNull(cache.get(k), "a miss, never v1");
     }
   }
 
