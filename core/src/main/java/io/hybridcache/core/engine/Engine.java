@@ -59,8 +59,8 @@ import org.slf4j.LoggerFactory;
  * ({@link #invalidateSmall}). So the put of a tiny object over its flash version costs DRAM lookups only,
  * where it cost a set page's read and rewrite (issue 27). Reads look in the log engine's index, then in
  * the small engine; a small-engine hit is promoted to DRAM only if no put, remove or clear of the key
- * completed since the lookup began ({@link SmallTier#unchangedSince}). The small engine starts cold at
- * every open.
+ * completed since the lookup began ({@link SmallTier#unchangedSince}). The small engine is warm after a
+ * clean close (its DRAM entries written back into it and its state saved) and cold after a crash.
  */
 final class Engine implements HybridCache {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
@@ -753,7 +753,7 @@ final class Engine implements HybridCache {
       }
       DramEntry e = en.getValue();
       if (!e.dirty() || EntryFormat.entryBytes(en.getKey().bytes().length, e.value().length) > config.maxFlashEntryBytes()
-          || !includeSmall && toSmall(en.getKey(), e)) {
+          || toSmall(en.getKey(), e) && (!includeSmall || System.nanoTime() - deadlineNanos >= 0)) {
         continue;
       }
       DramEntry clean = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis(), e.lifetimeClass());
@@ -821,7 +821,7 @@ final class Engine implements HybridCache {
     boolean stopped = false;
     try {
       if (!flash.degraded()) {
-        writeBack(deadline, false); // the small engine starts cold at the next open: nothing to write there
+        writeBack(deadline, true); // small entries into the small engine's log: it is saved for a warm open
       }
     } catch (RuntimeException e) {
       LOG.warn("{}: write-back at close failed: {}", config.name(), e.toString());
@@ -830,7 +830,7 @@ final class Engine implements HybridCache {
       finalStats = snapshot(); // includes what close wrote back
       flash.close(stopped && calls.drained(), deadline, calls::awaitDrained);
       if (calls.drained()) { // else a call may still be in it: its device stays open (as the log's files)
-        closeSmall();
+        closeSmall(deadline);
       }
       if (mbean != null) {
         mbean.unregister();
@@ -839,10 +839,20 @@ final class Engine implements HybridCache {
     }
   }
 
-  private void closeSmall() {
+  /**
+   * Closes the small engine, saved for a warm open when the deadline has not passed. A DRAM entry still
+   * dirty and flagged (its write-back failed) leaves an older version there: removed first, so the saved
+   * state never serves it.
+   */
+  private void closeSmall(long deadline) {
     if (small != null) {
       try {
-        small.close();
+        for (Map.Entry<ByteKey, DramEntry> en : dram.map().entrySet()) {
+          if (en.getValue().dirty() && en.getValue().smallStale()) {
+            small.invalidate(en.getKey().bytes(), en.getKey().hash64());
+          }
+        }
+        small.close(System.nanoTime() - deadline < 0);
       } catch (IOException | RuntimeException e) {
         LOG.warn("{}: closing the small-object engine failed: {}", config.name(), e.toString());
       }

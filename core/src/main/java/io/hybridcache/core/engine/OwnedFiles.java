@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *       ({@link BootId}), {@value #CHRONICLE_INDEX} and its
  *       {@link ChronicleIndex#SEAL_SUFFIX seal} ({@link ChronicleIndex}); the temp file
  *       {@link AtomicFile} writes beside each file it replaces (layout, meta, heap index, seal);
- *   <li>{@value #SMALL}{@code /} with slot files of the small-object engine ({@link SmallTier});
+ *   <li>{@value #SMALL}{@code /} with slot files of the small-object engine and its checkpoint
+ *       ({@link SmallTier#isOwnFile});
  *   <li>{@value #SEGMENTS}{@code /} with the names {@link FileDevice#isOwnFile} accepts (slot files and
  *       the direct-I/O probe); it may be a symbolic link to a directory (which is never deleted);
  *   <li>{@code catalog/}: the schema catalogue's, accepted and never touched (its ids may be referenced
@@ -121,7 +122,9 @@ final class OwnedFiles {
       if (Files.isDirectory(segments)) {
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(segments)) {
           for (Path p : entries) {
-            if (!FileDevice.isOwnFile(p.getFileName().toString()) || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+            String name = p.getFileName().toString();
+            boolean ownName = sub.equals(SMALL) ? SmallTier.isOwnFile(name) : FileDevice.isOwnFile(name);
+            if (!ownName || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
               return p;
             }
           }

@@ -24,7 +24,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Contract: as {@link SmallSets}, for puts and removes through this log: {@link #get} returns the
  * newest value of a completed {@link #put}, or null; once {@link #put} or {@link #remove} returns no older
- * version is served. Cold at every open (a new epoch; log pages of earlier opens are never read).
+ * version is served. An open is cold (a new epoch; log pages of earlier opens are never read) or, after a
+ * clean close, takes over the state {@link #flushAndSave} returned then.
  *
  * <p><b>Index (DRAM).</b> A {@link SmallLogIndex}: Kangaroo's partitioned index (per 16 sets one table of
  * bit-packed entries: log slot, set, hit bit, {@value #TAG_BITS}-bit tag), about 4 B per <em>live</em> log
@@ -129,6 +130,21 @@ final class SmallLog implements SmallStore {
   /** As above; {@code readmit}: re-log objects read while in the log instead of dropping them. */
   SmallLog(Device device, int firstSlot, int slotCount, SmallSets sets, int threshold, boolean readmit,
       int tagBits) {
+    this(device, firstSlot, slotCount, sets, threshold, readmit, tagBits, null);
+  }
+
+  /**
+   * The log's state at a clean close ({@link #flushAndSave}): its epoch, the ring's page numbers and every
+   * index entry as four ints (set, tag, slot, hit 0/1), each partition oldest first.
+   */
+  record Saved(long epoch, long tailPage, long bufferPage, int[] entries) {}
+
+  /**
+   * As above; with {@code restored} non-null the log takes over that saved state (the same slots of the same
+   * device, unchanged since the save) instead of drawing a new epoch.
+   */
+  SmallLog(Device device, int firstSlot, int slotCount, SmallSets sets, int threshold, boolean readmit,
+      int tagBits, Saved restored) {
     if (threshold < 1) {
       throw new IllegalArgumentException("threshold must be > 0: " + threshold);
     }
@@ -146,11 +162,60 @@ final class SmallLog implements SmallStore {
     this.firstSlot = firstSlot;
     this.pagesPerSlot = (int) perSlot;
     this.pages = (int) total;
-    this.epoch = new SecureRandom().nextLong();
+    this.epoch = restored == null ? new SecureRandom().nextLong() : restored.epoch();
     this.sets = sets;
     this.threshold = threshold;
     this.readmit = readmit;
     this.index = new SmallLogIndex(sets.sets(), pages * OBJECTS_PER_PAGE, tagBits);
+    if (restored != null) {
+      restore(restored);
+    }
+  }
+
+  private void restore(Saved saved) {
+    long onFlash = saved.bufferPage() - saved.tailPage();
+    if (saved.tailPage() < 0 || onFlash < 0 || onFlash > pages || saved.entries().length % 4 != 0) {
+      throw new IllegalArgumentException("saved log ring [" + saved.tailPage() + ", " + saved.bufferPage()
+          + ") of " + saved.entries().length + " ints does not fit a log of " + pages + " pages");
+    }
+    tailPage = saved.tailPage();
+    bufferPage = saved.bufferPage();
+    int[] e = saved.entries();
+    for (int i = 0; i < e.length; i += 4) {
+      int set = e[i];
+      int slot = e[i + 2];
+      if (set < 0 || set >= sets.sets() || slot < 0 || slot >= pages * OBJECTS_PER_PAGE) {
+        throw new IllegalArgumentException("saved log entry of set " + set + ", slot " + slot + " out of range");
+      }
+      index.add(set, e[i + 1], slot);
+      if (e[i + 3] != 0) {
+        index.markHit(set, slot);
+      }
+    }
+  }
+
+  /**
+   * Writes the buffer as a log page (if it holds anything) and returns the log's state for a warm open.
+   * Call with no other call running (close).
+   */
+  Saved flushAndSave() {
+    ioLock.lock();
+    try {
+      flush(0);
+      return locked(() -> {
+        int[] entries = new int[Math.toIntExact(index.liveObjects() * 4)];
+        int[] n = {0};
+        index.forEach((set, tag, slot, hit) -> {
+          entries[n[0]++] = set;
+          entries[n[0]++] = tag;
+          entries[n[0]++] = slot;
+          entries[n[0]++] = hit ? 1 : 0;
+        });
+        return new Saved(epoch, tailPage, bufferPage, entries);
+      });
+    } finally {
+      ioLock.unlock();
+    }
   }
 
   /** Test seam: {@link SmallSets.Point#LOOKUP_READ} after a lookup read a log page (set = ring position). */

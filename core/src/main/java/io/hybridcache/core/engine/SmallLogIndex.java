@@ -164,6 +164,21 @@ final class SmallLogIndex {
     return found.stream().toArray();
   }
 
+  /** Receives the index's entries ({@link #forEach}). */
+  interface Visitor {
+    void entry(int set, int tag, int slot, boolean hit);
+  }
+
+  /** Every entry, each partition oldest first: {@link #add}ing them in this order rebuilds the index. */
+  void forEach(Visitor v) {
+    for (int p = 0; p < counts.length; p++) {
+      for (int i = 0; i < counts[p]; i++) {
+        long e = get(words[p], i);
+        v.entry(setOf(p, e), tagOf(e), slotOf(e), (e >>> (slotBits + SET_BITS) & 1) != 0);
+      }
+    }
+  }
+
   /** Objects indexed. */
   long liveObjects() {
     return live;

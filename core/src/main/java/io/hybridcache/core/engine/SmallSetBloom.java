@@ -52,6 +52,25 @@ final class SmallSetBloom {
     return hashes;
   }
 
+  /** A copy of every filter word (a checkpoint at close: no writer runs). */
+  int[] words() {
+    int[] out = new int[words.length()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = words.get(i);
+    }
+    return out;
+  }
+
+  /** Loads {@link #words} saved by a filter of the same geometry (a warm open, before any reader). */
+  void load(int[] saved) {
+    if (saved.length != words.length()) {
+      throw new IllegalArgumentException("filter words " + saved.length + ", expected " + words.length());
+    }
+    for (int i = 0; i < saved.length; i++) {
+      words.set(i, saved[i]);
+    }
+  }
+
   /** DRAM the filters take (the array's payload). */
   long bytes() {
     return (long) words.length() * Integer.BYTES;

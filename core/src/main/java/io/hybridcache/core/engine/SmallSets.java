@@ -27,8 +27,9 @@ import java.util.function.LongSupplier;
  * <p>Contract: {@link #get} returns the newest value a completed {@link #insert} or {@link #put} wrote for
  * the key, or null (a miss is always allowed: evicted, damaged page, read error, contention). Once
  * {@link #put} or {@link #remove} of a key returns, no older version of it is served, even if the device
- * write failed (the set is then poisoned: empty until its next successful rewrite). Not crash-safe yet:
- * every open draws a new epoch and treats pages of earlier epochs as empty (a cold but correct start).
+ * write failed (the set is then poisoned: empty until its next successful rewrite). A region opens with
+ * a new epoch and treats pages of earlier epochs as empty (a cold but correct start), or, after a clean
+ * close, with the epoch and DRAM state {@link #save}d then ({@link SmallTier}).
  *
  * <p><b>Concurrency.</b> Thread-safe. Writers of a set hold its stripe lock ({@code locks[set % stripes]};
  * one lock at a time, no lock order to keep). Lookups take no lock: each stripe has a sequence counter
@@ -122,6 +123,20 @@ final class SmallSets implements SmallStore {
    * a fresh epoch: whatever those slots hold from an earlier open reads as empty.
    */
   SmallSets(Device device, int firstSlot, int slotCount, Options options) {
+    this(device, firstSlot, slotCount, options, null);
+  }
+
+  /**
+   * The DRAM state of a region saved at a clean close ({@link #save}) for a warm open: the epoch its pages
+   * carry, the filters, the object counts and the poisoned sets (their pages may hold superseded versions).
+   */
+  record Saved(long epoch, int[] bloomWords, byte[] counts, int[] poisoned) {}
+
+  /**
+   * As above; with {@code restored} non-null the region takes over that saved state (the same slots of the
+   * same device, unchanged since the save) instead of drawing a new epoch.
+   */
+  SmallSets(Device device, int firstSlot, int slotCount, Options options, Saved restored) {
     options.validate();
     if (firstSlot < 0 || slotCount <= 0 || (long) firstSlot + slotCount > device.slotCount()) {
       throw new IllegalArgumentException("slot range [" + firstSlot + ", " + firstSlot + "+" + slotCount
@@ -136,7 +151,7 @@ final class SmallSets implements SmallStore {
     this.firstSlot = firstSlot;
     this.setsPerSlot = (int) perSlot;
     this.sets = (int) total;
-    this.epoch = new SecureRandom().nextLong();
+    this.epoch = restored == null ? new SecureRandom().nextLong() : restored.epoch();
     this.clock = options.clock();
     this.bloom = new SmallSetBloom(sets, options.bloomBitsPerSet(), options.bloomHashes());
     this.hitBits = new SmallSetHits(sets);
@@ -148,6 +163,30 @@ final class SmallSets implements SmallStore {
     }
     this.versions = new AtomicLongArray(stripes);
     this.buffers = new ReadBuffers(options.readBuffers(), SmallSetPage.PAGE_BYTES);
+    if (restored != null) {
+      if (restored.counts().length != sets) {
+        throw new IllegalArgumentException("saved counts of " + restored.counts().length + " sets, region has " + sets);
+      }
+      bloom.load(restored.bloomWords());
+      System.arraycopy(restored.counts(), 0, counts, 0, sets);
+      long entries = 0;
+      for (byte c : counts) {
+        entries += Byte.toUnsignedInt(c);
+      }
+      counters.entries.add(entries);
+      for (int set : restored.poisoned()) {
+        poisoned.add(set);
+      }
+    }
+  }
+
+  /**
+   * The region's DRAM state for a warm open. Call with no other call running (close): the state is then
+   * that of the pages on the device. Hit bits are not kept (eviction hints: the first rewrite of each set
+   * after the open ranks its objects as unread).
+   */
+  Saved save() {
+    return new Saved(epoch, bloom.words(), counts.clone(), poisoned.stream().mapToInt(Integer::intValue).toArray());
   }
 
   /** The region's page buffers, for the log in front of it. */

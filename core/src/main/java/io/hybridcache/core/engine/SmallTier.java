@@ -2,6 +2,7 @@ package io.hybridcache.core.engine;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.SmallObjectStats;
+import io.hybridcache.core.device.AtomicFile;
 import io.hybridcache.core.device.Device;
 import io.hybridcache.core.device.FileDevice;
 import io.hybridcache.core.device.FileModes;
@@ -47,7 +48,10 @@ import org.slf4j.LoggerFactory;
  * sets (threshold admission). {@link #clear} and any Throwable from the region replace the region by a new
  * one with a fresh epoch over the same slots: every page written before reads as empty, so nothing older
  * comes back (a write of the old region still in flight may overwrite a new page: a miss, never a value of
- * another epoch). Restart: cold, always (a new epoch at every open, and the slot files are recreated).
+ * another epoch). Restart: warm after a clean close ({@link #close(boolean)} writes the log's buffer and a
+ * {@link SmallCheckpoint} of the filters, counts and log index, which the next open loads and deletes
+ * before serving), cold otherwise (a new epoch, and the slot files are recreated): after a kill -9 nothing
+ * records what was removed since the last save, so nothing of the region is trusted.
  * Lifetime classes are ignored here (one log, one region).
  */
 final class SmallTier implements Closeable {
@@ -66,6 +70,8 @@ final class SmallTier implements Closeable {
 
   private final String name;
   private final Device device;
+  private final Path checkpoint;
+  private final boolean warm;
   private volatile Region region;
   private final AtomicLongArray stamps = new AtomicLongArray(STAMP_STRIPES);
   /**
@@ -88,27 +94,49 @@ final class SmallTier implements Closeable {
   private enum Figure { BLOOM_FP, PAGE_READS, SET_REWRITES, OBJECTS_INSERTED, SET_BYTES, LOG_PAGES, LOG_HITS,
     DAMAGED, READ_ERRORS, WRITE_ERRORS, LOG_ERRORS, DROPPED }
 
-  private SmallTier(String name, Device device) {
+  private SmallTier(String name, Device device, Path checkpoint, SmallCheckpoint.Loaded warm) {
     this.name = name;
     this.device = device;
-    this.region = newRegion();
+    this.checkpoint = checkpoint;
+    Region r = null;
+    if (warm != null) {
+      try {
+        r = newRegion(warm);
+      } catch (RuntimeException e) { // a state that does not fit: cold (a new epoch hides every old page)
+        LOG.warn("{}: the small-object engine's saved state does not fit ({}); starting cold", name, e.toString());
+      }
+    }
+    this.region = r != null ? r : newRegion(null);
+    this.warm = r != null;
   }
 
   /**
-   * Opens the engine's device in {@code config.directory()/small}, recreating its slot files (the region
-   * starts cold at every open).
+   * Opens the engine's device in {@code config.directory()/small}: warm from the checkpoint of a clean
+   * close ({@link SmallCheckpoint}), which it deletes before anything is served, else cold (a new epoch,
+   * and the slot files are recreated).
    */
   static SmallTier open(CacheConfig config, FlashOpener.DeviceFactory devices, Set<PosixFilePermission> perms)
       throws IOException {
     Path dir = config.directory().resolve(OwnedFiles.SMALL);
     FileModes.createDirectory(dir, FileModes.forDirectory(perms));
-    deleteSlotFiles(dir);
     long slotBytes = Device.roundDown(config.smallObjectBytes() / SLOTS);
+    Path checkpoint = dir.resolve(SmallCheckpoint.FILE);
+    long started = System.nanoTime();
+    SmallCheckpoint.Loaded warm = SmallCheckpoint.read(checkpoint, geometry(slotBytes));
+    if (Files.deleteIfExists(checkpoint)) {
+      AtomicFile.syncDirectory(dir); // gone before anything is served: a crash from now on opens cold
+    }
+    if (warm == null) {
+      deleteSlotFiles(dir);
+    }
     Device device = devices.open(dir, SLOTS, slotBytes, config.directIo());
     try {
-      SmallTier tier = new SmallTier(config.name(), device);
-      LOG.info("{}: small-object engine on ({} bytes, entries of key + value <= {} bytes, {} sets, cold)",
-          config.name(), SLOTS * slotBytes, config.smallObjectMaxBytes(), tier.region.sets().sets());
+      SmallTier tier = new SmallTier(config.name(), device, checkpoint, warm);
+      LOG.info("{}: small-object engine on ({} bytes, entries of key + value <= {} bytes, {} sets, {})",
+          config.name(), SLOTS * slotBytes, config.smallObjectMaxBytes(), tier.region.sets().sets(),
+          tier.warm ? "warm from the clean close's checkpoint: " + tier.region.sets().stats().entries()
+              + " objects in sets, " + tier.region.log().liveObjects() + " in the log, "
+              + (System.nanoTime() - started) / 1_000_000 + " ms" : "cold");
       return tier;
     } catch (RuntimeException | Error e) {
       device.close();
@@ -116,23 +144,46 @@ final class SmallTier implements Closeable {
     }
   }
 
-  /** Deletes the slot files of the small region (own names only): its contents never outlive an open. */
+  /** The region's shape for a device of {@code slotBytes} slots: what a checkpoint must match. */
+  static SmallCheckpoint.Geometry geometry(long slotBytes) {
+    long sets = slotBytes / SmallSetPage.PAGE_BYTES * (SLOTS - LOG_SLOTS);
+    return new SmallCheckpoint.Geometry(SLOTS, slotBytes, LOG_SLOTS, (int) Math.min(Integer.MAX_VALUE, sets),
+        SmallSets.Options.DEFAULT.bloomBitsPerSet(), SmallLog.TAG_BITS);
+  }
+
+  /**
+   * Deletes the slot files and checkpoint of the small region (own names only): for a cold open, whose
+   * new epoch would hide their contents anyway, and a layout change.
+   */
   static void deleteSlotFiles(Path dir) throws IOException {
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
       for (Path p : entries) {
-        if (FileDevice.isOwnFile(p.getFileName().toString()) && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+        if (isOwnFile(p.getFileName().toString()) && Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
           Files.delete(p);
         }
       }
     }
   }
 
-  private Region newRegion() {
-    SmallSets sets = new SmallSets(device, LOG_SLOTS, SLOTS - LOG_SLOTS, SmallSets.Options.DEFAULT);
-    return new Region(sets, new SmallLog(device, 0, LOG_SLOTS, sets, THRESHOLD));
+  /** The names this engine makes in its directory: slot files, the probe, the checkpoint and its temp file. */
+  static boolean isOwnFile(String fileName) {
+    return FileDevice.isOwnFile(fileName) || fileName.equals(SmallCheckpoint.FILE)
+        || fileName.equals(SmallCheckpoint.FILE + AtomicFile.TEMP_SUFFIX);
+  }
+
+  private Region newRegion(SmallCheckpoint.Loaded saved) {
+    SmallSets sets = new SmallSets(device, LOG_SLOTS, SLOTS - LOG_SLOTS, SmallSets.Options.DEFAULT,
+        saved == null ? null : saved.sets());
+    return new Region(sets, new SmallLog(device, 0, LOG_SLOTS, sets, THRESHOLD, true, SmallLog.TAG_BITS,
+        saved == null ? null : saved.log()));
+  }
+
+  /** True if this open took over the state of a clean close. */
+  boolean openedWarm() {
+    return warm;
   }
 
   /** The key's stamp: changes whenever an {@link #invalidate} of a key of its stripe returns. */
@@ -243,7 +294,7 @@ final class SmallTier implements Closeable {
 
   private synchronized void reset() {
     Region old = region;
-    region = newRegion();
+    region = newRegion(null);
     clears.incrementAndGet();
     regionResets.increment();
     long[] f = figures(old);
@@ -303,8 +354,43 @@ final class SmallTier implements Closeable {
     return device;
   }
 
+  /**
+   * Closes the device. With {@code save}, when no call runs any more, first writes the log's buffer and a
+   * checkpoint of the engine's state so the next open is warm; a failure there is logged and that open is
+   * cold (never served from a state older than the pages).
+   */
+  void close(boolean save) throws IOException {
+    try {
+      if (save) {
+        save();
+      }
+    } finally {
+      device.close();
+    }
+  }
+
   @Override
   public void close() throws IOException {
-    device.close();
+    close(false);
+  }
+
+  private void save() {
+    long started = System.nanoTime();
+    try {
+      Region r = region;
+      SmallLog.Saved log = r.log().flushAndSave();
+      SmallSets.Saved sets = r.sets().save();
+      SmallCheckpoint.write(checkpoint, geometry(device.slotBytes()), sets, log);
+      LOG.info("{}: small-object engine saved for a warm open ({} objects in sets, {} in the log, {} ms)", name,
+          r.sets().stats().entries(), log.entries().length / 4, (System.nanoTime() - started) / 1_000_000);
+    } catch (Throwable t) { // a full disk, a fault: the next open is cold, nothing is lost but the contents
+      faults.increment();
+      LOG.warn("{}: saving the small-object engine failed ({}); the next open is cold", name, t.toString());
+      try {
+        Files.deleteIfExists(checkpoint);
+      } catch (IOException | RuntimeException again) {
+        LOG.warn("{}: cannot delete {}: {}", name, checkpoint, again.toString());
+      }
+    }
   }
 }

@@ -376,22 +376,76 @@ class SmallEngineWiringTest {
     }
   }
 
-  /** The small engine starts cold at every open: nothing of it comes back, the log engine's keys do. */
+  /**
+   * After a clean close the small engine opens warm (its DRAM entries were written back into it, its state
+   * saved): what it held comes back, removed keys and overwritten versions do not; a damaged checkpoint
+   * opens cold.
+   */
   @Test
-  void aReopenIsColdForTheSmallEngineAndWarmForTheLog() {
+  void aReopenAfterACleanCloseIsWarmForBothEngines() throws Exception {
     CacheConfig c = config(dir).build();
+    int n = 1500; // more than the small log holds: sets and log pages both
     try (Engine cache = TestCaches.open(c)) {
-      putAndWriteBack(cache, 40, i -> i % 2 != 0);
+      putAndWriteBack(cache, n, i -> i % 10 == 9);
+      for (int i = 0; i < n; i += 7) {
+        cache.remove(key(i)); // removed before the close: never back
+      }
+      for (int i = 1; i < n; i += 7) {
+        cache.put(key(i), value(i, 2, SMALL)); // in DRAM at the close, over a version on flash
+      }
     }
+    Path checkpoint = dir.resolve(OwnedFiles.SMALL).resolve(SmallCheckpoint.FILE);
+    assertTrue(Files.exists(checkpoint), "a clean close saves the small engine");
+    int hits = 0;
     try (Engine cache = TestCaches.open(c)) {
-      for (int i = 0; i < 40; i++) {
+      assertTrue(cache.smallTier().openedWarm());
+      assertFalse(Files.exists(checkpoint), "deleted by the open, before anything is served");
+      for (int i = 0; i < n; i++) {
         byte[] v = cache.get(key(i));
-        if (i % 2 == 0) {
-          assertNull(v, "small key " + i + " after a reopen");
-        } else {
-          assertArrayEquals(value(i, 1, LARGE), v, "log key " + i);
+        if (i % 7 == 0) {
+          assertNull(v, "removed key " + i);
+        } else if (v != null) {
+          assertEquals(i % 7 == 1 ? 2 : 1, TestCaches.versionOf(i, v), "key " + i);
+          hits++;
+        }
+      }
+      assertTrue(hits > n * 8 / 10, hits + " of " + n + " keys served after a warm open");
+      assertTrue(cache.stats().smallObjects().hits() > n / 2, "from the small engine");
+    }
+    byte[] bytes = Files.readAllBytes(checkpoint); // the second close saved again
+    bytes[bytes.length / 2] ^= 1;
+    Files.write(checkpoint, bytes);
+    try (Engine cache = TestCaches.open(c)) {
+      assertFalse(cache.smallTier().openedWarm(), "a damaged checkpoint: cold");
+      assertFalse(Files.exists(checkpoint));
+      for (int i = 0; i < n; i++) {
+        byte[] v = cache.get(key(i));
+        if (i % 10 != 9) {
+          assertNull(v, "small key " + i + " after a cold open");
         }
       }
     }
   }
+
+  /**
+   * After a warm open the checkpoint is gone, so an open that follows without a clean close (a crash;
+   * here: the device files kept, the checkpoint absent) is cold: removes made since the warm open are
+   * recorded nowhere on flash and must not be undone.
+   */
+  @Test
+  void anOpenWithoutACheckpointIsColdEvenIfTheSlotFilesRemain() throws Exception {
+    CacheConfig c = config(dir).build();
+    try (Engine cache = TestCaches.open(c)) {
+      putAndWriteBack(cache, 200, i -> false);
+    }
+    Path small = dir.resolve(OwnedFiles.SMALL);
+    Files.delete(small.resolve(SmallCheckpoint.FILE)); // what a crash after a warm open leaves
+    try (Engine cache = TestCaches.open(c)) {
+      assertFalse(cache.smallTier().openedWarm());
+      for (int i = 0; i < 200; i++) {
+        assertNull(cache.get(key(i)), "key " + i);
+      }
+    }
+  }
+
 }
