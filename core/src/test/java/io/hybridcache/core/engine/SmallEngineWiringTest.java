@@ -166,6 +166,25 @@ class SmallEngineWiringTest {
     }
   }
 
+  /**
+   * Regression: the set pages that puts and removes read (a set rewrite is a read-modify-write) counted as
+   * set-page reads of lookups, so deviceReads grew with writes alone.
+   */
+  @Test
+  void putsAndRemovesAloneMakeNoDeviceReads() {
+    try (Engine cache = TestCaches.open(config(dir).build())) {
+      putAndWriteBack(cache, 1500, i -> false);
+      for (int i = 0; i < 1500; i += 3) {
+        cache.remove(key(i));
+      }
+      CacheStats s = cache.stats();
+      assertTrue(s.smallObjects().setRewrites() > 0 && s.smallObjects().bloomFalsePositiveReads() == 0,
+          s.smallObjects().toString());
+      assertEquals(0, s.deviceReads(), "no lookup ran");
+      assertEquals(0, s.smallObjects().pageReads());
+    }
+  }
+
   @Test
   void aKeyMovingBetweenEnginesNeverServesItsOlderVersion() {
     try (Engine cache = TestCaches.open(config(dir).build())) {
