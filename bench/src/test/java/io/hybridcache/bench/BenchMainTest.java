@@ -16,6 +16,9 @@ class BenchMainTest {
     assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--dram", "lots"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--workload", "target/no/such/workload"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("limits", "--fio-only", "--cache-only"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("limits", "--small-objects", "--small-object-share", "0.95"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("limits", "--small-objects", "--small-value-size", "4"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("limits", "--small-objects", "--small-flash", "lots"));
     assertEquals(BenchMain.OK, BenchMain.execute("catalog", "--help"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("catalog", "--rows", "0"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("ycsb", "--codec", "zip"));

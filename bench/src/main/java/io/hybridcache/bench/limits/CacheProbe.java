@@ -24,6 +24,9 @@ import org.HdrHistogram.Histogram;
  *       (warm), then T threads get random existing keys for a fixed time. Reported: flash hits per
  *       second, gets per second, get latency (HdrHistogram), the DRAM-hit and miss shares and
  *       device reads per flash hit over the measured interval.
+ *   <li>{@link #fill tiny-object reads}: the same reads of a cache filled without a reopen (the
+ *       small-object engine starts cold at every open), with filler keys put after the ones read
+ *       ({@link SmallObjectReads}); the read result then says which engine and which pages served them.
  *   <li>{@link #insert insert bandwidth}: T threads put unique keys with {@code valueBytes} values
  *       into a cache with a 1 MiB DRAM tier for a fixed time; the clock stops when the flash
  *       tier's flushed bytes ({@link CacheStats#flushBytesWritten()}) have caught up with what it
@@ -48,7 +51,7 @@ public final class CacheProbe {
   /** Flash-read figures over the measured interval. */
   public record ReadResult(int threads, double flashHitsPerSec, double getsPerSec, double p50Us, double p99Us,
                            double dramHitShare, double missShare, double deviceReadsPerFlashHit, long gets,
-                           double pagesPerFlashHit) {}
+                           double pagesPerFlashHit, SmallObjectReads.Split small) {}
 
   /**
    * Insert figures; {@code seconds} runs from the first put until flushes caught up. {@code cpuCores}:
@@ -80,13 +83,7 @@ public final class CacheProbe {
   public HybridCache fillAndReopen(CacheConfig config, long entries, int valueBytes) {
     long t0 = System.nanoTime();
     try (HybridCache c = opener.apply(config)) {
-      long step = Math.max(1, entries / 5);
-      for (long i = 0; i < entries; i++) {
-        c.put(key(i), value(i, valueBytes));
-        if ((i + 1) % step == 0) {
-          err.printf("limits: filled %,d of %,d entries%n", i + 1, entries);
-        }
-      }
+      putRange(c, 0, entries, valueBytes);
     }
     double fill = (System.nanoTime() - t0) / 1e9;
     long t1 = System.nanoTime();
@@ -94,6 +91,37 @@ public final class CacheProbe {
     err.printf("limits: filled in %.1f s, closed, reopened in %.2f s: %,d entries on flash%n",
         fill, (System.nanoTime() - t1) / 1e9, c.stats().flashEntries());
     return c;
+  }
+
+  /**
+   * Puts keys [0, {@code entries}), then {@code filler} keys above them (never read by {@link #read}), into
+   * a new cache of {@code config} and returns it open: no reopen, for the small-object engine, which starts
+   * cold at every open. Dirty entries still in DRAM are flushed before it returns.
+   */
+  public HybridCache fill(CacheConfig config, long entries, long filler, int valueBytes) {
+    long t0 = System.nanoTime();
+    HybridCache c = opener.apply(config);
+    try {
+      putRange(c, 0, entries, valueBytes);
+      putRange(c, entries, entries + filler, valueBytes);
+      c.flush(); // the dirty entries still in DRAM go to flash now: the reads that follow write nothing
+    } catch (RuntimeException | Error e) {
+      c.close();
+      throw e;
+    }
+    err.printf("limits: filled %,d + %,d filler entries in %.1f s: %,d entries on flash%n", entries, filler,
+        (System.nanoTime() - t0) / 1e9, c.stats().flashEntries());
+    return c;
+  }
+
+  private void putRange(HybridCache c, long from, long to, int valueBytes) {
+    long step = Math.max(1, (to - from) / 5);
+    for (long i = from; i < to; i++) {
+      c.put(key(i), value(i, valueBytes));
+      if ((i + 1 - from) % step == 0) {
+        err.printf("limits: filled %,d of %,d entries%n", i + 1 - from, to - from);
+      }
+    }
   }
 
   /** {@code threads} threads get random keys in [0, entries) for {@code runtime} after {@code warmup}. */
@@ -171,7 +199,7 @@ public final class CacheProbe {
         gets == 0 ? Double.NaN : (double) dramHits / gets,
         n == 0 ? Double.NaN : (double) miss / n,
         deviceHits <= 0 ? Double.NaN : (double) deviceReads / deviceHits, n,
-        deviceHits <= 0 ? Double.NaN : (double) pages / deviceHits);
+        deviceHits <= 0 ? Double.NaN : (double) pages / deviceHits, SmallObjectReads.Split.between(before, after));
   }
 
   /** Puts unique keys from {@code threads} threads for {@code runtime} into a new cache of {@code config}. */

@@ -31,6 +31,11 @@ import picocli.CommandLine.Spec;
  * of 1 KiB values at 1 and 4 threads after a warm reopen, and insert bandwidth. The figures are
  * ratios to fio run in the same job because the disk here is shared and virtual.
  *
+ * <p>With {@code --small-objects}, each pair also measures flash-hit gets of tiny objects (100 B values)
+ * held by the small-object engine at 1 and 4 threads, as ratios to the same fio figures (issue 27's
+ * target: 0.95 of fio's IOPS at 4 threads), with the engine's share of the hits, its log/set split and
+ * its device reads per hit ({@link SmallObjectReads}).
+ *
  * <p>The shared disk drifts between runs, so fio and the cache run in {@code --pairs} (3) interleaved
  * pairs (fio, cache, fio, cache, ...); each ratio is the median over the pairs, with its spread
  * ({@code ratio_*_min}, {@code _max}, {@code _pairs} in the JSON; the raw figures are the last pair's).
@@ -44,6 +49,7 @@ import picocli.CommandLine.Spec;
         "Compares the cache's flash reads and inserts with the disk's limits measured by fio.",
         "fio: 4 KiB random read QD1 at 1 and 4 jobs, 1 MiB sequential write (direct I/O).",
         "Cache on the same disk: flash-hit gets at 1 and 4 threads, insert bandwidth; each as a ratio to fio.",
+        "--small-objects adds flash-hit gets of tiny objects held by the small-object engine.",
         "The directory is wiped first; fio is apt-get installed when missing and we are root."})
 public final class LimitsCommand implements Callable<Integer> {
   @Spec
@@ -112,6 +118,23 @@ public final class LimitsCommand implements Callable<Integer> {
       + " with their spread (this shared disk drifts between runs) (default: ${DEFAULT-VALUE})")
   int pairs = 3;
 
+  @Option(names = "--small-objects", description = "also measure flash-hit gets of tiny objects (--small-value-size)"
+      + " held by the small-object engine, at 1 and 4 threads, as ratios to fio's 4 KiB random reads")
+  boolean smallObjects;
+
+  @Option(names = "--small-flash", paramLabel = "SIZE", converter = Sizes.Converter.class,
+      description = "flash of the tiny-object test; its keys follow from it (default: 256MiB; 160MiB with --quick;"
+          + " the log engine's part, 1 - share, must stay a budget the cache takes)")
+  Long smallFlash;
+
+  @Option(names = "--small-value-size", paramLabel = "SIZE", converter = Sizes.Converter.class,
+      description = "value bytes of the tiny-object test, 8 to 1KiB (default: ${DEFAULT-VALUE}; keys are 8 bytes)")
+  long smallValueSize = SmallObjectReads.DEFAULT_VALUE_BYTES;
+
+  @Option(names = "--small-object-share", paramLabel = "SHARE",
+      description = "smallObjectShare of the tiny-object test's cache, in (0, 0.9] (default: ${DEFAULT-VALUE})")
+  double smallObjectShare = SmallObjectReads.DEFAULT_SHARE;
+
   @Option(names = "--keep", description = "keep the test files and cache directories")
   boolean keep;
 
@@ -134,15 +157,27 @@ public final class LimitsCommand implements Callable<Integer> {
     if (secs <= 0) {
       throw new ParameterException(spec.commandLine(), "--runtime must be > 0");
     }
+    if (smallValueSize < CacheProbe.key(0).length || smallValueSize > SmallObjectReads.MAX_VALUE_BYTES) {
+      throw new ParameterException(spec.commandLine(), "--small-value-size must be in [8, "
+          + SmallObjectReads.MAX_VALUE_BYTES + "], was " + smallValueSize);
+    }
+    if (!(smallObjectShare > 0 && smallObjectShare <= CacheConfig.MAX_SMALL_OBJECT_SHARE)) {
+      throw new ParameterException(spec.commandLine(), "--small-object-share must be in (0, "
+          + CacheConfig.MAX_SMALL_OBJECT_SHARE + "], was " + smallObjectShare);
+    }
     long readFile = fioSize != null ? fioSize : quick ? 256 * CacheConfig.MIB : CacheConfig.GIB;
     long writeFile = writeSize != null ? writeSize : quick ? CacheConfig.GIB : 4 * CacheConfig.GIB;
     long n = entries != null ? entries : quick ? 50_000 : 200_000;
     long readFlash = roundUp(Math.max(2 * n * (valueSize + 64), (CacheConfig.MIN_SEGMENTS + 4) * segment), segment);
     long insertFlash = quick ? 256 * CacheConfig.MIB : CacheConfig.GIB;
     insertFlash = roundUp(Math.max(insertFlash, (CacheConfig.MIN_SEGMENTS + 4) * segment), segment);
+    SmallObjectReads.Sizing tiny = !smallObjects || fioOnly ? null : SmallObjectReads.size(
+        smallFlash != null ? smallFlash : quick ? 160 * CacheConfig.MIB : 256 * CacheConfig.MIB, smallObjectShare,
+        (int) smallValueSize);
 
     Path work = BenchDirs.prepare(dir);
-    long needed = (cacheOnly ? 0 : readFile + writeFile) + (fioOnly ? 0 : readFlash + insertFlash);
+    long needed = (cacheOnly ? 0 : readFile + writeFile) + (fioOnly ? 0 : readFlash + insertFlash)
+        + (tiny == null ? 0 : tiny.flashBytes());
     long usable = Files.getFileStore(work).getUsableSpace();
     if (usable < needed + CacheConfig.GIB) {
       err.printf("limits: %s has %s free, the tests need about %s plus 1 GiB of headroom: use --quick or smaller sizes%n",
@@ -159,11 +194,15 @@ public final class LimitsCommand implements Callable<Integer> {
     Fio.Result w = null;
     CacheProbe.ReadResult c1 = null;
     CacheProbe.ReadResult c4 = null;
+    CacheProbe.ReadResult t1 = null;
+    CacheProbe.ReadResult t4 = null;
     CacheProbe.InsertResult ins = null;
     CacheProbe.InsertResult insSmall = null;
     String cacheError = null;
     PairedRatios read1 = new PairedRatios();
     PairedRatios read4 = new PairedRatios();
+    PairedRatios tinyRead1 = new PairedRatios();
+    PairedRatios tinyRead4 = new PairedRatios();
     PairedRatios insert = new PairedRatios();
     PairedRatios insertSmall = new PairedRatios();
     for (int pair = 1; pair <= pairs && cacheError == null; pair++) {
@@ -213,6 +252,24 @@ public final class LimitsCommand implements Callable<Integer> {
             c4 = probe.read(c, n, (int) valueSize, 4, warm, run);
             err.printf("limits: 4 threads: %,.0f flash hits/s%n", c4.flashHitsPerSec());
           }
+          if (tiny != null) {
+            t1 = null;
+            t4 = null;
+            CacheConfig tc = SmallObjectReads.config(work.resolve("cache-small"), tiny, index);
+            err.printf("limits: cache flash reads of tiny objects: %,d entries of %s (then %,d filler entries),"
+                + " DRAM 1 MiB, flash %s, small-object share %s%n", tiny.readKeys(), Sizes.format(smallValueSize),
+                tiny.fillerKeys(), Sizes.format(tiny.flashBytes()), smallObjectShare);
+            try (HybridCache c = probe.fill(tc, tiny.readKeys(), tiny.fillerKeys(), (int) smallValueSize)) {
+              err.println("limits: small-object engine after the fill: " + c.stats().smallObjects());
+              t1 = probe.read(c, tiny.readKeys(), (int) smallValueSize, 1, warm, run);
+              err.printf("limits: tiny objects, 1 thread: %,.0f flash hits/s%n", t1.flashHitsPerSec());
+              t4 = probe.read(c, tiny.readKeys(), (int) smallValueSize, 4, warm, run);
+              err.printf("limits: tiny objects, 4 threads: %,.0f flash hits/s%n", t4.flashHitsPerSec());
+            }
+            if (!keep) {
+              BenchDirs.deleteContents(work.resolve("cache-small"));
+            }
+          }
           CacheConfig ic = config(work.resolve("cache-insert"), insertFlash, 0);
           err.printf("limits: cache inserts: %d thread(s), values of %s, DRAM 1 MiB, flash %s%n", insertThreads,
               Sizes.format(insertValueSize), Sizes.format(insertFlash));
@@ -241,6 +298,11 @@ public final class LimitsCommand implements Callable<Integer> {
         }
         putRead(out, "1", c1);
         putRead(out, "4", c4);
+        if (tiny != null) {
+          SmallObjectReads.putSizing(out, tiny);
+          SmallObjectReads.putJson(out, "1", t1);
+          SmallObjectReads.putJson(out, "4", t4);
+        }
         if (ins != null) {
           out.put("cache_insert_mibs", ins.valueMiBs());
           out.put("cache_insert_put_mibs", ins.putMiBs());
@@ -269,6 +331,8 @@ public final class LimitsCommand implements Callable<Integer> {
       }
       read1.add(ratio(c1 == null ? null : c1.flashHitsPerSec(), r1 == null ? null : r1.iops()));
       read4.add(ratio(c4 == null ? null : c4.flashHitsPerSec(), r4 == null ? null : r4.iops()));
+      tinyRead1.add(ratio(t1 == null ? null : t1.flashHitsPerSec(), r1 == null ? null : r1.iops()));
+      tinyRead4.add(ratio(t4 == null ? null : t4.flashHitsPerSec(), r4 == null ? null : r4.iops()));
       insert.add(ratio(ins == null ? null : ins.valueMiBs(), w == null ? null : w.mibPerSec()));
       insertSmall.add(ratio(insSmall == null ? null : insSmall.valueMiBs(), w == null ? null : w.mibPerSec()));
     }
@@ -279,12 +343,20 @@ public final class LimitsCommand implements Callable<Integer> {
     read4.put(out, "ratio_flash_read_4");
     insert.put(out, "ratio_insert");
     insertSmall.put(out, "ratio_insert_small");
+    if (tiny != null) {
+      tinyRead1.put(out, "ratio_flash_read_tiny_1");
+      tinyRead4.put(out, "ratio_flash_read_tiny_4");
+    }
     out.put("pairs", pairs);
 
     if (pairs > 1) {
       err.printf("limits: the fio and cache columns are the last pair's; cache/fio is the median of %d pairs"
           + " (spread: flash reads 1 thread %s, 4 threads %s, inserts %s, small inserts %s)%n", pairs,
           read1.spread(), read4.spread(), insert.spread(), insertSmall.spread());
+      if (tiny != null) {
+        err.printf("limits: spread of tiny-object flash reads: 1 thread %s, 4 threads %s%n", tinyRead1.spread(),
+            tinyRead4.spread());
+      }
     }
     TextTable t = new TextTable("figure", "fio", "cache", "cache/fio");
     t.row("4 KiB random read, 1 thread (IOPS; cache: flash hits/s)", r1 == null ? null : r1.iops(),
@@ -297,6 +369,9 @@ public final class LimitsCommand implements Callable<Integer> {
         c4 == null ? null : pair(c4.p50Us(), c4.p99Us()), null);
     t.row("device reads per flash hit, 1 / 4 threads", null,
         c1 == null || c4 == null ? null : pair(c1.deviceReadsPerFlashHit(), c4.deviceReadsPerFlashHit()), null);
+    if (tiny != null) {
+      tinyRows(t, r1, r4, t1, t4, tinyRead1.median(), tinyRead4.median());
+    }
     t.row("1 MiB sequential write (MiB/s; cache: inserted " + Sizes.format(insertValueSize) + " value MiB/s)", w == null ? null : w.mibPerSec(),
         ins == null ? null : ins.valueMiBs(), ratioW);
     t.row("cache insert: device MiB/s written", null, ins == null ? null : ins.deviceMiBs(), null);
@@ -317,6 +392,30 @@ public final class LimitsCommand implements Callable<Integer> {
     return ok ? BenchMain.OK : BenchMain.FAILED;
   }
 
+  /** The tiny-object test's rows: flash hits as ratios to fio, then which engine and pages served them. */
+  private void tinyRows(TextTable t, Fio.Result r1, Fio.Result r4, CacheProbe.ReadResult t1,
+      CacheProbe.ReadResult t4, Double ratio1, Double ratio4) {
+    String tiny = "tiny objects (" + Sizes.format(smallValueSize) + " values, small-object engine)";
+    t.row(tiny + ", 1 thread (IOPS; cache: flash hits/s)", r1 == null ? null : r1.iops(),
+        t1 == null ? null : t1.flashHitsPerSec(), ratio1);
+    t.row(tiny + ", 4 threads (IOPS; cache: flash hits/s)", r4 == null ? null : r4.iops(),
+        t4 == null ? null : t4.flashHitsPerSec(), ratio4);
+    if (t1 == null || t4 == null) {
+      return;
+    }
+    t.row("tiny: read p50 / p99, 1 / 4 threads (us)", null,
+        pair(t1.p50Us(), t1.p99Us()) + ", " + pair(t4.p50Us(), t4.p99Us()), null);
+    t.row("tiny: device reads per flash hit, 1 / 4 threads", null,
+        pair(t1.deviceReadsPerFlashHit(), t4.deviceReadsPerFlashHit()), null);
+    t.row("tiny: small engine's share of flash hits, 1 / 4 threads", null,
+        pair(t1.small().smallHitShare(), t4.small().smallHitShare()), null);
+    t.row("tiny: of its hits, from set pages / from its log (4 threads)", null,
+        pair(t4.small().setHitShare(), t4.small().logHitShare()), null);
+    t.row("tiny: its device reads per hit, 1 / 4 threads", null,
+        pair(t1.small().deviceReadsPerHit(), t4.small().deviceReadsPerHit()), null);
+    t.row("tiny: miss share / DRAM-hit share (4 threads)", null, pair(t4.missShare(), t4.dramHitShare()), null);
+  }
+
   private CacheConfig config(Path cacheDir, long flash, long expected) {
     CacheConfig.Builder b = CacheConfig.builder(cacheDir)
         .name("limits")
@@ -332,7 +431,8 @@ public final class LimitsCommand implements Callable<Integer> {
     return b.build();
   }
 
-  private static void putRead(ObjectNode out, String threads, CacheProbe.ReadResult r) {
+  /** Writes one read result under keys ending in {@code _<threads>} (a suffix such as "tiny_4" too). */
+  static void putRead(ObjectNode out, String threads, CacheProbe.ReadResult r) {
     if (r == null) {
       out.putNull("cache_flash_read_iops_" + threads);
       return;

@@ -15,6 +15,8 @@ package io.hybridcache.core.api;
  * @param logHits of those, served from its log (the rest from a set page)
  * @param bloomFalsePositiveReads set-page reads the Bloom filter allowed for a key the page did not hold
  * @param pageReads set-page reads of lookups
+ * @param logPageReads log-page reads of lookups (the reads of the log's reclaim and of removes are not counted);
+ *     {@link #deviceReads()} is what the engine adds to {@link CacheStats#deviceReads()}
  * @param setRewrites set pages written (each a read-modify-write of 4 KiB)
  * @param objectsInserted new objects those rewrites carried
  * @param objectsAdmitted DRAM evictions it took
@@ -28,12 +30,12 @@ package io.hybridcache.core.api;
  * @param resets times the engine was emptied: clear(), keys(), faults
  */
 public record SmallObjectStats(boolean enabled, long entries, long dramBytes, long lookups, long hits,
-    long logHits, long bloomFalsePositiveReads, long pageReads, long setRewrites, long objectsInserted,
-    long objectsAdmitted, long bytesAdmitted, long bytesWritten, long damagedPages, long ioErrors,
+    long logHits, long bloomFalsePositiveReads, long pageReads, long logPageReads, long setRewrites,
+    long objectsInserted, long objectsAdmitted, long bytesAdmitted, long bytesWritten, long damagedPages, long ioErrors,
     long logObjectsDropped, long faults, long resets) {
   /** The figures of a cache whose small-object engine is off. */
   public static final SmallObjectStats OFF =
-      new SmallObjectStats(false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+      new SmallObjectStats(false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
   /** DRAM per object in set pages. */
   public double dramBytesPerEntry() {
@@ -43,6 +45,16 @@ public record SmallObjectStats(boolean enabled, long entries, long dramBytes, lo
   /** New objects per set-page rewrite (what the log in front is for). */
   public double objectsPerSetRewrite() {
     return setRewrites == 0 ? 0 : (double) objectsInserted / setRewrites;
+  }
+
+  /** Device reads of its lookups: set pages and log pages (its part of {@link CacheStats#deviceReads()}). */
+  public long deviceReads() {
+    return pageReads + logPageReads;
+  }
+
+  /** Device reads per hit of this engine (a hit from the log's write buffer reads nothing). */
+  public double deviceReadsPerHit() {
+    return hits == 0 ? 0 : (double) deviceReads() / hits;
   }
 
   /** Share of the engine's hits served from its log. */

@@ -696,7 +696,7 @@ final class Engine implements HybridCache {
     io.hybridcache.core.api.SmallObjectStats so = small == null ? io.hybridcache.core.api.SmallObjectStats.OFF
         : small.stats();
     return new CacheStats(c.gets.sum(), c.dramHits.sum(), c.flashHits.sum(), c.misses.sum(),
-        c.flashLookups.sum(), c.deviceReads.sum() + so.pageReads(), c.bufferHits.sum(), c.corruptReads.sum(),
+        c.flashLookups.sum(), c.deviceReads.sum() + so.deviceReads(), c.bufferHits.sum(), c.corruptReads.sum(),
         c.puts.sum(), c.removes.sum(), dram.entries(), dram.weightedBytes(), flash.index().size() + so.entries(),
         live, flash.index().memoryBytes() + so.dramBytes(), c.bytesAdmitted.sum() + so.bytesAdmitted(),
         c.flushBytesWritten.sum() + so.bytesWritten(),

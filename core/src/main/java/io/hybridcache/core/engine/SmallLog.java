@@ -112,6 +112,11 @@ final class SmallLog implements SmallStore {
   final LongAdder bytesAdmitted = new LongAdder();
   final LongAdder logPagesWritten = new LongAdder();
   final LongAdder logHits = new LongAdder();
+  /**
+   * Log pages read by lookups ({@link #get}; not the reads of reclaim, removes or moves): with the set
+   * regions' page reads, the small engine's share of {@code CacheStats.deviceReads}.
+   */
+  final LongAdder lookupPageReads = new LongAdder();
   final LongAdder setMoves = new LongAdder();
   final LongAdder forcedMoves = new LongAdder();
   final LongAdder objectsMoved = new LongAdder();
@@ -375,6 +380,7 @@ final class SmallLog implements SmallStore {
     for (long[] c : candidates) {
       int pos = (int) c[0] / OBJECTS_PER_PAGE;
       try {
+        lookupPageReads.increment();
         device.read(slotOf(pos), offsetOf(pos), SmallSets.whole(page));
       } catch (IOException e) {
         ioErrors.increment();

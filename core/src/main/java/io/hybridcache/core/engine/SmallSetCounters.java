@@ -12,7 +12,10 @@ final class SmallSetCounters {
   final LongAdder bloomRejects = new LongAdder();
   /** Page reads of a verified page that did not hold the key: the filter's false positives. */
   final LongAdder bloomFalsePositiveReads = new LongAdder();
+  /** Page reads of lookups (the small engine's part of {@code CacheStats.deviceReads}). */
   final LongAdder pageReads = new LongAdder();
+  /** Page reads of rewrites and removes (read-modify-write), not counted as lookups' reads. */
+  final LongAdder writeReads = new LongAdder();
   final LongAdder hits = new LongAdder();
   /** Pages that failed verification (torn, damaged, another set's) on a lookup or a rewrite. */
   final LongAdder damagedPages = new LongAdder();

@@ -272,7 +272,7 @@ final class SmallSets implements SmallStore {
       if (poisoned.contains(set)) {
         return null;
       }
-      if (!readPage(set, page)) {
+      if (!readPage(set, page, counters.pageReads)) {
         return null;
       }
       probe.at(Point.LOOKUP_READ, set);
@@ -312,8 +312,8 @@ final class SmallSets implements SmallStore {
     return found.entry().value();
   }
 
-  /** Fills {@code page} with set {@code set}'s page; false (counted) on a read error. */
-  private boolean readPage(int set, ByteBuffer page) {
+  /** Fills {@code page} with set {@code set}'s page, counted in {@code reads}; false (counted) on a read error. */
+  private boolean readPage(int set, ByteBuffer page, java.util.concurrent.atomic.LongAdder reads) {
     int slot = firstSlot + set / setsPerSlot;
     if (!device.allocated(slot)) { // never written: nothing to read
       page.clear();
@@ -321,7 +321,7 @@ final class SmallSets implements SmallStore {
       return true;
     }
     try {
-      counters.pageReads.increment();
+      reads.increment();
       device.read(slot, (long) (set % setsPerSlot) * SmallSetPage.PAGE_BYTES, whole(page));
       return true;
     } catch (IOException e) {
@@ -398,7 +398,7 @@ final class SmallSets implements SmallStore {
       if (poisoned.contains(set)) {
         return false;
       }
-      if (!readPage(set, page)) { // the key may be there: make the whole set unreachable
+      if (!readPage(set, page, counters.writeReads)) { // the key may be there: make the whole set unreachable
         publishPoisonLocked(set);
         return false;
       }
@@ -427,7 +427,7 @@ final class SmallSets implements SmallStore {
 
   /** The set's verified page of this epoch, or an empty one (never written, poisoned, unreadable, damaged). */
   private Page currentPageLocked(int set, ByteBuffer page) {
-    if (poisoned.contains(set) || !readPage(set, page)) {
+    if (poisoned.contains(set) || !readPage(set, page, counters.writeReads)) {
       return Page.EMPTY;
     }
     Page old = SmallSetPage.decode(page, set, epoch);

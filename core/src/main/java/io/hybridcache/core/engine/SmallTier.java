@@ -92,7 +92,8 @@ final class SmallTier implements Closeable {
 
   /** The cumulative figures a region keeps and a reset must carry over. */
   private enum Figure { BLOOM_FP, PAGE_READS, SET_REWRITES, OBJECTS_INSERTED, SET_BYTES, LOG_PAGES, LOG_HITS,
-    DAMAGED, READ_ERRORS, WRITE_ERRORS, LOG_ERRORS, DROPPED }
+    DAMAGED, READ_ERRORS, WRITE_ERRORS, LOG_ERRORS, DROPPED,
+    LOG_PAGE_READS }
 
   private SmallTier(String name, Device device, Path checkpoint, SmallCheckpoint.Loaded warm) {
     this.name = name;
@@ -319,6 +320,7 @@ final class SmallTier implements Closeable {
     long[] f = new long[Figure.values().length];
     f[Figure.BLOOM_FP.ordinal()] = s.bloomFalsePositiveReads();
     f[Figure.PAGE_READS.ordinal()] = s.pageReads();
+    f[Figure.LOG_PAGE_READS.ordinal()] = l.lookupPageReads.sum();
     f[Figure.SET_REWRITES.ordinal()] = s.setRewrites();
     f[Figure.OBJECTS_INSERTED.ordinal()] = s.objectsInserted();
     f[Figure.SET_BYTES.ordinal()] = s.pageBytesWritten();
@@ -344,7 +346,8 @@ final class SmallTier implements Closeable {
     return new SmallObjectStats(true, r.sets().stats().entries() + r.log().liveObjects(),
         r.sets().dramBytes() + r.log().dramBytes(),
         lookups.sum(), hits.sum(), f[Figure.LOG_HITS.ordinal()], f[Figure.BLOOM_FP.ordinal()],
-        f[Figure.PAGE_READS.ordinal()], f[Figure.SET_REWRITES.ordinal()], f[Figure.OBJECTS_INSERTED.ordinal()],
+        f[Figure.PAGE_READS.ordinal()], f[Figure.LOG_PAGE_READS.ordinal()], f[Figure.SET_REWRITES.ordinal()],
+        f[Figure.OBJECTS_INSERTED.ordinal()],
         objectsAdmitted.sum(), bytesAdmitted.sum(), written, f[Figure.DAMAGED.ordinal()],
         f[Figure.READ_ERRORS.ordinal()] + f[Figure.WRITE_ERRORS.ordinal()] + f[Figure.LOG_ERRORS.ordinal()],
         f[Figure.DROPPED.ordinal()], faults.sum(), regionResets.sum());

@@ -141,6 +141,50 @@ class SmallEngineWiringTest {
     }
   }
 
+  /**
+   * Regression: deviceReads counted the small engine's set-page reads but not the log-page reads of lookups,
+   * so a hit served from a log page on flash looked free.
+   */
+  @Test
+  void lookupsServedFromLogPagesOnFlashCountInDeviceReads() {
+    try (Engine cache = TestCaches.open(config(dir).build())) {
+      int n = 40; // more than a log page holds: the first ones are on flash, the last in the write buffer
+      putAndWriteBack(cache, n, i -> false);
+      CacheStats before = cache.stats();
+      for (int i = 0; i < n; i++) {
+        assertArrayEquals(value(i, 1, SMALL), cache.get(key(i)), "key " + i);
+      }
+      CacheStats after = cache.stats();
+      SmallObjectStats b = before.smallObjects();
+      SmallObjectStats a = after.smallObjects();
+      assertEquals(n, a.logHits() - b.logHits(), "all served by the log (nothing moved to a set yet)");
+      assertEquals(0, a.pageReads() - b.pageReads());
+      long logReads = a.logPageReads() - b.logPageReads();
+      assertTrue(logReads >= n - SmallLog.OBJECTS_PER_PAGE, logReads + " log-page reads");
+      assertEquals(logReads, after.deviceReads() - before.deviceReads(), "each in deviceReads");
+      assertEquals(a.pageReads() + a.logPageReads(), a.deviceReads());
+    }
+  }
+
+  /**
+   * Regression: the set pages that puts and removes read (a set rewrite is a read-modify-write) counted as
+   * set-page reads of lookups, so deviceReads grew with writes alone.
+   */
+  @Test
+  void putsAndRemovesAloneMakeNoDeviceReads() {
+    try (Engine cache = TestCaches.open(config(dir).build())) {
+      putAndWriteBack(cache, 1500, i -> false);
+      for (int i = 0; i < 1500; i += 3) {
+        cache.remove(key(i));
+      }
+      CacheStats s = cache.stats();
+      assertTrue(s.smallObjects().setRewrites() > 0 && s.smallObjects().bloomFalsePositiveReads() == 0,
+          s.smallObjects().toString());
+      assertEquals(0, s.deviceReads(), "no lookup ran");
+      assertEquals(0, s.smallObjects().pageReads());
+    }
+  }
+
   @Test
   void aKeyMovingBetweenEnginesNeverServesItsOlderVersion() {
     try (Engine cache = TestCaches.open(config(dir).build())) {
