@@ -582,21 +582,46 @@ final class Engine implements HybridCache {
   }
 
   /**
-   * The flash keys. The small-object engine's keys are not listed: it is emptied when the flash pass
-   * begins (after the DRAM pass, so a key evicted to it during that pass is invalidated too). Never partial: when the tier is degraded, or the scan cannot finish (a read error,
-   * a flush that did not happen), the whole flash index is dropped instead ({@link FlashTier#dropAll}),
-   * so every flash key is then invalidated.
+   * The flash keys: the log engine's, then the small engine's ({@link SmallKeyScan}, which starts after
+   * the DRAM pass and the log engine's, so a key evicted into it before then is in it). Never partial: when
+   * the tier is degraded, or a scan cannot finish (a read error, a flush that did not happen), that
+   * engine is emptied instead ({@link FlashTier#dropAll}, {@link SmallTier#dropAll}), so every one of its
+   * keys is then invalidated.
    */
   private Iterator<byte[]> flashKeys() {
-    if (small != null) { // its sets cannot be listed: every key in it is invalidated instead (never partial)
-      small.dropAll("keys() cannot list the small-object engine's keys; its objects are invalidated");
-    }
+    Iterator<byte[]> logKeys;
     if (flash.degraded()) {
       flash.dropAll("keys() while the flash tier is degraded");
-      return java.util.Collections.emptyIterator();
+      logKeys = java.util.Collections.emptyIterator();
+    } else {
+      logKeys = new FlashKeyScan(flash.index(), flash.table(), flash.device(), config.maxFlashEntryBytes(),
+          sequence.get() + 1, () -> flash.barrier(true, deadline()), flash::dropAll);
     }
-    return new FlashKeyScan(flash.index(), flash.table(), flash.device(), config.maxFlashEntryBytes(),
-        sequence.get() + 1, () -> flash.barrier(true, deadline()), flash::dropAll);
+    if (small == null) {
+      return logKeys;
+    }
+    return new Iterator<>() { // the log engine's keys, then the small engine's (its scan starts there)
+      private Iterator<byte[]> smallKeys;
+
+      @Override
+      public boolean hasNext() {
+        if (logKeys.hasNext()) {
+          return true;
+        }
+        if (smallKeys == null) {
+          smallKeys = small.keys();
+        }
+        return smallKeys.hasNext();
+      }
+
+      @Override
+      public byte[] next() {
+        if (!hasNext()) {
+          throw new java.util.NoSuchElementException();
+        }
+        return logKeys.hasNext() ? logKeys.next() : smallKeys.next();
+      }
+    };
   }
 
   @Override

@@ -105,6 +105,9 @@ final class SmallLog implements SmallStore {
   private final List<Entry> buffer = new ArrayList<>();
   private int bufferBytes;
   private final ByteBuffer io = Device.allocateAligned(SmallSetPage.PAGE_BYTES);
+  /** Scans recording relocations ({@link #recordRelocations}); empty almost always. */
+  private final List<java.lang.ref.WeakReference<java.util.Set<ByteKey>>> relocationRecorders =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   /** Bumped under the lock by every unlink: a lookup that saw it change looks again. */
   private volatile long unlinks;
   private volatile SmallSets.Probe probe = SmallSets.Probe.NONE;
@@ -220,6 +223,85 @@ final class SmallLog implements SmallStore {
       });
     } finally {
       ioLock.unlock();
+    }
+  }
+
+  /**
+   * Starts recording in {@code into} the key of every object moved to its set or readmitted from now on
+   * (a key scan: {@link SmallKeyScan}); weakly held, so an abandoned scan stops recording.
+   */
+  void recordRelocations(java.util.Set<ByteKey> into) {
+    relocationRecorders.add(new java.lang.ref.WeakReference<>(into));
+  }
+
+  void stopRecording(java.util.Set<ByteKey> into) {
+    relocationRecorders.removeIf(r -> r.get() == null || r.get() == into);
+  }
+
+  private void relocated(byte[] key) {
+    if (relocationRecorders.isEmpty()) {
+      return;
+    }
+    for (java.lang.ref.WeakReference<java.util.Set<ByteKey>> r : relocationRecorders) {
+      java.util.Set<ByteKey> into = r.get();
+      if (into == null) {
+        relocationRecorders.remove(r);
+      } else {
+        into.add(new ByteKey(key));
+      }
+    }
+  }
+
+  /**
+   * What a key scan reads of the log, taken in one step: the keys of the unexpired objects in the write
+   * buffer, the slot ids of the indexed objects on flash (ascending) and the tail page number then.
+   */
+  record KeySnapshot(List<byte[]> bufferKeys, int[] slots, long tailPage) {}
+
+  KeySnapshot keySnapshot() {
+    return locked(() -> {
+      List<byte[]> bufferKeys = new ArrayList<>();
+      int[] slots = new int[Math.toIntExact(index.liveObjects())];
+      int[] n = {0};
+      long now = sets.nowMillis();
+      index.forEach((set, tag, slot, hit) -> {
+        if (inBuffer(slot / OBJECTS_PER_PAGE)) {
+          Entry e = buffer.get(slot % OBJECTS_PER_PAGE);
+          if (!e.expired(now)) {
+            bufferKeys.add(e.key());
+          }
+        } else {
+          slots[n[0]++] = slot;
+        }
+      });
+      int[] onFlash = Arrays.copyOf(slots, n[0]);
+      Arrays.sort(onFlash);
+      return new KeySnapshot(bufferKeys, onFlash, tailPage);
+    });
+  }
+
+  /**
+   * Adds to {@code out} the keys of the unexpired objects at {@code slots[from, to)} (one log page), read
+   * with one device read into {@code page}. A page overwritten since the snapshot (or damaged) adds
+   * nothing: its objects were moved or readmitted (recorded, see {@link #recordRelocations}) or dropped.
+   *
+   * @throws IOException if the read fails
+   */
+  void keysOnPage(int[] slots, int from, int to, long snapshotTail, ByteBuffer page, List<byte[]> out)
+      throws IOException {
+    int pos = slots[from] / OBJECTS_PER_PAGE;
+    long number = snapshotTail + Math.floorMod(pos - position(snapshotTail), pages);
+    device.read(slotOf(pos), offsetOf(pos), SmallSets.whole(page));
+    Page p = SmallSetPage.decode(page, pos, epoch);
+    if (p == null || p.generation() != number) {
+      return;
+    }
+    long now = sets.nowMillis();
+    for (int i = from; i < to; i++) {
+      int at = slots[i] % OBJECTS_PER_PAGE;
+      if (at < p.entries().size() && !p.entries().get(at).expired(now)) {
+        out.add(p.entries().get(at).key());
+      }
     }
   }
 
@@ -566,6 +648,7 @@ final class SmallLog implements SmallStore {
       readmitted.addAll(again);
       readmittedBytes += againBytes;
     }
+    readmitted.forEach(r -> relocated(r.entry.key()));
     locked(() -> { // one step, so a lookup sees each readmitted object at its old slot or its new one
       tailPage++; // the ring has a free page again: the buffer's position is its own
       for (Readmit r : readmitted) {
@@ -627,6 +710,7 @@ final class SmallLog implements SmallStore {
       newest.clear(); // an unread object may be a newer version of a key read here
     }
     if (!newest.isEmpty()) {
+      newest.keySet().forEach(k -> relocated(k.bytes()));
       sets.insert(set, new ArrayList<>(newest.values()));
       objectsMoved.add(newest.size());
     }

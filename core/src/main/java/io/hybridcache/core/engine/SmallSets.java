@@ -244,6 +244,77 @@ final class SmallSets implements SmallStore {
     probe = p;
   }
 
+  /** Sets per slot file: {@link #keysOf} reads at most these in one call. */
+  int setsPerSlot() {
+    return setsPerSlot;
+  }
+
+  /**
+   * Adds to {@code out} the keys of the unexpired objects in sets {@code [from, to)} (within one slot;
+   * {@code chunk} holds them all), read with one device read. A page a writer published meanwhile (its
+   * stripe's seqlock moved) is read again alone, as a lookup would; a poisoned set or a page that does
+   * not verify adds nothing (it serves nothing either).
+   *
+   * @throws IOException if a read fails: the caller cannot know these sets' keys
+   */
+  void keysOf(int from, int to, ByteBuffer chunk, List<byte[]> out) throws IOException {
+    int slot = firstSlot + from / setsPerSlot;
+    if (from < 0 || to > sets || from >= to || (to - 1) / setsPerSlot != from / setsPerSlot
+        || (long) (to - from) * SmallSetPage.PAGE_BYTES > chunk.capacity()) {
+      throw new IllegalArgumentException("sets [" + from + ", " + to + ") are not within one slot and the chunk");
+    }
+    if (!device.allocated(slot)) {
+      return; // never written
+    }
+    long[] before = new long[to - from];
+    for (int set = from; set < to; set++) {
+      before[set - from] = versions.get(set % locks.length);
+    }
+    chunk.clear().limit((to - from) * SmallSetPage.PAGE_BYTES);
+    device.read(slot, (long) (from % setsPerSlot) * SmallSetPage.PAGE_BYTES, chunk);
+    long now = clock.getAsLong();
+    for (int set = from; set < to; set++) {
+      long v = before[set - from];
+      Page page;
+      if ((v & 1) == 0 && versions.get(set % locks.length) == v) {
+        page = SmallSetPage.decode(chunk.slice((set - from) * SmallSetPage.PAGE_BYTES, SmallSetPage.PAGE_BYTES),
+            set, epoch);
+      } else {
+        page = pageAgain(set);
+      }
+      if (page != null && !poisoned.contains(set)) {
+        for (Entry e : page.entries()) {
+          if (!e.expired(now)) {
+            out.add(e.key());
+          }
+        }
+      }
+    }
+  }
+
+  /** The set's page read alone under its seqlock (a writer published it during a chunk read), or null. */
+  private Page pageAgain(int set) throws IOException {
+    ByteBuffer page = acquireOrNull();
+    if (page == null) {
+      throw new IOException("no direct memory for a page buffer");
+    }
+    try {
+      int stripe = set % locks.length;
+      for (int attempt = 0; attempt < READ_ATTEMPTS * 4; attempt++) {
+        long before = versions.get(stripe);
+        if (!readPage(set, page, counters.writeReads)) {
+          throw new IOException("cannot read set " + set);
+        }
+        if ((before & 1) == 0 && versions.get(stripe) == before) {
+          return SmallSetPage.decode(page, set, epoch);
+        }
+      }
+      throw new IOException("set " + set + " kept being rewritten during the key scan");
+    } finally {
+      buffers.release(page);
+    }
+  }
+
   /** The newest value of {@code key} in its set, or null. One device read at most per attempt. */
   @Override
   public byte[] get(byte[] key) {

@@ -287,7 +287,16 @@ final class SmallTier implements Closeable {
     reset();
   }
 
-  /** As {@link #clear}, for a bulk operation that cannot scan the region ({@code keys()}), logged. */
+  /**
+   * The keys of its objects ({@link SmallKeyScan}); if the scan cannot finish, the engine is emptied
+   * (logged and counted), so every key is returned or invalidated, never silently left out.
+   */
+  java.util.Iterator<byte[]> keys() {
+    Region r = region;
+    return new SmallKeyScan(r.sets(), r.log(), this::dropAll);
+  }
+
+  /** As {@link #clear}, for a bulk operation that cannot list the region, logged. */
   void dropAll(String reason) {
     LOG.info("{}: small-object engine emptied: {}", name, reason);
     reset();
