@@ -251,23 +251,21 @@ final class Engine implements HybridCache {
   }
 
   /**
-   * A lookup in the small-object engine, promoting the hit to DRAM only if no put, remove or clear of the key
-   * completed since the stamp was taken and no entry with a TTL went to its stripe ({@link SmallTier}).
+   * A lookup in the small-object engine, promoting the hit (with its expiry) to DRAM only if no put, remove
+   * or clear of the key completed since the stamp was taken ({@link SmallTier}).
    */
   private byte[] lookupSmall(byte[] key, ByteKey k, boolean count, boolean copy) {
     long stamp = small.stamp(k.hash64());
     long clears = small.clears();
-    byte[] v = small.get(key);
-    if (!counted(v != null, count)) {
+    SmallSetPage.Entry e = small.lookup(key);
+    if (!counted(e != null, count)) {
       return null;
     }
     afterFlashRead.accept("small", key);
-    if (small.mayExpire(k.hash64())) {
-      return v; // its expiry is not known here: served, not promoted (the engine checks expiry on each read)
-    }
-    return promote(k.withBytes(key.clone()), new DramEntry(v, false, 0L, 0L),
+    return promote(k.withBytes(key.clone()), new DramEntry(e.value(), false, e.sequence(), e.expiryMillis()),
         kk -> small.unchangedSince(kk.hash64(), stamp, clears), copy);
   }
+
 
   /** Counts a flash hit or a miss (if {@code count}); returns {@code hit}. */
   private boolean counted(boolean hit, boolean count) {

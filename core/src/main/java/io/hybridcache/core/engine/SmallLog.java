@@ -391,7 +391,7 @@ final class SmallLog implements SmallStore {
 
   /** The newest value of {@code key}: from the log if it holds one, else from its set. */
   @Override
-  public byte[] get(byte[] key) {
+  public Entry lookup(byte[] key) {
     long hash = KeyHash.of(key);
     int set = sets.setOf(hash);
     for (int attempt = 0; attempt < LOOKUP_ATTEMPTS; attempt++) {
@@ -405,7 +405,8 @@ final class SmallLog implements SmallStore {
             Entry e = buffer.get(id % OBJECTS_PER_PAGE);
             if (Arrays.equals(e.key(), key)) {
               logHits.increment();
-              return e.expired(sets.nowMillis()) ? null : e.value().clone(); // the buffer's array stays ours
+              return e.expired(sets.nowMillis()) ? null : Entry.of(e.key(), e.value().clone(), e.sequence(),
+                  e.expiryMillis()); // the buffer's arrays stay ours
             }
           } else {
             candidates.add(new long[] {id, pageNumber(id / OBJECTS_PER_PAGE)});
@@ -422,9 +423,9 @@ final class SmallLog implements SmallStore {
         if (found.slot >= 0 && readmit) {
           markHit(set, found.slot);
         }
-        return found.value;
+        return found.entry;
       }
-      return sets.get(key);
+      return sets.lookup(key);
     }
     return null;
   }
@@ -434,7 +435,7 @@ final class SmallLog implements SmallStore {
   }
 
   /** What a log lookup found: a value (possibly null for expired or unreadable) and its slot, or AGAIN. */
-  private record Lookup(byte[] value, int slot) {
+  private record Lookup(Entry entry, int slot) {
     static final Lookup AGAIN = new Lookup(null, -1);
     static final Lookup MISS = new Lookup(null, -1);
   }
@@ -479,7 +480,7 @@ final class SmallLog implements SmallStore {
       }
       if (f != null && Arrays.equals(f.entry().key(), key)) {
         logHits.increment();
-        return new Lookup(f.entry().expired(sets.nowMillis()) ? null : f.entry().value(), (int) c[0]);
+        return new Lookup(f.entry().expired(sets.nowMillis()) ? null : f.entry(), (int) c[0]);
       }
     }
     return null; // the tags matched other keys only

@@ -317,7 +317,7 @@ final class SmallSets implements SmallStore {
 
   /** The newest value of {@code key} in its set, or null. One device read at most per attempt. */
   @Override
-  public byte[] get(byte[] key) {
+  public Entry lookup(byte[] key) {
     counters.lookups.increment();
     long hash = KeyHash.of(key);
     int set = setOf(hash);
@@ -336,7 +336,7 @@ final class SmallSets implements SmallStore {
     }
   }
 
-  private byte[] lookUp(int set, byte[] key, ByteBuffer page) {
+  private Entry lookUp(int set, byte[] key, ByteBuffer page) {
     int stripe = set % locks.length;
     for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
       long before = versions.get(stripe);
@@ -366,7 +366,7 @@ final class SmallSets implements SmallStore {
     }
   }
 
-  private byte[] served(int set, Found found) {
+  private Entry served(int set, Found found) {
     if (found == SmallSetPage.DAMAGED) {
       counters.damagedPages.increment();
       return null;
@@ -380,7 +380,7 @@ final class SmallSets implements SmallStore {
     }
     hitBits.mark(set, found.position());
     counters.hits.increment();
-    return found.entry().value();
+    return found.entry();
   }
 
   /** Fills {@code page} with set {@code set}'s page, counted in {@code reads}; false (counted) on a read error. */

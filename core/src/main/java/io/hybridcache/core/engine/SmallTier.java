@@ -14,7 +14,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -38,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * stamp and {@link #clears()} are unchanged under the key's map-bin lock ({@link #unchangedSince}), so an
  * older version read while a put or remove ran never lands in DRAM after it. The stamp is bumped after the
  * removal: a lookup whose read served the older version finished before the removal published, so it
- * took its stamp before the bump. TTL: the engine checks expiry on every read; since a lookup does not
- * return the expiry, hits in a stripe that ever held an entry with a TTL are served but not promoted.
+ * took its stamp before the bump. TTL: every read checks expiry, and a lookup returns the entry's expiry,
+ * which a promoted copy keeps.
  *
  * <p><b>Format.</b> {@link SmallSetPage} for set pages and log pages (src/site/format.md); slots
  * {@code [0, LOG_SLOTS)} of the device are the log, the rest the sets.
@@ -74,11 +73,6 @@ final class SmallTier implements Closeable {
   private final boolean warm;
   private volatile Region region;
   private final AtomicLongArray stamps = new AtomicLongArray(STAMP_STRIPES);
-  /**
-   * Per stamp stripe, 1 once an entry with a TTL was put in it (never reset): a lookup returns no expiry,
-   * so hits of such stripes are not promoted to DRAM ({@link #mayExpire}); the engine itself enforces expiry.
-   */
-  private final AtomicIntegerArray expiring = new AtomicIntegerArray(STAMP_STRIPES);
   private final AtomicLong clears = new AtomicLong();
 
   private final LongAdder bytesAdmitted = new LongAdder();
@@ -202,39 +196,37 @@ final class SmallTier implements Closeable {
     return stamps.get(stripe(keyHash)) == stamp && clears.get() == clearsSeen;
   }
 
-  /** True if an entry with a TTL may sit in the key's stripe: its hits must not be promoted without expiry. */
-  boolean mayExpire(long keyHash) {
-    return expiring.get(stripe(keyHash)) != 0;
-  }
-
   private static int stripe(long keyHash) {
     return (int) (keyHash ^ (keyHash >>> 32)) & (STAMP_STRIPES - 1);
   }
 
-  /** The newest value of {@code key}, or null (a fault is a miss, counted, and resets the region). */
-  byte[] get(byte[] key) {
+  /**
+   * The newest version of {@code key} (value, sequence, expiry), or null (a fault is a miss, counted, and
+   * resets the region).
+   */
+  SmallSetPage.Entry lookup(byte[] key) {
     lookups.increment();
-    byte[] v;
+    SmallSetPage.Entry e;
     try {
-      v = region.log().get(key);
+      e = region.log().lookup(key);
     } catch (Throwable t) {
       fault("lookup", t);
       return null;
     }
-    if (v != null) {
+    if (e != null) {
       hits.increment();
     }
-    return v;
+    return e;
   }
 
-  /**
-   * Stores a version of an evicted entry; false if it was not stored (the key then misses). An entry with a
-   * TTL marks its stripe first, so a lookup that reads it also sees the mark ({@link #mayExpire}).
-   */
+  /** The newest value of {@code key}, or null ({@link #lookup}). */
+  byte[] get(byte[] key) {
+    SmallSetPage.Entry e = lookup(key);
+    return e == null ? null : e.value();
+  }
+
+  /** Stores a version of an evicted entry; false if it was not stored (the key then misses). */
   boolean put(byte[] key, long keyHash, byte[] value, long sequence, long expiryMillis) {
-    if (expiryMillis != 0) {
-      expiring.set(stripe(keyHash), 1);
-    }
     try {
       boolean stored = region.log().put(key, value, sequence, expiryMillis);
       if (stored) {

@@ -61,10 +61,15 @@ class SmallSetsConcurrencyTest {
    */
   @Test
   void neverAWrongOrStaleValueThroughTheLogWithTagCollisionsAndReadmission() throws Exception {
-    MemoryDevice device = new MemoryDevice(3, 2 * 4096);
-    SmallSets sets = new SmallSets(device, 0, 1, SmallSets.Options.DEFAULT);
-    SmallLog log = new SmallLog(device, 1, 2, sets, 40, true, 1);
-    neverAWrongOrStaleValue(log);
+    SmallLog log = null;
+    for (int run = 0; run < 5 && (log == null || log.objectsReadmitted.sum() == 0); run++) {
+      // readmission needs a hit while in the log and room at the reclaim: the threads' timing decides, so
+      // a run without one (rare) is repeated on a fresh region
+      MemoryDevice device = new MemoryDevice(3, 2 * 4096);
+      SmallSets sets = new SmallSets(device, 0, 1, SmallSets.Options.DEFAULT);
+      log = new SmallLog(device, 1, 2, sets, 40, true, 1);
+      neverAWrongOrStaleValue(log);
+    }
     assertTrue(log.setMoves.sum() > 0 && log.logHits.sum() > 0 && log.objectsReadmitted.sum() > 0,
         "moves " + log.setMoves.sum() + ", log hits " + log.logHits.sum() + ", readmitted "
             + log.objectsReadmitted.sum());
