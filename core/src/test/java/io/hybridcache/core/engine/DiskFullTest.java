@@ -50,6 +50,8 @@ class DiskFullTest {
   private static final long PHASE_NANOS = TimeUnit.SECONDS.toNanos(90);
   /** Few enough that most puts replace a key on flash: each such put journals an invalidation. */
   private static final int KEYS = 4_000;
+  /** Small mode: 10x the DRAM tier, about the small engine's room. */
+  private static final int SMALL_KEYS = 40_000;
   /** Calls made while the disk stays full: enough to journal well past a half of the journal. */
   private static final long PUTS_WHILE_FULL = 60_000;
   private static final int THREADS = 4;
@@ -57,6 +59,9 @@ class DiskFullTest {
   private static final int SLOTS = 16;
 
   private SmallTmpfs tmpfs;
+  /** Small values (60..300 B) into the small-object engine, each caller checking its own keys' versions. */
+  private boolean small;
+  private final ConcurrentLinkedQueue<String> older = new ConcurrentLinkedQueue<>();
   private final List<Worker> workers = new ArrayList<>();
   private final ConcurrentLinkedQueue<String> thrown = new ConcurrentLinkedQueue<>();
   private volatile boolean stop;
@@ -86,8 +91,11 @@ class DiskFullTest {
     final AtomicLong longestNanos = new AtomicLong();
     final AtomicLong calls = new AtomicLong();
 
+    final int n;
+
     Worker(Engine cache, int n) {
       this.cache = cache;
+      this.n = n;
       this.thread = new Thread(this, "disk-full-caller-" + n);
       thread.setDaemon(true); // a thread stuck for ever must not keep the test JVM alive
       thread.setUncaughtExceptionHandler((t, e) -> thrown.add(t.getName() + " died: " + e));
@@ -97,19 +105,25 @@ class DiskFullTest {
     public void run() {
       ThreadLocalRandom r = ThreadLocalRandom.current();
       long version = 0;
+      long[] lastPut = new long[SMALL_KEYS]; // of this caller's keys (small mode): 0 = removed or never put
       while (!stop) {
-        int k = r.nextInt(KEYS);
+        int k = small ? r.nextInt(SMALL_KEYS / THREADS) * THREADS + n : r.nextInt(KEYS);
         int op = r.nextInt(10);
         call = op < 6 ? "put" : op < 9 ? "get" : "remove";
         long t0 = System.nanoTime();
         callStarted = t0;
         try {
           if (op < 6) {
-            cache.put(key(k), value(k, ++version, 1024 + r.nextInt(2048)));
+            cache.put(key(k), value(k, ++version, small ? 60 + r.nextInt(240) : 1024 + r.nextInt(2048)));
+            lastPut[k] = version;
           } else if (op < 9) {
-            cache.get(key(k));
+            byte[] v = cache.get(key(k));
+            if (small && v != null && TestCaches.versionOf(k, v) != lastPut[k]) {
+              older.add("key " + k + ": read version " + TestCaches.versionOf(k, v) + ", last put " + lastPut[k]);
+            }
           } else {
             cache.remove(key(k));
+            lastPut[k] = 0;
           }
         } catch (Throwable t) {
           thrown.add(thread.getName() + " " + call + ": " + t);
@@ -179,8 +193,55 @@ class DiskFullTest {
     assertFalse(back.degraded(), "no segment write failed: " + figures);
   }
 
+  /**
+   * Issue 27's twin: the small-object engine on a disk filled right after the open, before its slot files
+   * are allocated (they are, on their first write): its writes fail and are counted, nothing hangs or
+   * throws, no caller reads a version other than its last put, and it writes again once the space
+   * returns. Then a close on the full disk cannot save its checkpoint: the next open is cold, not wrong.
+   */
+  @Test
+  void aDiskFilledUnderTheSmallObjectEngineNeverHangsNorServesAnOlderVersion() throws Exception {
+    small = true;
+    Engine cache = open();
+    Path filler = tmpfs.root().resolve("filler");
+    long filled = fill(filler);
+    startWorkers(cache);
+    CacheStats errors = awaitStats(cache, "the small engine's writes failing", s -> s.smallObjects().ioErrors() > 0);
+    CacheStats full = holdFull(cache, errors);
+    Files.delete(filler);
+    CacheStats back = awaitStats(cache, "the small engine writing again",
+        s -> s.smallObjects().bytesWritten() >= full.smallObjects().bytesWritten() + MIB);
+    fill(filler); // the close's checkpoint meets a full disk
+    String figures = stopAndClose(cache, filled, full, back);
+    assertEquals(List.of(), older.stream().limit(5).toList(), "never another version: " + figures);
+    assertTrue(back.smallObjects().hits() > 0, "the small engine served: " + figures);
+    Path small = tmpfs.root().resolve("cache").resolve(OwnedFiles.SMALL);
+    assertFalse(Files.exists(small.resolve(SmallCheckpoint.FILE + ".tmp")), "a failed checkpoint leaves no temp file");
+    Files.delete(filler);
+    try (Engine again = Engine.open(config())) {
+      assertFalse(again.smallTier().openedWarm(), "no checkpoint was saved on the full disk: cold");
+    }
+  }
+
   private Engine start() {
-    CacheConfig config = CacheConfig.builder(tmpfs.root().resolve("cache"))
+    Engine cache = open();
+    startWorkers(cache);
+    return cache;
+  }
+
+  private void startWorkers(Engine cache) {
+    for (int i = 0; i < THREADS; i++) {
+      workers.add(new Worker(cache, i));
+    }
+    workers.forEach(w -> w.thread.start());
+  }
+
+  private Engine open() {
+    return Engine.open(config());
+  }
+
+  private CacheConfig config() {
+    return CacheConfig.builder(tmpfs.root().resolve("cache"))
         .indexType(IndexType.HEAP)
         .dramBytes(2 * MIB)
         .flashBytes(SLOTS * MIB)
@@ -189,14 +250,9 @@ class DiskFullTest {
         .expectedEntries(100_000)
         .faultRetryInterval(Duration.ofMillis(500))
         .closeTimeout(CLOSE_TIMEOUT)
+        .smallObjectShare(small ? 0.5 : 0)
         .jmx(false)
         .build();
-    Engine cache = Engine.open(config);
-    for (int i = 0; i < THREADS; i++) {
-      workers.add(new Worker(cache, i));
-    }
-    workers.forEach(w -> w.thread.start());
-    return cache;
   }
 
   /** Keeps the disk full for {@link #PUTS_WHILE_FULL} puts after {@code from}. */
