@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Format</b> (big-endian, {@code small/small.ckpt}, replaced atomically by {@link AtomicFile}):
  * magic {@code HCSMCKPT}, format version (int), the geometry ({@link Geometry}: slots, slot bytes, log
- * slots, sets, filter bits per set, tag bits), then the sets' epoch (long), filter words (int count, ints),
+ * slots, sets, filter bits per set, filter hashes, tag bits: a filter read with other hashes could miss a
+ * key its set holds, and a put would then leave that older version unflagged), then the sets' epoch (long), filter words (int count, ints),
  * counts (int count, bytes) and poisoned sets (int count, ints), the log's epoch, tail page and buffer page
  * (longs) and index entries (int count, ints: four per entry), and last the CRC32C of everything before
  * it (int). A file of another geometry, version or checksum, or cut short, is logged and read as none.
@@ -39,7 +40,8 @@ final class SmallCheckpoint {
   static final int FORMAT_VERSION = 1;
 
   /** What the saved state must match to be used: the region's shape in this open. */
-  record Geometry(int slots, long slotBytes, int logSlots, int sets, int bloomBitsPerSet, int tagBits) {}
+  record Geometry(int slots, long slotBytes, int logSlots, int sets, int bloomBitsPerSet, int bloomHashes,
+      int tagBits) {}
 
   /** A checkpoint read back. */
   record Loaded(SmallSets.Saved sets, SmallLog.Saved log) {}
@@ -128,11 +130,13 @@ final class SmallCheckpoint {
     out.writeInt(g.logSlots());
     out.writeInt(g.sets());
     out.writeInt(g.bloomBitsPerSet());
+    out.writeInt(g.bloomHashes());
     out.writeInt(g.tagBits());
   }
 
   private static Geometry readGeometry(DataInputStream in) throws IOException {
-    return new Geometry(in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(), in.readInt());
+    return new Geometry(in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(), in.readInt(),
+        in.readInt());
   }
 
   private static void writeInts(DataOutputStream out, int[] values) throws IOException {

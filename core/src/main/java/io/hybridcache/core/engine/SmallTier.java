@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. <b>Concurrency.</b> Every call runs on the caller's thread (no thread of its own). The
  * engine calls {@link #put} inside Caffeine's atomic removal of the evicted key and {@link #invalidate}
- * inside the DRAM tier's {@code compute} for the key, so a key's writes to this tier are ordered by its
- * map-bin lock, as for the log engine. {@link #invalidate} removes every version of the key (log and set)
- * before it returns and then bumps the key's stamp (one of {@value #STAMP_STRIPES} striped counters); a
+ * and {@link #supersede} inside the DRAM tier's {@code compute} for the key, so a key's writes to this tier
+ * are ordered by its map-bin lock, as for the log engine. {@link #invalidate} removes every version of the
+ * key (log and set) before it returns, {@link #supersede} (a put that leaves them, see {@link Engine})
+ * only looks in DRAM; both then bump the key's stamp (one of {@value #STAMP_STRIPES} striped counters); a
  * lookup that will promote what it read into DRAM takes the stamp before its read and promotes only if the
  * stamp and {@link #clears()} are unchanged under the key's map-bin lock ({@link #unchangedSince}), so an
  * older version read while a put or remove ran never lands in DRAM after it. The stamp is bumped after the
@@ -143,7 +144,7 @@ final class SmallTier implements Closeable {
   static SmallCheckpoint.Geometry geometry(long slotBytes) {
     long sets = slotBytes / SmallSetPage.PAGE_BYTES * (SLOTS - LOG_SLOTS);
     return new SmallCheckpoint.Geometry(SLOTS, slotBytes, LOG_SLOTS, (int) Math.min(Integer.MAX_VALUE, sets),
-        SmallSets.Options.DEFAULT.bloomBitsPerSet(), SmallLog.TAG_BITS);
+        SmallSets.Options.DEFAULT.bloomBitsPerSet(), SmallSets.Options.DEFAULT.bloomHashes(), SmallLog.TAG_BITS);
   }
 
   /**
