@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The log's partitioned index: against a plain list model, its DRAM, and tag collisions through the log. */
 class SmallLogIndexTest {
@@ -42,14 +42,15 @@ class SmallLogIndexTest {
   }
 
   /**
-   * Random adds, removes, whole-set removes, slot-range removes and hit marks on 40 sets (3 partitions, the
+   * Random adds, removes, whole-set removes, slot-range removes and hit marks on 40 sets (3 partitions of 16, the
    * last one partial) with 2,000 slots, checked against a list after every operation; tag widths that
-   * make entries straddle words (a width of 11 + 4 + 1 + tag bits) and one of 32 bits.
+   * make entries straddle words, one of 32 bits; partitions of 1, 16 and 64 sets. Slots are reused in any
+   * order, so slot distances take the escape code too.
    */
   @ParameterizedTest
-  @ValueSource(ints = {1, 3, 10, 32})
-  void matchesAListModelAfterEveryOperation(int tagBits) {
-    SmallLogIndex index = new SmallLogIndex(40, 2_000, tagBits);
+  @CsvSource({"1, 16", "3, 16", "10, 16", "32, 16", "10, 1", "10, 64", "32, 64"})
+  void matchesAListModelAfterEveryOperation(int tagBits, int setsPerPartition) {
+    SmallLogIndex index = new SmallLogIndex(40, 2_000, tagBits, setsPerPartition);
     List<Obj> model = new ArrayList<>(); // oldest first
     TreeSet<Integer> free = new TreeSet<>();
     for (int s = 0; s < 2_000; s++) {
@@ -103,6 +104,15 @@ class SmallLogIndexTest {
       }
       assertArrayEquals(expected, index.slots(s, t), "op " + op + ": set " + s + " tag " + t);
       assertEquals(model.stream().filter(o -> o.set == s).count(), index.count(s));
+      List<String> all = new ArrayList<>(); // what a checkpoint saves: each partition oldest first
+      for (int p = 0; p * setsPerPartition < 40; p++) {
+        int first = p * setsPerPartition;
+        model.stream().filter(o -> o.set >= first && o.set < first + setsPerPartition)
+            .forEach(o -> all.add(o.set + "/" + o.tag + "/" + o.slot + "/" + o.hit));
+      }
+      List<String> visited = new ArrayList<>();
+      index.forEach((vs, vt, slot, hit) -> visited.add(vs + "/" + vt + "/" + slot + "/" + hit));
+      assertEquals(all, visited, "op " + op);
     }
   }
 
@@ -116,15 +126,22 @@ class SmallLogIndexTest {
   void costsAFewBytesPerLiveObjectAndNothingPerUnusedSlot() {
     SmallLogIndex index = new SmallLogIndex(4_096, 1 << 20, SmallLog.TAG_BITS);
     long empty = index.dramBytes();
-    assertEquals(256L * (SmallLogIndex.PARTITION_OVERHEAD - 16), empty, "references and counts only");
-    for (int i = 0; i < 100_000; i++) {
-      index.add(i % 4_096, i & 1023, i);
+    assertEquals(4_096L / SmallLogIndex.SETS_PER_PARTITION * (SmallLogIndex.PARTITION_OVERHEAD - 16), empty,
+        "references and counts only");
+    SplittableRandom r = new SplittableRandom(1);
+    for (int i = 0; i < 100_000; i++) { // a log object of a random set in each slot, in log order
+      index.add(r.nextInt(4_096), i & 1023, i);
     }
     double perObject = (double) (index.dramBytes() - empty) / 100_000;
-    System.out.printf("log index: %d bits an entry, %.2f B per live object with slack and array headers%n",
-        index.entryBits(), perObject);
-    assertEquals(20 + 4 + 1 + 10, index.entryBits());
-    assertTrue(perObject < 6.5, "B per object " + perObject);
+    System.out.printf("log index: %.1f bits an entry (%d fixed), %.2f B per live object with slack and array headers%n",
+        index.meanEntryBits(), index.fixedBits(), perObject);
+    int setBits = Integer.numberOfTrailingZeros(SmallLogIndex.SETS_PER_PARTITION);
+    assertEquals(setBits + 1 + SmallLog.TAG_BITS, index.fixedBits());
+    // Rice code of a geometric distance of mean g (= partitions here): about log2(g) + 2.5 bits
+    double distanceBits = Math.log(4_096.0 / SmallLogIndex.SETS_PER_PARTITION) / Math.log(2) + 3;
+    assertTrue(index.meanEntryBits() < index.fixedBits() + distanceBits,
+        "slot distances cost about log2(partitions) + 2.5 bits: " + index.meanEntryBits());
+    assertTrue(perObject < 1.1 * index.meanEntryBits() / 8, "B per object " + perObject);
     for (int set = 0; set < 4_096; set++) {
       index.removeAll(set);
     }
