@@ -27,13 +27,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * version is served. An open is cold (a new epoch; log pages of earlier opens are never read) or, after a
  * clean close, takes over the state {@link #flushAndSave} returned then.
  *
- * <p><b>Index (DRAM).</b> A {@link SmallLogIndex}: Kangaroo's partitioned index (per 16 sets one table of
- * bit-packed entries: log slot, set, hit bit, {@value #TAG_BITS}-bit tag), about 4 B per <em>live</em> log
- * object and nothing per unused slot; a page's number is derived from its ring position, so nothing is
- * kept per page. A slot id is {@code ringPosition * OBJECTS_PER_PAGE + index in page}; a page holds at most
- * {@value #OBJECTS_PER_PAGE} objects. A tag match is confirmed by the full key of the entry at that index
- * (a log page may hold several versions of a key: it is never searched by key). Measured in
- * {@code SmallLogSteadyStateTest}.
+ * <p><b>Index (DRAM).</b> A {@link SmallLogIndex}: Kangaroo's partitioned index (per 32 sets one bit stream
+ * of entries: set, hit bit, {@value #TAG_BITS}-bit tag, Rice-coded distance from the previous entry's log
+ * slot), about 3.2 B per <em>live</em> log object and nothing per unused slot; a page's number is derived
+ * from its ring position, so nothing is kept per page. A slot id is {@code ringPosition * OBJECTS_PER_PAGE
+ * + index in page}; a page holds at most {@value #OBJECTS_PER_PAGE} objects. A tag match is confirmed by
+ * the full key of the entry at that index (a log page may hold several versions of a key: it is never
+ * searched by key). Measured in {@code SmallLogSteadyStateTest}.
  *
  * <p><b>Reclaim.</b> When the ring is full, the oldest page is reclaimed: for each set with live objects
  * in it, if the log holds at least {@code threshold} objects of the set, all of them move to the set with
@@ -65,14 +65,18 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class SmallLog implements SmallStore {
   static final int OBJECTS_PER_PAGE = 32;
-  /** Tag bits of the index by default: a false tag match (one extra page read) per 1,024 objects of a set. */
-  static final int TAG_BITS = 10;
+  /**
+   * Tag bits of the index by default: a false tag match (one extra log page read) per 256 log objects of
+   * the key's set, 0.022 per lookup at the recommended share (10 bits: 0.006, 2 bits more per log object).
+   */
+  static final int TAG_BITS = 8;
   /**
    * The log's recommended share of the small region's pages, with {@link #RECOMMENDED_THRESHOLD}: measured
    * in {@code SmallLogSteadyStateTest} (100 B values, 24 B keys, steady state at 90% full): app write
-   * amplification 4.3 (12-15 at a 5% log), 1.5-1.7 B of DRAM per object on flash (sets + log index),
-   * uniform hit ratio 0.84. 3/8 meets WA <= 3 (2.8) at 1.7-2.1 B and 0.79; 5% keeps DRAM at 1.1-1.4 B at
-   * WA 12-15. No point meets both of issue 27's targets (WA <= 3 and <= 1.0 B).
+   * amplification 4.3 (12-15 at a 5% log), 1.17 B mean / 1.28 B peak of DRAM per object on flash (sets +
+   * log index), uniform hit ratio 0.84. 3/8 meets WA <= 3 (2.8) at 1.3-1.5 B and 0.79; 12.5% is at 1.0 B
+   * (1.02 mean) at WA 7.9; 5% at 0.93-1.15 B at WA 12-15. No point meets both of issue 27's targets
+   * (WA <= 3 and <= 1.0 B).
    */
   static final double RECOMMENDED_LOG_SHARE = 0.25;
   static final int RECOMMENDED_THRESHOLD = 2;

@@ -31,23 +31,23 @@ class SmallLogSteadyStateTest {
   @ParameterizedTest(name = "log {0}% threshold {1} readmit {2}")
   @CsvSource({
       // log %, threshold, readmit, WA at most, DRAM B/object at most (peak over the phase): ~3-8% above measured
-      "5, 1, true, 16.2, 1.27",
-      "5, 2, true, 12.5, 1.4",
-      "5, 2, false, 12.5, 1.4",
-      "12.5, 2, true, 8.3, 1.36",
-      "25, 2, true, 4.6, 1.52",
-      "25, 4, true, 4.6, 1.52",
-      "33, 2, true, 3.9, 1.76",
-      "37.5, 2, true, 3.0, 1.81",
-      "37.5, 12, true, 3.0, 1.79",
-      "50, 8, true, 2.6, 2.13",
+      "5, 1, true, 16.2, 1.09",
+      "5, 2, true, 12.7, 1.2",
+      "5, 2, false, 12.7, 1.2",
+      "12.5, 2, true, 8.3, 1.18",
+      "25, 2, true, 4.6, 1.34",
+      "25, 4, true, 4.6, 1.34",
+      "33, 2, true, 3.9, 1.57",
+      "37.5, 2, true, 3.0, 1.62",
+      "37.5, 12, true, 3.0, 1.6",
+      "50, 8, true, 2.6, 1.92",
   })
   void steadyState(double logPercent, int threshold, boolean readmit, double waBound, double dramBound) {
     Figures f = measure(logPercent, threshold, readmit, SmallLog.TAG_BITS, SmallSets.Options.DEFAULT);
     assertTrue(f.wa <= waBound, "WA " + f.wa + " above " + waBound);
     assertTrue(f.dramPeak <= dramBound, "DRAM B/object " + f.dramPeak + " above " + dramBound);
-    assertTrue(f.bloomFp < 0.08, "Bloom false-positive rate " + f.bloomFp);
-    assertTrue(f.extraLogReads < 0.025, "log page reads per absent lookup " + f.extraLogReads);
+    assertTrue(f.bloomFp < 0.12, "Bloom false-positive rate " + f.bloomFp); // theory: 10.3% at 27 a set
+    assertTrue(f.extraLogReads < 0.08, "log page reads per absent lookup " + f.extraLogReads);
   }
 
   /**

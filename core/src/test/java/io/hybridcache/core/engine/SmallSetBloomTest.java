@@ -11,12 +11,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The per-set Bloom filters: no false negatives, and the false-positive rate and DRAM per object of the
- * default sizing (160 bits and k = 4 per set; 27 objects of 100 B with 24 B keys fill a set), measured
+ * default sizing (128 bits and k = 3 per set; 27 objects of 100 B with 24 B keys fill a set), measured
  * on 100,000 keys and printed.
  */
 class SmallSetBloomTest {
-  /** The stated bound: theory gives 5.8% at 27 objects per set; measured must stay under 7%. */
-  static final double FP_BOUND = 0.07;
+  /** The stated bound: theory gives 10.3% at 27 objects per set; measured must stay under 11.5%. */
+  static final double FP_BOUND = 0.115;
   private static final int OBJECTS_PER_SET = 27;
 
   @Test
@@ -31,7 +31,8 @@ class SmallSetBloomTest {
   @Test
   void noFalseNegativesAndTheFalsePositiveRateIsWithinTheBound() {
     int sets = 100_000 / OBJECTS_PER_SET;
-    SmallSetBloom bloom = new SmallSetBloom(sets, 160, 4);
+    SmallSets.Options o = SmallSets.Options.DEFAULT;
+    SmallSetBloom bloom = new SmallSetBloom(sets, o.bloomBitsPerSet(), o.bloomHashes());
     SplittableRandom random = new SplittableRandom(27);
     long[][] members = new long[sets][OBJECTS_PER_SET];
     for (int s = 0; s < sets; s++) {
@@ -51,9 +52,10 @@ class SmallSetBloomTest {
       positives += bloom.mightContain(random.nextInt(sets), random.nextLong()) ? 1 : 0;
     }
     double fp = (double) positives / queries;
-    System.out.printf("small sets bloom alone: %d sets x %d objects, 160 bits k=4: false-positive rate %.4f"
-        + " (theory %.4f), filter DRAM %.3f B/object%n", sets, OBJECTS_PER_SET, fp,
-        SmallSetBloom.expectedFalsePositiveRate(160, 4, OBJECTS_PER_SET),
+    System.out.printf("small sets bloom alone: %d sets x %d objects, %d bits k=%d: false-positive rate %.4f"
+        + " (theory %.4f), filter DRAM %.3f B/object%n", sets, OBJECTS_PER_SET, o.bloomBitsPerSet(), o.bloomHashes(),
+        fp,
+        SmallSetBloom.expectedFalsePositiveRate(o.bloomBitsPerSet(), o.bloomHashes(), OBJECTS_PER_SET),
         (double) bloom.bytes() / ((long) sets * OBJECTS_PER_SET));
     assertTrue(fp <= FP_BOUND, "false-positive rate " + fp);
   }
@@ -90,7 +92,7 @@ class SmallSetBloomTest {
     assertEquals(filled.entries(), s.entries());
     assertEquals(n, s.bloomRejects() + s.bloomFalsePositiveReads(), "every absent lookup was counted once");
     assertTrue(fp <= FP_BOUND, "false-positive rate " + fp);
-    assertTrue(dramPerObject <= 1.01, "DRAM per object " + dramPerObject);
+    assertTrue(dramPerObject <= 0.85, "DRAM per object " + dramPerObject); // 21 B a set
 
     for (int i = n; i < 2 * n; i++) { // as a cache runs: more objects than the sets hold, every set full
       region.put(key(i), value(i, 1, 100), i, 0);
@@ -99,6 +101,6 @@ class SmallSetBloomTest {
     double steady = (double) region.dramBytes() / s.entries();
     System.out.printf("small sets region, steady state after %d more puts: %d stored (%.1f per set), "
         + "DRAM %.3f B/object%n", n, s.entries(), (double) s.entries() / sets, steady);
-    assertTrue(steady <= 1.0, "DRAM per object at steady state " + steady);
+    assertTrue(steady <= 0.82, "DRAM per object at steady state " + steady);
   }
 }
