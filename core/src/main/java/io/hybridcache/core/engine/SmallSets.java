@@ -117,6 +117,8 @@ final class SmallSets implements SmallStore {
   private final SmallSetCounters counters = new SmallSetCounters();
   /** Page buffers for every read and rewrite, bounded in total; a thread holds at most one at a time. */
   private final ReadBuffers buffers;
+  /** Per slot of the region, true once its file is known to be allocated ({@link #allocated}). */
+  private final boolean[] slotsAllocated;
   private volatile Probe probe = Probe.NONE;
 
   /**
@@ -164,6 +166,7 @@ final class SmallSets implements SmallStore {
     }
     this.versions = new AtomicLongArray(stripes);
     this.buffers = new ReadBuffers(options.readBuffers(), SmallSetPage.PAGE_BYTES);
+    this.slotsAllocated = new boolean[slotCount];
     if (restored != null) {
       if (restored.counts().length != sets) {
         throw new IllegalArgumentException("saved counts of " + restored.counts().length + " sets, region has " + sets);
@@ -264,7 +267,7 @@ final class SmallSets implements SmallStore {
         || (long) (to - from) * SmallSetPage.PAGE_BYTES > chunk.capacity()) {
       throw new IllegalArgumentException("sets [" + from + ", " + to + ") are not within one slot and the chunk");
     }
-    if (!device.allocated(slot)) {
+    if (!allocated(slot)) {
       return; // never written
     }
     long[] before = new long[to - from];
@@ -384,10 +387,26 @@ final class SmallSets implements SmallStore {
     return found.entry();
   }
 
+  /**
+   * True if the slot's file holds its pages (it was written). Asked of the device (a file-size check, a
+   * system call) only until it first says so: a slot stays allocated, so lookups pay nothing for it after.
+   */
+  private boolean allocated(int slot) {
+    int i = slot - firstSlot;
+    if (slotsAllocated[i]) {
+      return true;
+    }
+    boolean now = device.allocated(slot);
+    if (now) {
+      slotsAllocated[i] = true; // a racy publication is fine: another thread at worst asks the device again
+    }
+    return now;
+  }
+
   /** Fills {@code page} with set {@code set}'s page, counted in {@code reads}; false (counted) on a read error. */
   private boolean readPage(int set, ByteBuffer page, java.util.concurrent.atomic.LongAdder reads) {
     int slot = firstSlot + set / setsPerSlot;
-    if (!device.allocated(slot)) { // never written: nothing to read
+    if (!allocated(slot)) { // never written: nothing to read
       page.clear();
       page.putInt(0, 0);
       return true;

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Size figures of the small-object engine through the cache (not a benchmark: one thread, no timing):
  * 100 B values with 24 B keys, into 16 MiB of small-object flash (3,600 sets of 4 KiB, a log of 400 pages),
- * then one read of every key. Printed, with loose bounds asserted (DRAM per object far below the log
- * engine's 14.5 B; every hit the newest value).
+ * then one read of every key. Printed, with the README's figures asserted within a few percent (every hit
+ * the newest value).
  */
 class SmallEngineFiguresTest {
   @TempDir
@@ -51,9 +51,12 @@ class SmallEngineFiguresTest {
           n, c.smallObjectBytes(), so.entries(), so.dramBytesPerEntry(), so.dramBytes(), s.appWriteAmplification(),
           so.writeAmplification(), so.objectsPerSetRewrite(), so.logObjectsDropped(), (double) hits / n,
           so.logHitShare(), so.bloomFalsePositiveReads(), so.lookups());
-      assertTrue(so.entries() > n / 2, "most objects reached the sets: " + so);
-      assertTrue(so.dramBytesPerEntry() < 14.5 / 2, "far below the log engine's 14.5 B: " + so);
-      assertTrue(hits > n / 2, hits + " hits");
+      // one thread, fixed keys: the figures are deterministic; the bounds sit a few percent above the
+      // README's (1.36 B per object, app WA 3.00, hit ratio 0.938), so a regression fails here
+      assertTrue(so.entries() > n * 85 / 100, "objects held: " + so);
+      assertTrue(so.dramBytesPerEntry() < 1.36 * 1.05, "DRAM per object: " + so);
+      assertTrue(s.appWriteAmplification() < 3.00 * 1.05, "app write amplification " + s.appWriteAmplification());
+      assertTrue(hits > n * 92 / 100, hits + " hits of " + n);
     }
   }
 
