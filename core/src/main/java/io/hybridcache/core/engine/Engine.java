@@ -854,6 +854,8 @@ final class Engine implements HybridCache {
       flash.close(stopped && calls.drained(), deadline, calls::awaitDrained);
       if (calls.drained()) { // else a call may still be in it: its device stays open (as the log's files)
         closeSmall(deadline);
+      } else if (small != null) {
+        small.stopReclaiming();
       }
       if (mbean != null) {
         mbean.unregister();
@@ -875,7 +877,7 @@ final class Engine implements HybridCache {
             small.invalidate(en.getKey().bytes(), en.getKey().hash64());
           }
         }
-        small.close(System.nanoTime() - deadline < 0);
+        small.close(System.nanoTime() - deadline < 0, deadline);
       } catch (IOException | RuntimeException e) {
         LOG.warn("{}: closing the small-object engine failed: {}", config.name(), e.toString());
       }

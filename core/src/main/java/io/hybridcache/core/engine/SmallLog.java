@@ -108,6 +108,13 @@ final class SmallLog implements SmallStore {
   private long tailPage;
   private final List<Entry> buffer = new ArrayList<>();
   private int bufferBytes;
+  /** Room of the buffer kept for the objects a background reclaim may readmit ({@link #reclaimAhead}). */
+  private int reservedObjects;
+  private int reservedBytes;
+  /** Free ring pages a background reclaim keeps ahead of the buffer ({@link #reclaimAhead}). */
+  private final int ahead;
+  /** Set by a put that leaves fewer than {@link #ahead} free pages: a background reclaim is wanted. */
+  private volatile boolean low;
   private final ByteBuffer io = Device.allocateAligned(SmallSetPage.PAGE_BYTES);
   /** Scans recording relocations ({@link #recordRelocations}); empty almost always. */
   private final List<java.lang.ref.WeakReference<java.util.Set<ByteKey>>> relocationRecorders =
@@ -129,6 +136,9 @@ final class SmallLog implements SmallStore {
   final LongAdder objectsMoved = new LongAdder();
   final LongAdder objectsDropped = new LongAdder();
   final LongAdder objectsReadmitted = new LongAdder();
+  /** Log pages reclaimed by {@link #reclaimAhead} (off the putting threads) and by a put's own flush. */
+  final LongAdder backgroundReclaims = new LongAdder();
+  final LongAdder inlineReclaims = new LongAdder();
   final LongAdder ioErrors = new LongAdder();
 
   /**
@@ -174,6 +184,7 @@ final class SmallLog implements SmallStore {
     this.firstSlot = firstSlot;
     this.pagesPerSlot = (int) perSlot;
     this.pages = (int) total;
+    this.ahead = Math.max(1, this.pages / 64);
     this.epoch = restored == null ? new SecureRandom().nextLong() : restored.epoch();
     this.sets = sets;
     this.threshold = threshold;
@@ -347,6 +358,9 @@ final class SmallLog implements SmallStore {
         if (!sealed && fits(e, 0)) {
           appendLocked(e);
           bytesAdmitted.add(key.length + value.length);
+          if (pages - (bufferPage - tailPage) <= ahead) {
+            low = true;
+          }
           return true;
         }
       } finally {
@@ -382,8 +396,51 @@ final class SmallLog implements SmallStore {
   }
 
   private boolean fits(Entry e, int reserve) {
-    return buffer.size() < OBJECTS_PER_PAGE - (reserve > 0 ? 1 : 0)
-        && bufferBytes + e.bytes() + reserve <= SmallSetPage.CAPACITY_BYTES;
+    return buffer.size() + reservedObjects < OBJECTS_PER_PAGE - (reserve > 0 ? 1 : 0)
+        && bufferBytes + reservedBytes + e.bytes() + reserve <= SmallSetPage.CAPACITY_BYTES;
+  }
+
+  /** True once a put left fewer free ring pages than a background reclaim keeps ahead. */
+  boolean low() {
+    return low;
+  }
+
+  /**
+   * Reclaims the oldest log page if fewer than {@code pages / 64} ring pages are free, off the putting
+   * threads: puts go on appending to the buffer meanwhile (a flush waits for it), into all of its room but
+   * what this reclaim reserves for the objects it may readmit (half a page at most). Returns true if it
+   * reclaimed a page and more may be wanted. A put whose flush finds the ring full still reclaims itself.
+   */
+  boolean reclaimAhead() {
+    ioLock.lock();
+    try {
+      boolean wanted = locked(() -> {
+        if (pages - (bufferPage - tailPage) > ahead) {
+          low = false;
+          return false;
+        }
+        reservedObjects = Math.max(0, Math.min(OBJECTS_PER_PAGE / 2, OBJECTS_PER_PAGE - 1 - buffer.size()));
+        reservedBytes = Math.max(0, Math.min(SmallSetPage.CAPACITY_BYTES / 2,
+            SmallSetPage.CAPACITY_BYTES - bufferBytes));
+        return true;
+      });
+      if (!wanted) {
+        return false;
+      }
+      int[] room = locked(() -> new int[] {reservedObjects, reservedBytes});
+      try {
+        reclaim(room[0], room[1]);
+      } finally {
+        locked(() -> {
+          reservedObjects = 0;
+          reservedBytes = 0;
+        });
+      }
+      backgroundReclaims.increment();
+      return true;
+    } finally {
+      ioLock.unlock();
+    }
   }
 
   private void appendLocked(Entry e) {
@@ -562,7 +619,8 @@ final class SmallLog implements SmallStore {
         bufferBytes = 0;
       });
       while (locked(() -> bufferPage - tailPage >= pages)) {
-        reclaim(reserve);
+        reclaim(OBJECTS_PER_PAGE - 1, SmallSetPage.CAPACITY_BYTES - reserve); // the buffer is empty
+        inlineReclaims.increment();
       }
     } finally {
       locked(() -> sealed = false);
@@ -598,7 +656,7 @@ final class SmallLog implements SmallStore {
    * the new buffer has room, and drops the others. The index changes only here (and lookups' hit bits),
    * so what it says between the locked steps stays true.
    */
-  private void reclaim(int reserve) {
+  private void reclaim(int readmitObjects, int readmitBytes) {
     long number = locked(() -> tailPage);
     int pos = position(number);
     int first = pos * OBJECTS_PER_PAGE;
@@ -634,8 +692,8 @@ final class SmallLog implements SmallStore {
       int againBytes = 0;
       for (int id : group.getValue()) {
         Entry e = entryAt(id, loaded);
-        boolean room = readmitted.size() + again.size() < OBJECTS_PER_PAGE - 1
-            && readmittedBytes + againBytes + e.bytes() + reserve <= SmallSetPage.CAPACITY_BYTES;
+        boolean room = readmitted.size() + again.size() < readmitObjects
+            && readmittedBytes + againBytes + e.bytes() <= readmitBytes;
         if (readmit && room && locked(() -> index.hit(set, id)) && !e.expired(sets.nowMillis())
             && !shadowed(set, id, e, loaded)) {
           again.add(new Readmit(set, id, e));
@@ -654,15 +712,43 @@ final class SmallLog implements SmallStore {
       readmittedBytes += againBytes;
     }
     readmitted.forEach(r -> relocated(r.entry.key()));
+    probe.at(SmallSets.Point.RECLAIM_READMIT, readmitted.size());
+    int[] readmittedNow = {0};
     locked(() -> { // one step, so a lookup sees each readmitted object at its old slot or its new one
+      // first, while the ring still holds the reclaimed page (its position is not the buffer's):
+      // a put during a background reclaim may have logged a newer version of a readmitted key
+      boolean[] newer = new boolean[readmitted.size()];
+      for (int i = 0; i < newer.length; i++) {
+        newer[i] = newerInBuffer(readmitted.get(i));
+      }
       tailPage++; // the ring has a free page again: the buffer's position is its own
-      for (Readmit r : readmitted) {
+      for (int i = 0; i < newer.length; i++) {
+        Readmit r = readmitted.get(i);
         index.remove(r.set, r.slot);
-        appendLocked(r.entry);
+        if (!newer[i]) {
+          appendLocked(r.entry);
+          readmittedNow[0]++;
+        }
       }
       unlinks++;
     });
-    objectsReadmitted.add(readmitted.size());
+    objectsReadmitted.add(readmittedNow[0]);
+    objectsDropped.add(readmitted.size() - readmittedNow[0]);
+  }
+
+  /**
+   * Under {@link #lock}, before the reclaim advances the tail: true if the buffer holds a newer version of
+   * the readmitted object's key (the only place a put can have logged one while this reclaim held {@link
+   * #ioLock}); it then leaves the log instead, shadowed, so the readmission never puts an older version in
+   * front of it. (After the tail advances, the reclaimed page's position may be the buffer's.)
+   */
+  private boolean newerInBuffer(Readmit r) {
+    for (int id : index.slots(r.set, index.tag(r.entry.keyHash()))) {
+      if (inBuffer(id / OBJECTS_PER_PAGE) && Arrays.equals(buffer.get(id % OBJECTS_PER_PAGE).key(), r.entry.key())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private record Readmit(int set, int slot, Entry entry) {}

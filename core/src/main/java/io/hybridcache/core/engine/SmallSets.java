@@ -54,7 +54,9 @@ final class SmallSets implements SmallStore {
     /** A lookup has read its page and not yet checked it. */
     LOOKUP_READ,
     /** A writer holds the set's lock and has built the new page, not yet written. */
-    BEFORE_PAGE_WRITE
+    BEFORE_PAGE_WRITE,
+    /** A log reclaim has chosen the objects it readmits, not yet relinked (set = their count). */
+    RECLAIM_READMIT
   }
 
   /** Test seam, in the style of CacheLib's SeqPoints: called at each {@link Point}. */

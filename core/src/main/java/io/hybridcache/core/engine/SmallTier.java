@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * CacheConfig#smallObjectMaxBytes()}; everything else goes to the log engine
  * ({@link FlashTier}).
  *
- * <p>Thread-safe. <b>Concurrency.</b> Every call runs on the caller's thread (no thread of its own). The
+ * <p>Thread-safe. <b>Concurrency.</b> Every call runs on the caller's thread; one thread of its own, the
+ * reclaimer, empties the log's oldest pages ahead of the puts ({@link SmallLog#reclaimAhead}). The
  * engine calls {@link #put} inside Caffeine's atomic removal of the evicted key and {@link #invalidate}
  * and {@link #supersede} inside the DRAM tier's {@code compute} for the key, so a key's writes to this tier
  * are ordered by its map-bin lock, as for the log engine. {@link #invalidate} removes every version of the
@@ -75,6 +76,9 @@ final class SmallTier implements Closeable {
   private volatile Region region;
   private final AtomicLongArray stamps = new AtomicLongArray(STAMP_STRIPES);
   private final AtomicLong clears = new AtomicLong();
+  /** Reclaims log pages ahead of the puts, off their threads (null for a tier opened without it). */
+  private final Thread reclaimer;
+  private volatile boolean stopping;
 
   private final LongAdder bytesAdmitted = new LongAdder();
   private final LongAdder objectsAdmitted = new LongAdder();
@@ -104,6 +108,30 @@ final class SmallTier implements Closeable {
     }
     this.region = r != null ? r : newRegion(null);
     this.warm = r != null;
+    this.reclaimer = new Thread(this::reclaimLoop, "hybridcache-small-reclaim-" + name);
+    reclaimer.setDaemon(true); // never keeps the application's JVM alive; close stops it
+  }
+
+  /**
+   * The reclaimer's loop: while the log is low on free pages, reclaims its oldest page (moves, drops,
+   * readmissions: the set-page reads and writes a put's own flush would otherwise make on the caller's
+   * thread). Woken by the put that makes the log low, and every 100 ms as a safety net. Any Throwable is
+   * a counted fault that empties the engine ({@link #fault}); the thread lives on until close.
+   */
+  private void reclaimLoop() {
+    while (!stopping) {
+      try {
+        Region r = region;
+        while (!stopping && r.log().reclaimAhead()) {
+          // one page per turn: a put's flush may take ioLock in between
+        }
+      } catch (Throwable t) {
+        fault("reclaim", t);
+      }
+      if (!stopping) {
+        java.util.concurrent.locks.LockSupport.parkNanos(this, 100_000_000L);
+      }
+    }
   }
 
   /**
@@ -128,6 +156,7 @@ final class SmallTier implements Closeable {
     Device device = devices.open(dir, SLOTS, slotBytes, config.directIo());
     try {
       SmallTier tier = new SmallTier(config.name(), device, checkpoint, warm);
+      tier.reclaimer.start();
       LOG.info("{}: small-object engine on ({} bytes, entries of key + value <= {} bytes, {} sets, {})",
           config.name(), SLOTS * slotBytes, config.smallObjectMaxBytes(), tier.region.sets().sets(),
           tier.warm ? "warm from the clean close's checkpoint: " + tier.region.sets().stats().entries()
@@ -229,7 +258,11 @@ final class SmallTier implements Closeable {
   /** Stores a version of an evicted entry; false if it was not stored (the key then misses). */
   boolean put(byte[] key, long keyHash, byte[] value, long sequence, long expiryMillis) {
     try {
-      boolean stored = region.log().put(key, value, sequence, expiryMillis);
+      SmallLog log = region.log();
+      boolean stored = log.put(key, value, sequence, expiryMillis);
+      if (log.low()) {
+        java.util.concurrent.locks.LockSupport.unpark(reclaimer);
+      }
       if (stored) {
         bytesAdmitted.add(EntryFormat.entryBytes(key.length, value.length));
         objectsAdmitted.increment();
@@ -360,13 +393,16 @@ final class SmallTier implements Closeable {
   }
 
   /**
-   * Closes the device. With {@code save}, when no call runs any more, first writes the log's buffer and a
+   * Stops the reclaimer (waiting for it until {@code deadlineNanos}) and closes the device. With {@code
+   * save}, when no call runs any more and the reclaimer has stopped, first writes the log's buffer and a
    * checkpoint of the engine's state so the next open is warm; a failure there is logged and that open is
    * cold (never served from a state older than the pages).
    */
-  void close(boolean save) throws IOException {
+  void close(boolean save, long deadlineNanos) throws IOException {
     try {
-      if (save) {
+      stopReclaiming();
+      boolean stopped = joinReclaimer(deadlineNanos);
+      if (save && stopped) { // a reclaimer stuck in a hung device holds the log: no save, the next open is cold
         save();
       }
     } finally {
@@ -374,9 +410,28 @@ final class SmallTier implements Closeable {
     }
   }
 
+  /** Stops the reclaimer (its current page finishes); for a close that leaves the device open. */
+  void stopReclaiming() {
+    stopping = true;
+    java.util.concurrent.locks.LockSupport.unpark(reclaimer);
+  }
+
+  private boolean joinReclaimer(long deadlineNanos) {
+    if (!reclaimer.isAlive()) {
+      return true;
+    }
+    try {
+      long millis = Math.max(1, (deadlineNanos - System.nanoTime()) / 1_000_000);
+      reclaimer.join(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return !reclaimer.isAlive();
+  }
+
   @Override
   public void close() throws IOException {
-    close(false);
+    close(false, System.nanoTime() + 1_000_000_000L);
   }
 
   private void save() {

@@ -133,4 +133,45 @@ class SmallLogInterleavingTest {
     assertTrue(removed.get(30, TimeUnit.SECONDS));
     assertNull(log.get(key(1)));
   }
+
+  /**
+   * A background reclaim ({@link SmallLog#reclaimAhead}) is stopped after choosing to readmit key 0 (read
+   * while in the log) and before relinking it; meanwhile a put logs a newer version of key 0 without
+   * waiting for the reclaim. The readmission must not put the older version in front of the newer one.
+   * Without the check of the buffer for a newer version, the lookup at the end returns version 1.
+   */
+  @Test
+  @Timeout(60)
+  void aPutDuringABackgroundReclaimIsNotShadowedByAnOlderReadmission() throws Exception {
+    device = new FaultInjectingDevice(new MemoryDevice(9, 8L * PAGE));
+    sets = new SmallSets(device, 0, 1, SmallSets.Options.DEFAULT);
+    SmallLog log = new SmallLog(device, 1, 1, sets, 40); // 8 pages, threshold 40: no set reaches it
+    int n = 0;
+    while (!log.low()) { // the ring down to its last free page: a background reclaim is wanted
+      log.put(key(n), value(n, 1, VALUE), n + 1, 0);
+      n++;
+    }
+    assertArrayEquals(value(0, 1, VALUE), log.get(key(0)), "read from the oldest page: a readmission candidate");
+    CountDownLatch reached = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    log.probe((point, count) -> {
+      if (point == SmallSets.Point.RECLAIM_READMIT && count > 0) {
+        reached.countDown();
+        try {
+          resume.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+    CompletableFuture<Boolean> reclaim = CompletableFuture.supplyAsync(log::reclaimAhead);
+    assertTrue(reached.await(30, TimeUnit.SECONDS), "the reclaim chose its readmissions");
+    CompletableFuture<Boolean> put = CompletableFuture.supplyAsync(
+        () -> log.put(key(0), value(0, 2, VALUE), 1_000_000, 0));
+    assertTrue(put.get(20, TimeUnit.SECONDS), "the put did not wait for the background reclaim");
+    resume.countDown();
+    assertTrue(reclaim.get(30, TimeUnit.SECONDS));
+    assertArrayEquals(value(0, 2, VALUE), log.get(key(0)), "the newer version, not the readmitted older one");
+    assertTrue(log.backgroundReclaims.sum() == 1 && log.inlineReclaims.sum() == 0);
+  }
 }

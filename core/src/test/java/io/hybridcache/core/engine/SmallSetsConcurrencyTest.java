@@ -75,6 +75,36 @@ class SmallSetsConcurrencyTest {
             + log.objectsReadmitted.sum());
   }
 
+  /**
+   * The same with a reclaimer thread emptying the log's oldest page whenever it runs low, while the puts
+   * go on appending (their own flush reclaims only when the ring is full): moves, drops and readmissions
+   * off the putting threads.
+   */
+  @Test
+  void neverAWrongOrStaleValueThroughTheLogWithABackgroundReclaimer() throws Exception {
+    MemoryDevice device = new MemoryDevice(3, 2 * 4096);
+    SmallSets sets = new SmallSets(device, 0, 1, SmallSets.Options.DEFAULT);
+    SmallLog log = new SmallLog(device, 1, 2, sets, 3, true, 1);
+    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread reclaimer = new Thread(() -> {
+      while (!stop.get()) {
+        if (!log.reclaimAhead()) {
+          Thread.yield(); // nothing to reclaim yet: a poll, as the tier's reclaimer parks
+        }
+      }
+    }, "reclaimer");
+    reclaimer.start();
+    try {
+      neverAWrongOrStaleValue(log);
+    } finally {
+      stop.set(true);
+      reclaimer.join(30_000);
+    }
+    assertTrue(log.backgroundReclaims.sum() > 0 && log.setMoves.sum() > 0 && log.logHits.sum() > 0,
+        "background reclaims " + log.backgroundReclaims.sum() + ", inline " + log.inlineReclaims.sum()
+            + ", moves " + log.setMoves.sum() + ", readmitted " + log.objectsReadmitted.sum());
+  }
+
   private void neverAWrongOrStaleValue(SmallStore store) throws Exception {
     // per key, published after each completed put or remove: its version << 1 | 1 if it was a remove
     AtomicLongArray state = new AtomicLongArray(KEYS);
