@@ -79,6 +79,8 @@ final class SmallTier implements Closeable {
   /** Reclaims log pages ahead of the puts, off their threads (null for a tier opened without it). */
   private final Thread reclaimer;
   private volatile boolean stopping;
+  /** Throwables the reclaimer caught (each also counted in {@code faults}); tests. */
+  final LongAdder reclaimerFaults = new LongAdder();
 
   private final LongAdder bytesAdmitted = new LongAdder();
   private final LongAdder objectsAdmitted = new LongAdder();
@@ -126,6 +128,7 @@ final class SmallTier implements Closeable {
           // one page per turn: a put's flush may take ioLock in between
         }
       } catch (Throwable t) {
+        reclaimerFaults.increment();
         fault("reclaim", t);
       }
       if (!stopping) {
@@ -408,6 +411,16 @@ final class SmallTier implements Closeable {
     } finally {
       device.close();
     }
+  }
+
+  /** True while the reclaimer thread runs (tests). */
+  boolean reclaimerAlive() {
+    return reclaimer.isAlive();
+  }
+
+  /** Log pages the reclaimer emptied in the current region (tests). */
+  long backgroundReclaims() {
+    return region.log().backgroundReclaims.sum();
   }
 
   /** Stops the reclaimer (its current page finishes); for a close that leaves the device open. */

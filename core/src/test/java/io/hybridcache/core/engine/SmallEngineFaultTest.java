@@ -150,6 +150,30 @@ class SmallEngineFaultTest {
     }
   }
 
+  /**
+   * A Throwable on the reclaimer thread (its reclaim reads the oldest log page): counted, the engine
+   * emptied, and the thread lives on and reclaims again once the device heals.
+   */
+  @Test
+  void aThrowableOnTheReclaimerIsCountedAndTheThreadLivesOn() {
+    try (Engine cache = filled()) {
+      SmallTier small = cache.smallTier();
+      device.get().throwOnReads(new InternalError("test: a fault of a mapped read"));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      for (int i = KEYS; small.reclaimerFaults.sum() == 0 && System.nanoTime() - deadline < 0; i++) {
+        cache.put(key(i % (20 * KEYS)), value(i, 1, SMALL)); // evictions fill the log: the reclaimer wakes
+      }
+      assertTrue(small.reclaimerFaults.sum() > 0, "the reclaimer met the Error: " + cache.stats().smallObjects());
+      device.get().heal();
+      assertTrue(small.reclaimerAlive(), "the reclaimer lives on");
+      assertTrue(cache.stats().smallObjects().faults() >= small.reclaimerFaults.sum());
+      for (int i = 0; small.backgroundReclaims() == 0 && System.nanoTime() - deadline < 0; i++) {
+        cache.put(key(i % (20 * KEYS)), value(i, 2, SMALL));
+      }
+      assertTrue(small.backgroundReclaims() > 0, "and reclaims again in the new region");
+    }
+  }
+
   /** A small-engine write that never returns (a hung device) holds a caller; close still returns. */
   @Test
   void closeReturnsWhileASmallEngineWriteHangs() throws Exception {
