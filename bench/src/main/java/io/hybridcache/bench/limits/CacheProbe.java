@@ -25,7 +25,7 @@ import org.HdrHistogram.Histogram;
  *       second, gets per second, get latency (HdrHistogram), the DRAM-hit and miss shares and
  *       device reads per flash hit over the measured interval.
  *   <li>{@link #fill tiny-object reads}: the same reads of a cache filled without a reopen (the
- *       small-object engine starts cold at every open), with filler keys put after the ones read
+ *       test reads what it filled, in the same open), with filler keys put after the ones read
  *       ({@link SmallObjectReads}); the read result then says which engine and which pages served them.
  *   <li>{@link #insert insert bandwidth}: T threads put unique keys with {@code valueBytes} values
  *       into a cache with a 1 MiB DRAM tier for a fixed time; the clock stops when the flash
@@ -95,8 +95,8 @@ public final class CacheProbe {
 
   /**
    * Puts keys [0, {@code entries}), then {@code filler} keys above them (never read by {@link #read}), into
-   * a new cache of {@code config} and returns it open: no reopen, for the small-object engine, which starts
-   * cold at every open. Dirty entries still in DRAM are flushed before it returns.
+   * a new cache of {@code config} and returns it open (no reopen: what is read is what this open filled).
+   * Dirty entries still in DRAM are flushed before it returns.
    */
   public HybridCache fill(CacheConfig config, long entries, long filler, int valueBytes) {
     long t0 = System.nanoTime();

@@ -20,7 +20,7 @@ import java.nio.file.Path;
  * SOSP 2021), so the reads that follow are set-page reads, one device read per hit, as in a cache whose
  * tiny objects were written long ago. The read keys take about {@value #READ_FILL} of the set pages'
  * room and the filler about 0.4 more, so RRIP eviction inside the sets stays small (its misses are
- * reported). No reopen: the small engine starts cold at every open. Then {@link CacheProbe#read} at 1
+ * reported). No reopen. Then {@link CacheProbe#read} at 1
  * and 4 threads, as the 1 KiB test.
  *
  * <p><b>Representative?</b> {@link Split} says it from the engine's own counters over the measured

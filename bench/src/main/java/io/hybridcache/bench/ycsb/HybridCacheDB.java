@@ -104,8 +104,7 @@ public class HybridCacheDB extends DB {
   public static final String SMALL_OBJECT_MAX_BYTES = PREFIX + "small.object.max.bytes";
   /**
    * true: the first init of the run loads {@code recordcount} records itself (the workload's own inserts, on
-   * that thread) before any operation, so the run sees a loaded cache without a close and reopen (the
-   * small-object engine is cold at every open). It prints {@code [PRELOAD], RunTime(ms), ...} on stdout:
+   * that thread) before any operation, so the run sees a loaded cache without a close and reopen. It prints {@code [PRELOAD], RunTime(ms), ...} on stdout:
    * YCSB's [OVERALL] RunTime includes it (the client threads wait for the first init).
    */
   public static final String PRELOAD = PREFIX + "preload";

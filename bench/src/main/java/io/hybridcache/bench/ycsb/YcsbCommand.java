@@ -33,8 +33,8 @@ import picocli.CommandLine.Spec;
  * <p>Measures: YCSB throughput and per-operation latency percentiles (hdrhistogram), and from the
  * cache stats the run phase writes: DRAM and flash hit ratios, device reads per flash hit,
  * application write amplification, index DRAM per flash entry, DRAM tier + index, and the small-object
- * engine's own figures when it is on. {@code --preload} loads in the run JVM instead of a load JVM (the
- * small-object engine is cold at every open); the tiny-record comparison is in src/site/benchmarks.md.
+ * engine's own figures when it is on. {@code --preload} loads in the run JVM instead of a load JVM; the
+ * tiny-record comparison (which uses it) is in src/site/benchmarks.md.
  *
  * <p>Run from the repository root: {@code java -jar bench/target/hybridcache-bench.jar ycsb}
  * (workload B, 100k records of 10 x 100 B, 200k operations, 4 threads, 16 MiB DRAM, 512 MiB
@@ -106,8 +106,8 @@ public final class YcsbCommand implements Callable<Integer> {
 
   @Option(names = "--preload", description = {
       "no load JVM: the run JVM loads the records itself (one thread, the workload's own inserts) before the run",
-      "starts, so the run sees the cache as loaded without a close and reopen. Needed for the small-object engine",
-      "(-p hybridcache.small.object.share=...), which is cold at every open; use it for both sides of a comparison.",
+      "starts, so the run sees the cache as loaded without a close and reopen (the small-object engine's",
+      "comparisons in src/site/benchmarks.md use it for both sides).",
       "The load column then shows the preload; the run's throughput and runtime leave it out"})
   boolean preload;
 
@@ -188,10 +188,6 @@ public final class YcsbCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "bad cache configuration: " + e.getMessage());
     }
 
-    if (!preload && smallEngineOn()) {
-      err.println("ycsb: WARNING: the small-object engine is cold at every open, so the run phase (a new JVM)"
-          + " starts with it empty; pass --preload to load and run in one JVM");
-    }
     err.printf("ycsb: workload %s, %,d records, %,d operations, %d threads, DRAM %s, flash %s, segment %s, index %s, direct I/O %s, codec %s, data in %s, db %s%n",
         wl, records, operations, threads, Sizes.format(dram), Sizes.format(flash), Sizes.format(segment),
         index.name().toLowerCase(), directIo, codec, data, db);
@@ -229,16 +225,6 @@ public final class YcsbCommand implements Callable<Integer> {
       }
     }
     return ok ? BenchMain.OK : BenchMain.FAILED;
-  }
-
-  /** True if the -p properties turn the small-object engine on. */
-  boolean smallEngineOn() {
-    String v = properties.get(HybridCacheDB.SMALL_OBJECT_SHARE);
-    try {
-      return v != null && Double.parseDouble(v.trim()) > 0;
-    } catch (NumberFormatException e) {
-      return false; // configFrom names the bad value
-    }
   }
 
   /** The load column of a --preload run: the run JVM's [PRELOAD] lines and the stats it wrote as the preload ended. */
