@@ -164,13 +164,20 @@ class SmallLogInterleavingTest {
         }
       }
     });
-    CompletableFuture<Boolean> reclaim = CompletableFuture.supplyAsync(log::reclaimAhead);
-    assertTrue(reached.await(30, TimeUnit.SECONDS), "the reclaim chose its readmissions");
-    CompletableFuture<Boolean> put = CompletableFuture.supplyAsync(
-        () -> log.put(key(0), value(0, 2, VALUE), 1_000_000, 0));
-    assertTrue(put.get(20, TimeUnit.SECONDS), "the put did not wait for the background reclaim");
-    resume.countDown();
-    assertTrue(reclaim.get(30, TimeUnit.SECONDS));
+    // threads of their own: the common pool may have a single thread, which the stopped reclaim would hold
+    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newCachedThreadPool();
+    try {
+      java.util.concurrent.Future<Boolean> reclaim = threads.submit(log::reclaimAhead);
+      assertTrue(reached.await(30, TimeUnit.SECONDS), "the reclaim chose its readmissions");
+      java.util.concurrent.Future<Boolean> put = threads.submit(
+          () -> log.put(key(0), value(0, 2, VALUE), 1_000_000, 0));
+      assertTrue(put.get(20, TimeUnit.SECONDS), "the put did not wait for the background reclaim");
+      resume.countDown();
+      assertTrue(reclaim.get(30, TimeUnit.SECONDS));
+    } finally {
+      resume.countDown(); // never leave the reclaim stopped, whatever failed
+      threads.shutdown();
+    }
     assertArrayEquals(value(0, 2, VALUE), log.get(key(0)), "the newer version, not the readmitted older one");
     assertTrue(log.backgroundReclaims.sum() == 1 && log.inlineReclaims.sum() == 0);
   }
