@@ -867,17 +867,22 @@ final class Engine implements HybridCache {
   /**
    * Closes the small engine, saved for a warm open when the deadline has not passed. A DRAM entry still
    * dirty and flagged (its write-back failed) leaves an older version there: removed first, so the saved
-   * state never serves it.
+   * state never serves it; if those removals reach the deadline, the engine is not saved (cold next time).
    */
   private void closeSmall(long deadline) {
     if (small != null) {
       try {
+        boolean save = System.nanoTime() - deadline < 0;
         for (Map.Entry<ByteKey, DramEntry> en : dram.map().entrySet()) {
+          if (!save) {
+            break; // not saved: the next open is cold and nothing older can come back; close stays bounded
+          }
           if (en.getValue().dirty() && en.getValue().smallStale()) {
             small.invalidate(en.getKey().bytes(), en.getKey().hash64());
+            save = System.nanoTime() - deadline < 0;
           }
         }
-        small.close(System.nanoTime() - deadline < 0, deadline);
+        small.close(save, deadline);
       } catch (IOException | RuntimeException e) {
         LOG.warn("{}: closing the small-object engine failed: {}", config.name(), e.toString());
       }

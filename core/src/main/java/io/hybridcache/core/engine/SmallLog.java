@@ -414,20 +414,19 @@ final class SmallLog implements SmallStore {
   boolean reclaimAhead() {
     ioLock.lock();
     try {
-      boolean wanted = locked(() -> {
+      int[] room = locked(() -> { // null: enough pages are free
         if (pages - (bufferPage - tailPage) > ahead) {
           low = false;
-          return false;
+          return null;
         }
         reservedObjects = Math.max(0, Math.min(OBJECTS_PER_PAGE / 2, OBJECTS_PER_PAGE - 1 - buffer.size()));
         reservedBytes = Math.max(0, Math.min(SmallSetPage.CAPACITY_BYTES / 2,
             SmallSetPage.CAPACITY_BYTES - bufferBytes));
-        return true;
+        return new int[] {reservedObjects, reservedBytes};
       });
-      if (!wanted) {
+      if (room == null) {
         return false;
       }
-      int[] room = locked(() -> new int[] {reservedObjects, reservedBytes});
       try {
         reclaim(room[0], room[1]);
       } finally {

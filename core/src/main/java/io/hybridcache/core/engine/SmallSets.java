@@ -305,21 +305,17 @@ final class SmallSets implements SmallStore {
       throw new IOException("no direct memory for a page buffer");
     }
     try {
-      int stripe = set % locks.length;
-      for (int attempt = 0; attempt < READ_ATTEMPTS * 4; attempt++) {
-        long before = versions.get(stripe);
-        if (!readPage(set, page, counters.writeReads)) {
-          throw new IOException("cannot read set " + set);
-        }
-        if ((before & 1) == 0 && versions.get(stripe) == before) {
-          return SmallSetPage.decode(page, set, epoch);
-        }
-      }
-      throw new IOException("set " + set + " kept being rewritten during the key scan");
+      return switch (readStable(set, page, counters.writeReads, READ_ATTEMPTS * 4)) {
+        case STABLE -> SmallSetPage.decode(page, set, epoch);
+        case POISONED -> null;
+        case ERROR -> throw new IOException("cannot read set " + set);
+        case UNSTABLE -> throw new IOException("set " + set + " kept being rewritten during the key scan");
+      };
     } finally {
       buffers.release(page);
     }
   }
+
 
   /** The newest value of {@code key} in its set, or null. One device read at most per attempt. */
   @Override
@@ -343,24 +339,37 @@ final class SmallSets implements SmallStore {
   }
 
   private Entry lookUp(int set, byte[] key, ByteBuffer page) {
+    return readStable(set, page, counters.pageReads, READ_ATTEMPTS) == Read.STABLE
+        ? served(set, SmallSetPage.find(page, set, epoch, key)) : null;
+  }
+
+  /** What {@link #readStable} did. */
+  private enum Read { STABLE, POISONED, ERROR, UNSTABLE }
+
+  /**
+   * Reads the set's page into {@code page} (a buffer of the caller's) inside its stripe's seqlock: STABLE
+   * if no writer of the stripe published during the read, else it reads again, up to {@code attempts}
+   * times (UNSTABLE); POISONED and ERROR (counted) read nothing usable.
+   */
+  private Read readStable(int set, ByteBuffer page, java.util.concurrent.atomic.LongAdder reads, int attempts) {
     int stripe = set % locks.length;
-    for (int attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+    for (int attempt = 0; attempt < attempts; attempt++) {
       long before = versions.get(stripe);
       if (poisoned.contains(set)) {
-        return null;
+        return Read.POISONED;
       }
-      if (!readPage(set, page, counters.pageReads)) {
-        return null;
+      if (!readPage(set, page, reads)) {
+        return Read.ERROR;
       }
       probe.at(Point.LOOKUP_READ, set);
-      Found found = SmallSetPage.find(page, set, epoch, key);
       if ((before & 1) == 0 && versions.get(stripe) == before) {
-        return served(set, found);
+        return Read.STABLE;
       }
       counters.readRetries.increment();
     }
-    return null;
+    return Read.UNSTABLE;
   }
+
 
   /** A page buffer, or null (counted) if direct memory is exhausted. */
   private ByteBuffer acquireOrNull() {
