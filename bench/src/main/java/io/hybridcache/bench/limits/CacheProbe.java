@@ -51,7 +51,7 @@ public final class CacheProbe {
   /** Flash-read figures over the measured interval. */
   public record ReadResult(int threads, double flashHitsPerSec, double getsPerSec, double p50Us, double p99Us,
                            double dramHitShare, double missShare, double deviceReadsPerFlashHit, long gets,
-                           double pagesPerFlashHit, SmallObjectReads.Split small) {}
+                           double pagesPerFlashHit, SmallObjectReads.Split small, double cpuUsPerGet) {}
 
   /**
    * Insert figures; {@code seconds} runs from the first put until flushes caught up. {@code cpuCores}:
@@ -167,11 +167,13 @@ public final class CacheProbe {
     }
     Thread.sleep(warmup.toMillis());
     CacheStats before = cache.stats();
+    long cpu0 = processCpuNanos();
     long t0 = System.nanoTime();
     measuring.set(true);
     Thread.sleep(runtime.toMillis());
     measuring.set(false);
     double secs = (System.nanoTime() - t0) / 1e9;
+    long cpu1 = processCpuNanos();
     CacheStats after = cache.stats();
     stop.set(true);
     for (Thread th : ts) {
@@ -199,7 +201,8 @@ public final class CacheProbe {
         gets == 0 ? Double.NaN : (double) dramHits / gets,
         n == 0 ? Double.NaN : (double) miss / n,
         deviceHits <= 0 ? Double.NaN : (double) deviceReads / deviceHits, n,
-        deviceHits <= 0 ? Double.NaN : (double) pages / deviceHits, SmallObjectReads.Split.between(before, after));
+        deviceHits <= 0 ? Double.NaN : (double) pages / deviceHits, SmallObjectReads.Split.between(before, after),
+        cpu0 < 0 || cpu1 < 0 || n == 0 ? Double.NaN : (cpu1 - cpu0) / 1000.0 / n);
   }
 
   /** Puts unique keys from {@code threads} threads for {@code runtime} into a new cache of {@code config}. */

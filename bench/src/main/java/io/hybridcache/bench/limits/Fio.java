@@ -23,9 +23,12 @@ public final class Fio {
     this.executable = executable;
   }
 
-  /** One fio job group's figures; latency is completion latency (clat). */
+  /**
+   * One fio job group's figures; latency is completion latency (clat). {@code cpuUsPerIo}: fio's user + system
+   * CPU over all its jobs per I/O (NaN where the report lacks it), to set beside the cache's CPU per read.
+   */
   public record Result(double iops, double mibPerSec, double p50Us, double p99Us, double runtimeSec,
-                       long ioBytes) {}
+                       long ioBytes, double cpuUsPerIo) {}
 
   /** Options of 4 KiB random reads at queue depth 1 by {@code jobs} jobs, direct I/O, time-based. */
   public static Map<String, String> randRead(Path file, long size, int jobs, int secs, String ioengine) {
@@ -193,6 +196,21 @@ public final class Fio {
         pct.path("50.000000").asDouble(Double.NaN) / 1000.0,
         pct.path("99.000000").asDouble(Double.NaN) / 1000.0,
         d.path("runtime").asDouble() / 1000.0,
-        d.path("io_bytes").asLong());
+        d.path("io_bytes").asLong(),
+        cpuUsPerIo(job, d));
+  }
+
+  /**
+   * fio's usr_cpu and sys_cpu are percentages of the group's summed job runtime (ms); their CPU time over its
+   * I/Os, in microseconds.
+   */
+  private static double cpuUsPerIo(JsonNode job, JsonNode d) {
+    double runtimeMs = job.path("job_runtime").asDouble(Double.NaN);
+    long ios = d.path("total_ios").asLong(0);
+    if (!job.has("usr_cpu") || !job.has("sys_cpu") || !(runtimeMs > 0) || ios <= 0) {
+      return Double.NaN;
+    }
+    double cpuMs = (job.path("usr_cpu").asDouble() + job.path("sys_cpu").asDouble()) / 100 * runtimeMs;
+    return cpuMs * 1000 / ios;
   }
 }

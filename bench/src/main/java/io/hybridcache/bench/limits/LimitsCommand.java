@@ -32,9 +32,11 @@ import picocli.CommandLine.Spec;
  * ratios to fio run in the same job because the disk here is shared and virtual.
  *
  * <p>With {@code --small-objects}, each pair also measures flash-hit gets of tiny objects (100 B values)
- * held by the small-object engine at 1 and 4 threads, as ratios to the same fio figures (issue 27's
- * target: 0.95 of fio's IOPS at 4 threads), with the engine's share of the hits, its log/set split and
- * its device reads per hit ({@link SmallObjectReads}).
+ * held by the small-object engine at 1 and 4 threads, each as a ratio to fio's random reads (1 or 4 jobs,
+ * the same file) run again just before it, minutes after the pair's first fio figures: the shared disk
+ * drifts that much (issue 27's target: 0.95 of fio's IOPS at 4 threads), with the engine's share of the
+ * hits, its log/set split and its device reads per hit ({@link SmallObjectReads}). Beside every read
+ * figure: CPU per read, fio's (user + system over its I/Os) and the cache's whole process per get.
  *
  * <p>The shared disk drifts between runs, so fio and the cache run in {@code --pairs} (3) interleaved
  * pairs (fio, cache, fio, cache, ...); each ratio is the median over the pairs, with its spread
@@ -192,6 +194,10 @@ public final class LimitsCommand implements Callable<Integer> {
     Fio.Result r1 = null;
     Fio.Result r4 = null;
     Fio.Result w = null;
+    Fio.Result tf1 = null; // fio again just before each tiny-object figure: the device drifts over minutes
+    Fio.Result tf4 = null;
+    Fio fio = null;
+    Path rf = work.resolve("fio-randread.dat");
     CacheProbe.ReadResult c1 = null;
     CacheProbe.ReadResult c4 = null;
     CacheProbe.ReadResult t1 = null;
@@ -210,14 +216,13 @@ public final class LimitsCommand implements Callable<Integer> {
         err.printf("limits: pair %d of %d (fio, then the cache)%n", pair, pairs);
       }
       if (!cacheOnly) {
-        Fio fio = new Fio(fioExecutable);
+        fio = new Fio(fioExecutable);
         String version = fio.ensure(!noInstall, err);
         if (version == null) {
           return BenchMain.ENVIRONMENT;
         }
         out.put("fio_version", version);
         out.put("fio_ioengine", ioengine);
-        Path rf = work.resolve("fio-randread.dat");
         err.printf("limits: fio %s; random reads on %s (%s), runtime %d s per test%n", version, rf,
             Sizes.format(readFile), secs);
         r1 = fio.run(Fio.randRead(rf, readFile, 1, secs, ioengine), "read", err);
@@ -226,7 +231,9 @@ public final class LimitsCommand implements Callable<Integer> {
         Files.deleteIfExists(wf);
         w = fio.run(Fio.seqWrite(wf, writeFile, secs, ioengine), "write", err);
         if (!keep) {
-          Files.deleteIfExists(rf);
+          if (tiny == null) { // else kept for the fio runs beside the tiny-object reads
+            Files.deleteIfExists(rf);
+          }
           Files.deleteIfExists(wf);
         }
         out.put("fio_randread_iops_1", r1.iops());
@@ -236,6 +243,8 @@ public final class LimitsCommand implements Callable<Integer> {
         out.put("fio_randread_p99_us_1", r1.p99Us());
         out.put("fio_randread_p50_us_4", r4.p50Us());
         out.put("fio_randread_p99_us_4", r4.p99Us());
+        out.put("fio_randread_cpu_us_per_io_1", r1.cpuUsPerIo());
+        out.put("fio_randread_cpu_us_per_io_4", r4.cpuUsPerIo());
       }
 
       if (!fioOnly) {
@@ -261,8 +270,10 @@ public final class LimitsCommand implements Callable<Integer> {
                 tiny.fillerKeys(), Sizes.format(tiny.flashBytes()), smallObjectShare);
             try (HybridCache c = probe.fill(tc, tiny.readKeys(), tiny.fillerKeys(), (int) smallValueSize)) {
               err.println("limits: small-object engine after the fill: " + c.stats().smallObjects());
+              tf1 = fio == null ? null : fio.run(Fio.randRead(rf, readFile, 1, secs, ioengine), "read", err);
               t1 = probe.read(c, tiny.readKeys(), (int) smallValueSize, 1, warm, run);
               err.printf("limits: tiny objects, 1 thread: %,.0f flash hits/s%n", t1.flashHitsPerSec());
+              tf4 = fio == null ? null : fio.run(Fio.randRead(rf, readFile, 4, secs, ioengine), "read", err);
               t4 = probe.read(c, tiny.readKeys(), (int) smallValueSize, 4, warm, run);
               err.printf("limits: tiny objects, 4 threads: %,.0f flash hits/s%n", t4.flashHitsPerSec());
             }
@@ -302,6 +313,12 @@ public final class LimitsCommand implements Callable<Integer> {
           SmallObjectReads.putSizing(out, tiny);
           SmallObjectReads.putJson(out, "1", t1);
           SmallObjectReads.putJson(out, "4", t4);
+          if (tf1 != null && tf4 != null) {
+            out.put("fio_randread_iops_tiny_1", tf1.iops());
+            out.put("fio_randread_iops_tiny_4", tf4.iops());
+            out.put("fio_randread_cpu_us_per_io_tiny_1", tf1.cpuUsPerIo());
+            out.put("fio_randread_cpu_us_per_io_tiny_4", tf4.cpuUsPerIo());
+          }
         }
         if (ins != null) {
           out.put("cache_insert_mibs", ins.valueMiBs());
@@ -331,8 +348,8 @@ public final class LimitsCommand implements Callable<Integer> {
       }
       read1.add(ratio(c1 == null ? null : c1.flashHitsPerSec(), r1 == null ? null : r1.iops()));
       read4.add(ratio(c4 == null ? null : c4.flashHitsPerSec(), r4 == null ? null : r4.iops()));
-      tinyRead1.add(ratio(t1 == null ? null : t1.flashHitsPerSec(), r1 == null ? null : r1.iops()));
-      tinyRead4.add(ratio(t4 == null ? null : t4.flashHitsPerSec(), r4 == null ? null : r4.iops()));
+      tinyRead1.add(ratio(t1 == null ? null : t1.flashHitsPerSec(), tf1 == null ? null : tf1.iops()));
+      tinyRead4.add(ratio(t4 == null ? null : t4.flashHitsPerSec(), tf4 == null ? null : tf4.iops()));
       insert.add(ratio(ins == null ? null : ins.valueMiBs(), w == null ? null : w.mibPerSec()));
       insertSmall.add(ratio(insSmall == null ? null : insSmall.valueMiBs(), w == null ? null : w.mibPerSec()));
     }
@@ -369,8 +386,11 @@ public final class LimitsCommand implements Callable<Integer> {
         c4 == null ? null : pair(c4.p50Us(), c4.p99Us()), null);
     t.row("device reads per flash hit, 1 / 4 threads", null,
         c1 == null || c4 == null ? null : pair(c1.deviceReadsPerFlashHit(), c4.deviceReadsPerFlashHit()), null);
+    t.row("CPU per read, 1 / 4 threads (us; cache: whole process per get)",
+        r1 == null || r4 == null ? null : pair(r1.cpuUsPerIo(), r4.cpuUsPerIo()),
+        c1 == null || c4 == null ? null : pair(c1.cpuUsPerGet(), c4.cpuUsPerGet()), null);
     if (tiny != null) {
-      tinyRows(t, r1, r4, t1, t4, tinyRead1.median(), tinyRead4.median());
+      tinyRows(t, tf1, tf4, t1, t4, tinyRead1.median(), tinyRead4.median());
     }
     t.row("1 MiB sequential write (MiB/s; cache: inserted " + Sizes.format(insertValueSize) + " value MiB/s)", w == null ? null : w.mibPerSec(),
         ins == null ? null : ins.valueMiBs(), ratioW);
@@ -403,8 +423,12 @@ public final class LimitsCommand implements Callable<Integer> {
     if (t1 == null || t4 == null) {
       return;
     }
-    t.row("tiny: read p50 / p99, 1 / 4 threads (us)", null,
+    t.row("tiny: read p50 / p99, 1 / 4 threads (us)",
+        r1 == null || r4 == null ? null : pair(r1.p50Us(), r1.p99Us()) + ", " + pair(r4.p50Us(), r4.p99Us()),
         pair(t1.p50Us(), t1.p99Us()) + ", " + pair(t4.p50Us(), t4.p99Us()), null);
+    t.row("tiny: CPU per read, 1 / 4 threads (us; cache: whole process per get)",
+        r1 == null || r4 == null ? null : pair(r1.cpuUsPerIo(), r4.cpuUsPerIo()),
+        pair(t1.cpuUsPerGet(), t4.cpuUsPerGet()), null);
     t.row("tiny: device reads per flash hit, 1 / 4 threads", null,
         pair(t1.deviceReadsPerFlashHit(), t4.deviceReadsPerFlashHit()), null);
     t.row("tiny: small engine's share of flash hits, 1 / 4 threads", null,
@@ -445,6 +469,7 @@ public final class LimitsCommand implements Callable<Integer> {
     out.put("cache_miss_share_" + threads, r.missShare());
     out.put("device_reads_per_flash_hit_" + threads, r.deviceReadsPerFlashHit());
     out.put("pages_per_flash_hit_" + threads, r.pagesPerFlashHit());
+    out.put("cache_cpu_us_per_get_" + threads, r.cpuUsPerGet());
   }
 
   private static Double ratio(Double a, Double b) {

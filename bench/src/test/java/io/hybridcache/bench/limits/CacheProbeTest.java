@@ -45,6 +45,7 @@ class CacheProbeTest {
       assertEquals(0.0, r.missShare());
       assertEquals(1.0, r.dramHitShare(), 0.01); // MapCache counts every hit as a DRAM hit
       assertEquals(0.0, r.flashHitsPerSec());
+      assertTrue(r.cpuUsPerGet() > 0, "process CPU per get measured: " + r);
     }
     CacheProbe.InsertResult ins = probe.insert(cfg.toBuilder().directory(tmp.resolve("ins")).build(), 1, 1024,
         Duration.ofMillis(200));

@@ -15,7 +15,11 @@ class FioTest {
           {
             "jobname" : "randread1",
             "error" : 0,
+            "job_runtime" : 10000,
+            "usr_cpu" : 2.0,
+            "sys_cpu" : 14.0,
             "read" : {
+              "total_ios" : 163845,
               "io_bytes" : 671088640,
               "bw_bytes" : 67108864,
               "iops" : 16384.5,
@@ -37,6 +41,8 @@ class FioTest {
     assertEquals(93.184, r.p99Us(), 1e-9);
     assertEquals(10.0, r.runtimeSec());
     assertEquals(671088640, r.ioBytes());
+    assertEquals(1600.0 * 1000 / 163845, r.cpuUsPerIo(), 1e-9); // 16% of 10,000 ms over its I/Os
+    assertEquals(Double.NaN, Fio.parse(REPORT.replace("\"usr_cpu\"", "\"other\""), "read").cpuUsPerIo());
   }
 
   @Test
