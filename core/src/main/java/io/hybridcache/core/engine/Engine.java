@@ -665,12 +665,22 @@ final class Engine implements HybridCache {
     }
   }
 
+  /**
+   * How long a dirty eviction into the small engine may wait for room in its log's buffer: as the log
+   * engine's ({@link FlashTier#offer}), {@code cascadeWait}, and on a reading thread at most one device
+   * write ({@link FlashTier#READER_WAIT_MILLIS} ms).
+   */
+  private long smallEvictionDeadline() {
+    long wait = config.cascadeWait().toNanos();
+    return System.nanoTime() + (READING.get()[0] ? Math.min(wait, FlashTier.READER_WAIT_NANOS) : wait);
+  }
+
   /** Offers a dirty eviction to flash; false if flash did not take it (counted by reason). */
   private boolean onDirtyEviction(ByteKey key, DramEntry e) {
     int bytes = EntryFormat.entryBytes(key.bytes().length, e.value().length);
     if (toSmall(key, e)) {
       boolean stored = config.admission().accept(key.hash64(), bytes)
-          && small.put(key.bytes(), key.hash64(), e.value(), e.sequence(), e.expiryMillis());
+          && small.put(key.bytes(), key.hash64(), e.value(), e.sequence(), e.expiryMillis(), smallEvictionDeadline());
       if (!stored) {
         invalidateSmall(key, e);
       }
@@ -724,7 +734,8 @@ final class Engine implements HybridCache {
         live, flash.index().memoryBytes() + so.dramBytes(), c.bytesAdmitted.sum() + so.bytesAdmitted(),
         c.flushBytesWritten.sum() + so.bytesWritten(),
         c.reclaimBytesWritten.sum(), c.reinserted.sum(), c.reclaimEvicted.sum(), c.reclaimedSegments.sum(),
-        config.admission().rejected(), c.queueRejected.sum(), c.cascadeWaits.sum(), c.tooLargeRejected.sum(),
+        config.admission().rejected(), c.queueRejected.sum() + (small == null ? 0 : small.refusals()),
+        c.cascadeWaits.sum(), c.tooLargeRejected.sum(),
         c.degradedRejected.sum(), free, active, sealed, c.ioErrors.sum(), flash.degraded(),
         c.writerFaults.sum(), c.segmentsDropped.sum(), c.entriesDropped.sum(), c.indexFullRejected.sum(),
         c.flashIndexDrops.sum(), c.interruptedReads.sum(), flash.lastFault(), c.devicePagesRead.sum(),
@@ -787,7 +798,7 @@ final class Engine implements HybridCache {
         if (!toSmall(k, e)) {
           invalidateSmall(k, e); // before the log engine holds the newer version
         }
-        if (toSmall(k, e) ? !small.put(k.bytes(), k.hash64(), e.value(), e.sequence(), e.expiryMillis())
+        if (toSmall(k, e) ? !small.put(k.bytes(), k.hash64(), e.value(), e.sequence(), e.expiryMillis(), deadlineNanos)
             : !flash.put(k, e.value(), e.sequence(), e.expiryMillis(), e.lifetimeClass(), deadlineNanos)) {
           stalled[0] = System.nanoTime() - deadlineNanos >= 0 || !flash.acceptsWrites()
               || Thread.currentThread().isInterrupted();

@@ -91,8 +91,8 @@ final class FlashTier {
   private static final int STALL_REPORT_SECONDS = 10;
   private static final long STALL_REPORT_NANOS = TimeUnit.SECONDS.toNanos(STALL_REPORT_SECONDS);
   /** Longest wait of an eviction on a reading thread, for a write buffer only (one device write). */
-  private static final long READER_WAIT_MILLIS = 5;
-  private static final long READER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(READER_WAIT_MILLIS);
+  static final long READER_WAIT_MILLIS = 5;
+  static final long READER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(READER_WAIT_MILLIS);
   /** A deadline that never comes (and never overflows): close's own thread waits for a hung writer. */
   private static final long FOREVER_NANOS = Long.MAX_VALUE / 4;
 

@@ -50,7 +50,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * reclaim it makes) and by a remove across their I/O, one at a time; taken before {@code lock}. A put
  * appends under {@code lock} alone (no I/O) unless the buffer is full or sealed: a flush seals the
  * buffer, so puts wait for it while lookups go on reading the sealed buffer from DRAM, then the log page
- * on flash. A lookup holds {@code lock} only to collect its tag matches and reads log pages outside it; a
+ * on flash. {@link #offer} (the cache's evictions) never does I/O: it leaves a full buffer to a flusher
+ * thread ({@link #flushIfWanted}) and waits for room at most until its deadline. A lookup holds {@code lock} only to collect its tag matches and reads log pages outside it; a
  * counter of unlinks (bumped by every move, drop, readmission and remove, and by every reclaim before
  * its page can be overwritten) lets it notice that its read overlapped one, and it then looks again.
  * Orders that keep it never wrong with lookups running: a move inserts into the set before it unlinks
@@ -99,8 +100,16 @@ final class SmallLog implements SmallStore {
   private final ReentrantLock ioLock = new ReentrantLock();
   /** Guards every field below; never held across I/O. Taken before any set lock. */
   private final ReentrantLock lock = new ReentrantLock();
+  /** Signalled when a flush ends: the buffer may have room again ({@link #offer} waits for it). */
+  private final java.util.concurrent.locks.Condition bufferRoom = lock.newCondition();
   /** True while a flush owns the write buffer (its write and the reclaim it makes): puts wait for it. */
   private boolean sealed;
+  /** Set by an {@link #offer} that found no room: {@link #flushIfWanted} writes the buffer. */
+  private boolean flushWanted;
+  /** The largest object an offer waits to fit since the last flush: the flush leaves room for it. */
+  private int wantedBytes;
+  /** Flushes ended (written or not): the log's device moved. */
+  private volatile long flushes;
   private final SmallLogIndex index;
   /** Page number of the page being filled in DRAM (its position is {@code bufferPage % pages}). */
   private long bufferPage;
@@ -356,11 +365,7 @@ final class SmallLog implements SmallStore {
       lock.lock();
       try {
         if (!sealed && fits(e, 0)) {
-          appendLocked(e);
-          bytesAdmitted.add(key.length + value.length);
-          if (pages - (bufferPage - tailPage) <= ahead) {
-            low = true;
-          }
+          admitLocked(e);
           return true;
         }
       } finally {
@@ -375,6 +380,72 @@ final class SmallLog implements SmallStore {
         ioLock.unlock();
       }
     }
+  }
+
+  /**
+   * Appends one object without I/O on this thread (the cache's evictions): when the buffer is full or
+   * sealed, asks for a flush ({@code wake} must make a thread call {@link #flushIfWanted}) and waits for
+   * room until {@code deadlineNanos}. False if none came by then, or the wait was interrupted (flag
+   * restored): the object is not stored.
+   */
+  boolean offer(byte[] key, byte[] value, long sequence, long expiryMillis, long deadlineNanos, Runnable wake) {
+    Entry e = Entry.of(key, value, sequence, expiryMillis);
+    lock.lock();
+    try {
+      while (true) {
+        if (!sealed && fits(e, 0)) {
+          admitLocked(e);
+          return true;
+        }
+        flushWanted = true;
+        wantedBytes = Math.max(wantedBytes, e.bytes());
+        wake.run();
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        bufferRoom.awaitNanos(left);
+      }
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The flusher's step: if an {@link #offer} found no room, writes the buffer as the next log page (and
+   * reclaims as a put's flush does, the ring being full). True if it flushed.
+   */
+  boolean flushIfWanted() {
+    ioLock.lock();
+    try {
+      int reserve = locked(() -> { // taken now: an offer during this flush asks for the next one
+        // still full? (an offer that waited for a flush which has ended since needs no other)
+        boolean full = buffer.size() >= OBJECTS_PER_PAGE - reservedObjects
+            || bufferBytes + reservedBytes + wantedBytes > SmallSetPage.CAPACITY_BYTES;
+        int r = flushWanted && full ? wantedBytes : -1;
+        flushWanted = false;
+        wantedBytes = 0;
+        if (r < 0) {
+          bufferRoom.signalAll(); // room came otherwise (a reclaim's reservation ended): the offers look again
+        }
+        return r;
+      });
+      if (reserve < 0) {
+        return false;
+      }
+      flush(reserve);
+      return true;
+    } finally {
+      ioLock.unlock();
+    }
+  }
+
+  /** Flushes ended so far, written or not ({@link #offer}'s callers: has the device moved?). */
+  long flushes() {
+    return flushes;
   }
 
   private <T> T locked(java.util.function.Supplier<T> s) {
@@ -433,12 +504,22 @@ final class SmallLog implements SmallStore {
         locked(() -> {
           reservedObjects = 0;
           reservedBytes = 0;
+          bufferRoom.signalAll(); // an offer may have waited for the reserved room
         });
       }
       backgroundReclaims.increment();
       return true;
     } finally {
       ioLock.unlock();
+    }
+  }
+
+  /** Under {@link #lock}: appends a put's object, counts it, and notes when few ring pages are free. */
+  private void admitLocked(Entry e) {
+    appendLocked(e);
+    bytesAdmitted.add(e.key().length + e.value().length);
+    if (pages - (bufferPage - tailPage) <= ahead) {
+      low = true;
     }
   }
 
@@ -560,9 +641,34 @@ final class SmallLog implements SmallStore {
   /** Makes every version of {@code key} unreachable, in the log and in its set. True if one was found. */
   @Override
   public boolean remove(byte[] key) {
+    ioLock.lock();
+    return removeLocked(key);
+  }
+
+  /**
+   * As {@link #remove}, waiting for the log's I/O (a flush or reclaim in progress) at most until {@code
+   * deadlineNanos}: an {@link IllegalStateException} then, nothing removed (a device that hangs; the caller
+   * must make the key's versions unreachable otherwise).
+   */
+  boolean remove(byte[] key, long deadlineNanos) {
+    boolean locked;
+    try {
+      locked = ioLock.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      locked = false;
+    }
+    if (!locked) {
+      throw new IllegalStateException("a remove waited too long for the log's device (a flush or reclaim that"
+          + " does not finish)");
+    }
+    return removeLocked(key);
+  }
+
+  /** {@link #remove} under {@link #ioLock}, which it releases. */
+  private boolean removeLocked(byte[] key) {
     long hash = KeyHash.of(key);
     int set = sets.setOf(hash);
-    ioLock.lock();
     try {
       boolean found = false;
       boolean lost = false;
@@ -622,7 +728,11 @@ final class SmallLog implements SmallStore {
         inlineReclaims.increment();
       }
     } finally {
-      locked(() -> sealed = false);
+      locked(() -> {
+        sealed = false;
+        flushes++;
+        bufferRoom.signalAll();
+      });
     }
   }
 

@@ -29,7 +29,13 @@ import org.slf4j.LoggerFactory;
  * ({@link FlashTier}).
  *
  * <p>Thread-safe. <b>Concurrency.</b> Every call runs on the caller's thread; one thread of its own, the
- * reclaimer, empties the log's oldest pages ahead of the puts ({@link SmallLog#reclaimAhead}). The
+ * reclaimer, writes the log's full buffer ({@link SmallLog#flushIfWanted}) and empties the log's oldest
+ * pages ahead of the puts ({@link SmallLog#reclaimAhead}). An eviction ({@link #put}) never writes on the
+ * caller's thread: with the buffer full it waits for the reclaimer's flush until its deadline (the log
+ * engine's back-pressure: {@code cascadeWait}, 5 ms on a reading thread), then is refused and counted; a
+ * wait that timed out stalls the engine (evictions refused at once) until a flush ends, so a hung device
+ * costs one wait. {@link #invalidate} waits for the log's I/O at most {@code max(cascadeWait, 1 s)}; past
+ * that it empties the engine (a new epoch: no version of the key stays reachable) rather than hang. The
  * engine calls {@link #put} inside Caffeine's atomic removal of the evicted key and {@link #invalidate}
  * and {@link #supersede} inside the DRAM tier's {@code compute} for the key, so a key's writes to this tier
  * are ordered by its map-bin lock, as for the log engine. {@link #invalidate} removes every version of the
@@ -78,6 +84,21 @@ final class SmallTier implements Closeable {
   private final AtomicLong clears = new AtomicLong();
   /** Reclaims log pages ahead of the puts, off their threads (null for a tier opened without it). */
   private final Thread reclaimer;
+  private final Runnable wakeReclaimer;
+  private final LongAdder refusals = new LongAdder();
+  /**
+   * How long {@link #invalidate} waits for the log's I/O before it empties the engine instead: {@code
+   * cascadeWait}, at least {@value #MIN_REMOVE_WAIT_MILLIS} ms (a reclaim's page takes milliseconds; only a
+   * device that hangs takes this long).
+   */
+  private final long removeWaitNanos;
+  static final long MIN_REMOVE_WAIT_MILLIS = 1000;
+  /**
+   * The log whose flush an eviction waited for in vain, and its flush count then ({@link #put}): stalled
+   * until a flush ends (of that log, or of the region that replaced it).
+   */
+  private volatile SmallLog stalledLog;
+  private volatile long stalledFlushes;
   private volatile boolean stopping;
   /** Throwables the reclaimer caught (each also counted in {@code faults}); tests. */
   final LongAdder reclaimerFaults = new LongAdder();
@@ -96,8 +117,10 @@ final class SmallTier implements Closeable {
     DAMAGED, READ_ERRORS, WRITE_ERRORS, LOG_ERRORS, DROPPED,
     LOG_PAGE_READS }
 
-  private SmallTier(String name, Device device, Path checkpoint, SmallCheckpoint.Loaded warm) {
+  private SmallTier(String name, Device device, Path checkpoint, SmallCheckpoint.Loaded warm,
+      java.time.Duration cascadeWait) {
     this.name = name;
+    this.removeWaitNanos = Math.max(cascadeWait.toNanos(), MIN_REMOVE_WAIT_MILLIS * 1_000_000L);
     this.device = device;
     this.checkpoint = checkpoint;
     Region r = null;
@@ -112,20 +135,23 @@ final class SmallTier implements Closeable {
     this.warm = r != null;
     this.reclaimer = new Thread(this::reclaimLoop, "hybridcache-small-reclaim-" + name);
     reclaimer.setDaemon(true); // never keeps the application's JVM alive; close stops it
+    Thread t = reclaimer;
+    this.wakeReclaimer = () -> java.util.concurrent.locks.LockSupport.unpark(t);
   }
 
   /**
-   * The reclaimer's loop: while the log is low on free pages, reclaims its oldest page (moves, drops,
-   * readmissions: the set-page reads and writes a put's own flush would otherwise make on the caller's
-   * thread). Woken by the put that makes the log low, and every 100 ms as a safety net. Any Throwable is
+   * The reclaimer's loop: writes the log's buffer when an eviction waits for room (with the reclaim a full
+   * ring then needs), and while the log is low on free pages reclaims its oldest page (moves, drops,
+   * readmissions), one page per turn. Woken by an eviction that found the buffer full or made the log low,
+   * and every 100 ms as a safety net. Any Throwable is
    * a counted fault that empties the engine ({@link #fault}); the thread lives on until close.
    */
   private void reclaimLoop() {
     while (!stopping) {
       try {
         Region r = region;
-        while (!stopping && r.log().reclaimAhead()) {
-          // one page per turn: a put's flush may take ioLock in between
+        while (!stopping && (r.log().flushIfWanted() | r.log().reclaimAhead())) {
+          // a waiting eviction's flush first, then one page of reclaim per turn
         }
       } catch (Throwable t) {
         reclaimerFaults.increment();
@@ -158,7 +184,7 @@ final class SmallTier implements Closeable {
     }
     Device device = devices.open(dir, SLOTS, slotBytes, config.directIo());
     try {
-      SmallTier tier = new SmallTier(config.name(), device, checkpoint, warm);
+      SmallTier tier = new SmallTier(config.name(), device, checkpoint, warm, config.cascadeWait());
       tier.reclaimer.start();
       LOG.info("{}: small-object engine on ({} bytes, entries of key + value <= {} bytes, {} sets, {})",
           config.name(), SLOTS * slotBytes, config.smallObjectMaxBytes(), tier.region.sets().sets(),
@@ -258,11 +284,32 @@ final class SmallTier implements Closeable {
     return e == null ? null : e.value();
   }
 
-  /** Stores a version of an evicted entry; false if it was not stored (the key then misses). */
-  boolean put(byte[] key, long keyHash, byte[] value, long sequence, long expiryMillis) {
+  /**
+   * Stores a version of an evicted entry; false if it was not stored (the key then misses). Never writes on
+   * the caller's thread while the reclaimer runs: a full log buffer is the reclaimer's to write, and the
+   * call waits for room until {@code deadlineNanos}, not at all while the engine is stalled (an earlier
+   * eviction's wait timed out and no flush has ended since: a hung device costs one wait). A refusal for
+   * want of room is counted ({@link #refusals}).
+   */
+  boolean put(byte[] key, long keyHash, byte[] value, long sequence, long expiryMillis, long deadlineNanos) {
     try {
       SmallLog log = region.log();
-      boolean stored = log.put(key, value, sequence, expiryMillis);
+      boolean stored;
+      if (stopping || !reclaimer.isAlive()) { // no flusher (closing, or never started): the caller flushes
+        stored = log.put(key, value, sequence, expiryMillis);
+      } else {
+        SmallLog st = stalledLog; // a region replaced since (a fault) is stalled until its first flush ends
+        boolean stalled = st != null && log.flushes() == (st == log ? stalledFlushes : 0);
+        stored = log.offer(key, value, sequence, expiryMillis, stalled ? System.nanoTime() : deadlineNanos,
+            wakeReclaimer);
+        if (!stored) {
+          refusals.increment();
+          if (!stalled && System.nanoTime() - deadlineNanos >= 0) {
+            stalledFlushes = log.flushes();
+            stalledLog = log;
+          }
+        }
+      }
       if (log.low()) {
         java.util.concurrent.locks.LockSupport.unpark(reclaimer);
       }
@@ -277,6 +324,11 @@ final class SmallTier implements Closeable {
     }
   }
 
+  /** Evictions refused for want of room in the log's buffer (a flush that did not come in time). */
+  long refusals() {
+    return refusals.sum();
+  }
+
   /**
    * Makes every version of {@code key} unreachable before it returns, then bumps its stamp. True if a
    * version was found. Call inside the DRAM tier's compute for the key.
@@ -284,7 +336,8 @@ final class SmallTier implements Closeable {
   boolean invalidate(byte[] key, long keyHash) {
     boolean found;
     try {
-      found = region.log().remove(key);
+      // waits for a flush or reclaim in progress, but not for a hung device: then it empties the engine
+      found = region.log().remove(key, System.nanoTime() + removeWaitNanos);
     } catch (Throwable t) {
       fault("remove", t); // the region is replaced: no version of anything in it stays reachable
       found = false;

@@ -192,4 +192,67 @@ class SmallEngineFaultTest {
       assertTrue(e.getCause() instanceof IllegalStateException, e.toString()); // closed under it
     }
   }
+
+  /**
+   * The log engine's hung-device twin: an eviction into the small engine never writes on the caller's
+   * thread. With the engine's device hung, a writing thread's eviction waits at most {@code cascadeWait},
+   * once; later evictions are refused at once (counted) while the device does not move; a reading thread's
+   * eviction never waits for the hung write. Once the device moves, evictions are taken again.
+   */
+  @Test
+  void aHungDeviceHoldsEvictionsAtMostCascadeWaitOnceThenRefusesThem() throws Exception {
+    long waitMillis = 300;
+    Engine cache = open(SmallEngineWiringTest.config(dir).cascadeWait(Duration.ofMillis(waitMillis))
+        .closeTimeout(Duration.ofSeconds(1)).build());
+    try {
+      int n = 20 * KEYS; // several times what the 1 MiB DRAM tier holds: every put evicts
+      for (int i = 0; i < n; i++) {
+        cache.put(key(i), value(i, 1, SMALL));
+      }
+      assertTrue(cache.stats().smallObjects().objectsAdmitted() > 0, "puts evict into the small engine");
+      device.get().holdWrites();
+      long refused = cache.stats().queueRejected();
+      int[] slow = {0};
+      long[] longest = {0};
+      assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+        for (int i = n; i < 2 * n; i++) { // new keys: each evicts a dirty entry into the small engine
+          long t0 = System.nanoTime();
+          cache.put(key(i), value(i, 1, SMALL));
+          long ms = (System.nanoTime() - t0) / 1_000_000;
+          longest[0] = Math.max(longest[0], ms);
+          slow[0] += ms >= waitMillis / 2 ? 1 : 0;
+        }
+      }, "puts hang behind the hung small-engine device");
+      assertTrue(device.get().awaitHeldWrite(10, TimeUnit.SECONDS), "the engine reached a device write");
+      // one eviction's wait; and a put over a key the engine may hold whose eviction is then refused waits
+      // once (at least 1 s) to remove the older version, and then empties the engine instead
+      assertTrue(slow[0] <= 2, slow[0] + " puts waited for the hung device; longest " + longest[0] + " ms");
+      assertTrue(longest[0] < SmallTier.MIN_REMOVE_WAIT_MILLIS + 2000, "a put waited " + longest[0] + " ms");
+      assertTrue(cache.stats().queueRejected() > refused, "the refused evictions are counted");
+      // A reading thread's eviction (a flash hit promoted into DRAM evicts a dirty entry) never waits for it.
+      cache.put(key(2 * n), value(2 * n, 1, SMALL)); // at least one dirty entry stays in DRAM
+      long[] longestGet = {0};
+      assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+        for (int i = 0; i < n; i++) {
+          long t0 = System.nanoTime();
+          byte[] v = cache.get(key(i));
+          longestGet[0] = Math.max(longestGet[0], (System.nanoTime() - t0) / 1_000_000);
+          if (v != null) {
+            assertArrayEquals(value(i, 1, SMALL), v, "key " + i);
+          }
+        }
+      }, "gets hang behind the hung small-engine device");
+      assertTrue(longestGet[0] < waitMillis, "a get waited " + longestGet[0] + " ms");
+      device.get().releaseWrites();
+      long admitted = cache.stats().smallObjects().objectsAdmitted();
+      assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+        for (int i = 3 * n; cache.stats().smallObjects().objectsAdmitted() == admitted; i++) {
+          cache.put(key(i), value(i, 1, SMALL)); // taken again once the device moves
+        }
+      }, "evictions are never taken again after the device moved");
+    } finally {
+      device.get().releaseWrites();
+      assertTimeoutPreemptively(Duration.ofSeconds(20), cache::close);
+    }
+  }
 }
