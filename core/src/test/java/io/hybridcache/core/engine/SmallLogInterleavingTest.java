@@ -181,4 +181,59 @@ class SmallLogInterleavingTest {
     assertArrayEquals(value(0, 2, VALUE), log.get(key(0)), "the newer version, not the readmitted older one");
     assertTrue(log.backgroundReclaims.sum() == 1 && log.inlineReclaims.sum() == 0);
   }
+
+  /**
+   * An eviction's offer that finds the buffer's last room reserved by a background reclaim (for its
+   * readmissions) waits, and takes the room as soon as the reclaim ends: not at its deadline, and without
+   * a flush (there is no flusher here). Forced: the reclaim is stopped while it holds the reservation.
+   */
+  @Test
+  void anOfferBlockedByABackgroundReclaimsReservationGetsTheRoomWhenTheReclaimEnds() throws Exception {
+    device = new FaultInjectingDevice(new MemoryDevice(9, 8L * PAGE));
+    sets = new SmallSets(device, 0, 1, SmallSets.Options.DEFAULT);
+    SmallLog log = new SmallLog(device, 1, 1, sets, 40); // 8 pages, threshold 40: no set reaches it
+    int n = 0;
+    while (!log.low()) {
+      log.put(key(n), value(n, 1, VALUE), n + 1, 0);
+      n++;
+    }
+    assertArrayEquals(value(0, 1, VALUE), log.get(key(0)), "read from the oldest page: a readmission candidate");
+    CountDownLatch reached = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    log.probe((point, count) -> {
+      if (point == SmallSets.Point.RECLAIM_READMIT && count > 0) {
+        reached.countDown();
+        try {
+          resume.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newCachedThreadPool();
+    try {
+      java.util.concurrent.Future<Boolean> reclaim = threads.submit(log::reclaimAhead);
+      assertTrue(reached.await(30, TimeUnit.SECONDS), "the reclaim holds its reservation");
+      Runnable noFlusher = () -> { };
+      int offered = 0;
+      while (log.offer(key(n), value(n, 1, VALUE), n + 1, 0, System.nanoTime(), noFlusher)) { // no wait
+        n++;
+        offered++;
+      }
+      assertTrue(offered > 0 && offered < SmallLog.OBJECTS_PER_PAGE, offered + " offers took the unreserved room");
+      CountDownLatch waiting = new CountDownLatch(1);
+      int k = n;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      java.util.concurrent.Future<Boolean> offer = threads.submit(
+          () -> log.offer(key(k), value(k, 1, VALUE), k + 1, 0, deadline, waiting::countDown));
+      assertTrue(waiting.await(30, TimeUnit.SECONDS), "the offer found no room and asked for a flush");
+      resume.countDown();
+      assertTrue(reclaim.get(30, TimeUnit.SECONDS));
+      assertTrue(offer.get(20, TimeUnit.SECONDS), "the offer took the room the reclaim left");
+      assertArrayEquals(value(k, 1, VALUE), log.get(key(k)));
+    } finally {
+      resume.countDown(); // never leave the reclaim stopped, whatever failed
+      threads.shutdownNow();
+    }
+  }
 }
