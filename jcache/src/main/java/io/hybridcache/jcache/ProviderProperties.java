@@ -25,8 +25,6 @@ public final class ProviderProperties {
   public static final String WRITE_BUFFER_BYTES = "write-buffer-bytes";
   /**
    * Share of flash-bytes for the small-object engine (default 0: off), as {@code CacheConfig.smallObjectShare}.
-   * With it on, iterating a cache (and {@code removeAll()}/{@code clear()} without keys) empties the small
-   * engine, which cannot list its keys.
    */
   public static final String SMALL_OBJECT_SHARE = "small-object-share";
   /** Entries whose key + value fit go to the small-object engine (default 2048), as {@code CacheConfig.smallObjectMaxBytes}. */

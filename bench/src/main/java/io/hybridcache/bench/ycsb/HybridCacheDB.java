@@ -49,8 +49,8 @@ import site.ycsb.WorkloadException;
  * {@value #VICTIM_POLICY} (greedy|cost-benefit|fifo), {@value #WRITE_BUFFERS} (write buffers per
  * lifetime class, 2..64), {@value #CASCADE_WAIT_MS} (how long a dirty eviction waits for flash room, 0..10000;
  * default the library's, 50), {@value #REINSERTION_BUDGET} (bytes reclaim may reinsert per byte admitted;
- * Infinity for no budget), {@value #SMALL_OBJECT_SHARE} and {@value #SMALL_OBJECT_MAX_BYTES} (the small-object
- * engine, off by default),
+ * Infinity for no budget), {@value #SMALL_OBJECT_SHARE}, {@value #SMALL_OBJECT_MAX_BYTES} and
+ * {@value #SMALL_OBJECT_LOG_SHARE} (the small-object engine, off by default),
  * {@value #PRELOAD} (true|false: the run loads the records first, in the same JVM) and {@value #PRELOAD_STATS_FILE},
  * {@value #STREAM_MAPPER} (single|static|dsm|filestream), {@value #STREAMS}, {@value #PLACEMENT_EPOCH},
  * {@value #TABLE_CLASSES} (comma-separated table names: the i-th table's records go to flash in the
@@ -102,6 +102,8 @@ public class HybridCacheDB extends DB {
   public static final String SMALL_OBJECT_SHARE = PREFIX + "small.object.share";
   /** Entries whose key + value fit go to the small-object engine (default 2048). */
   public static final String SMALL_OBJECT_MAX_BYTES = PREFIX + "small.object.max.bytes";
+  /** Share of the small-object engine's flash that is its log (default 0.25). */
+  public static final String SMALL_OBJECT_LOG_SHARE = PREFIX + "small.object.log.share";
   /**
    * true: the first init of the run loads {@code recordcount} records itself (the workload's own inserts, on
    * that thread) before any operation, so the run sees a loaded cache without a close and reopen. It prints {@code [PRELOAD], RunTime(ms), ...} on stdout:
@@ -115,7 +117,8 @@ public class HybridCacheDB extends DB {
   private static final Set<String> KNOWN = Set.of(DIR, DRAM_BYTES, FLASH_BYTES, SEGMENT_BYTES,
       WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, WRITE_BUFFERS, CASCADE_WAIT_MS,
       ADMISSION, CODEC, WRITE_TRACE, TRIM_RECLAIMED, STREAM_MAPPER, STREAMS, PLACEMENT_EPOCH, TABLE_CLASSES,
-      VICTIM_POLICY, REINSERTION_BUDGET, SMALL_OBJECT_SHARE, SMALL_OBJECT_MAX_BYTES, PRELOAD, PRELOAD_STATS_FILE);
+      VICTIM_POLICY, REINSERTION_BUDGET, SMALL_OBJECT_SHARE, SMALL_OBJECT_MAX_BYTES, SMALL_OBJECT_LOG_SHARE,
+      PRELOAD, PRELOAD_STATS_FILE);
   private static final String DEFAULT_TABLE = "usertable";
   private static final int STRIPES = 1024;
 
@@ -394,6 +397,9 @@ public class HybridCacheDB extends DB {
     }
     if ((v = p.getProperty(SMALL_OBJECT_MAX_BYTES)) != null) {
       b.smallObjectMaxBytes(toInt(SMALL_OBJECT_MAX_BYTES, Sizes.parse(v)));
+    }
+    if ((v = p.getProperty(SMALL_OBJECT_LOG_SHARE)) != null) {
+      b.smallObjectLogShare(parseDouble(SMALL_OBJECT_LOG_SHARE, v));
     }
     tableClasses(p); // fail on a bad list here too
     return b.build();

@@ -165,8 +165,10 @@ class HybridCacheDBTest {
     assertEquals(0, c.smallObjectShare(), "the small-object engine is off unless asked for");
     p.setProperty(HybridCacheDB.SMALL_OBJECT_SHARE, "0.25");
     p.setProperty(HybridCacheDB.SMALL_OBJECT_MAX_BYTES, "1k");
+    p.setProperty(HybridCacheDB.SMALL_OBJECT_LOG_SHARE, "0.4");
     CacheConfig small = HybridCacheDB.configFrom(p);
     assertEquals(0.25, small.smallObjectShare());
+    assertEquals(0.4, small.smallObjectLogShare());
     assertEquals(1024, small.smallObjectMaxBytes());
     assertEquals(24, small.segmentCount(), "the log engine keeps 384 MiB of the 512");
     assertEquals(256 << 10, c.writeBufferBytes());

@@ -54,6 +54,7 @@ public final class CacheConfig {
   private final long segmentBytesSetting; // as given: 0 = derived, so toBuilder keeps deriving
   private final double smallObjectShare;
   private final int smallObjectMaxBytes;
+  private final double smallObjectLogShare;
   private final int writeBufferBytes;
   private final boolean directIo;
   private final IndexType indexType;
@@ -117,6 +118,15 @@ public final class CacheConfig {
   public static final int MAX_SMALL_OBJECT_BYTES = 4040;
   /** Largest {@link Builder#smallObjectShare}: the log engine keeps at least a tenth of the budget. */
   public static final double MAX_SMALL_OBJECT_SHARE = 0.9;
+  /**
+   * Default {@link Builder#smallObjectLogShare}: a quarter of the small-object engine's flash is its log
+   * (issue 27's steady state, 100 B objects: app write amplification 4.3, 1.17 B of DRAM per object).
+   */
+  public static final double DEFAULT_SMALL_OBJECT_LOG_SHARE = 0.25;
+  /** Smallest {@link Builder#smallObjectLogShare}: one twentieth of the engine's flash. */
+  public static final double MIN_SMALL_OBJECT_LOG_SHARE = 0.05;
+  /** Largest {@link Builder#smallObjectLogShare}: half of the engine's flash. */
+  public static final double MAX_SMALL_OBJECT_LOG_SHARE = 0.5;
   /** Smallest budget of the small-object engine when it is on: 80 KiB (20 slots of one 4 KiB page). */
   public static final long MIN_SMALL_OBJECT_BYTES = 80 * KIB;
   /** Largest derived segment: the segment size before the rule, kept for budgets of 1 GiB and more. */
@@ -132,6 +142,7 @@ public final class CacheConfig {
     this.segmentBytesSetting = b.segmentBytes;
     this.smallObjectShare = b.smallObjectShare;
     this.smallObjectMaxBytes = b.smallObjectMaxBytes;
+    this.smallObjectLogShare = b.smallObjectLogShare;
     this.segmentBytes = (int) b.effectiveSegmentBytes(); // validated <= 128 MiB
     this.writeBufferBytes = (int) b.writeBufferBytes;
     this.directIo = b.directIo;
@@ -182,6 +193,7 @@ public final class CacheConfig {
     b.segmentBytes = segmentBytesSetting;
     b.smallObjectShare = smallObjectShare;
     b.smallObjectMaxBytes = smallObjectMaxBytes;
+    b.smallObjectLogShare = smallObjectLogShare;
     b.writeBufferBytes = writeBufferBytes;
     b.directIo = directIo;
     b.indexType = indexType;
@@ -242,6 +254,11 @@ public final class CacheConfig {
   public double smallObjectShare() { return smallObjectShare; }
   /** Entries whose key + value take at most this many bytes go to the small-object engine when it is on. */
   public int smallObjectMaxBytes() { return smallObjectMaxBytes; }
+  /**
+   * Share of the small-object engine's flash that is its log, in twentieths (the rest is its sets): the
+   * trade between flash writes and DRAM, see {@link Builder#smallObjectLogShare}.
+   */
+  public double smallObjectLogShare() { return smallObjectLogShare; }
   /** Bytes of the small-object engine: {@code flashBytes x smallObjectShare} rounded down to 4 KiB (0 when off). */
   public long smallObjectBytes() { return smallBytes(flashBytes, smallObjectShare); }
   /** Bytes of the log engine: {@link #flashBytes()} less {@link #smallObjectBytes()}. */
@@ -381,7 +398,8 @@ public final class CacheConfig {
   public String toString() {
     return "CacheConfig{directory=" + directory + ", name=" + name + ", dramBytes=" + dramBytes
         + ", flashBytes=" + flashBytes + ", segmentBytes=" + segmentBytes + ", smallObjectShare=" + smallObjectShare
-        + ", smallObjectMaxBytes=" + smallObjectMaxBytes + ", writeBufferBytes="
+        + ", smallObjectMaxBytes=" + smallObjectMaxBytes + ", smallObjectLogShare=" + smallObjectLogShare
+        + ", writeBufferBytes="
         + writeBufferBytes + ", directIo=" + directIo + ", index=" + indexType + ", durability=" + durability
         + ", expectedEntries="
         + expectedEntries + ", victimPolicy=" + victimPolicy.name() + ", reclaimFreeSegments="
@@ -406,6 +424,7 @@ public final class CacheConfig {
     private long segmentBytes;
     private double smallObjectShare;
     private int smallObjectMaxBytes = DEFAULT_SMALL_OBJECT_MAX_BYTES;
+    private double smallObjectLogShare = DEFAULT_SMALL_OBJECT_LOG_SHARE;
     private long writeBufferBytes = MIB;
     private boolean directIo = true;
     private IndexType indexType = IndexType.HEAP;
@@ -455,6 +474,15 @@ public final class CacheConfig {
      * 1..{@value CacheConfig#MAX_SMALL_OBJECT_BYTES}, {@value CacheConfig#DEFAULT_SMALL_OBJECT_MAX_BYTES} by default.
      */
     public Builder smallObjectMaxBytes(int v) { smallObjectMaxBytes = v; return this; }
+    /**
+     * Share of the small-object engine's flash given to its log (the rest holds its sets), in [{@value
+     * CacheConfig#MIN_SMALL_OBJECT_LOG_SHARE}, {@value CacheConfig#MAX_SMALL_OBJECT_LOG_SHARE}], rounded to
+     * the nearest twentieth; {@value CacheConfig#DEFAULT_SMALL_OBJECT_LOG_SHARE} by default. A larger log
+     * gathers more objects per set rewrite (fewer flash writes) and indexes more objects in DRAM: for 100 B
+     * objects at 90% full (SmallLogSteadyStateTest), 0.1 holds 1.0 B of DRAM per object (mean; peak 1.1) at an
+     * app write amplification of 9, 0.25 1.17 B at 4.3, 0.4 1.33 B (peak 1.6) at 2.7 (src/site/config.md).
+     */
+    public Builder smallObjectLogShare(double v) { smallObjectLogShare = v; return this; }
 
     private long effectiveSegmentBytes() {
       return segmentBytes != 0 ? segmentBytes
@@ -528,6 +556,9 @@ public final class CacheConfig {
       require(smallObjectMaxBytes >= 1 && smallObjectMaxBytes <= MAX_SMALL_OBJECT_BYTES, "smallObjectMaxBytes",
           "must be in [1, " + MAX_SMALL_OBJECT_BYTES + "] (key + value of one entry of a 4 KiB set page)",
           smallObjectMaxBytes);
+      require(smallObjectLogShare >= MIN_SMALL_OBJECT_LOG_SHARE && smallObjectLogShare <= MAX_SMALL_OBJECT_LOG_SHARE,
+          "smallObjectLogShare", "must be in [" + MIN_SMALL_OBJECT_LOG_SHARE + ", " + MAX_SMALL_OBJECT_LOG_SHARE
+              + "] (of the small-object engine's flash)", smallObjectLogShare);
       require(smallObjectShare == 0 || smallBytes(flashBytes, smallObjectShare) >= MIN_SMALL_OBJECT_BYTES,
           "smallObjectShare", "must give the small-object engine at least 80 KiB of flashBytes " + flashBytes,
           smallObjectShare);

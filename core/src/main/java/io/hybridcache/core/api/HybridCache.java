@@ -128,8 +128,9 @@ public interface HybridCache extends Closeable {
    * ({@link CacheStats#flashIndexDrops()}). Costs a pass over the flash tier's bytes, so it is meant for rare bulk invalidation (a
    * Cassandra TRUNCATE or DROP), not for lookups. The iterator does not support {@code remove}: call
    * {@link #remove(byte[])} with the key. With the small-object engine on ({@link
-   * CacheConfig#smallObjectShare()}), its keys are not listed: it is emptied when the flash pass begins
-   * (counted in {@link SmallObjectStats#resets()}), so they are invalidated instead, never left behind.
+   * CacheConfig#smallObjectShare()}), its keys follow the log engine's, read from its set pages and log
+   * pages; if those cannot be read, that engine is emptied instead (counted in {@link
+   * SmallObjectStats#resets()}), so its keys are invalidated, never left behind.
    */
   Iterator<byte[]> keys();
 

@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * which a promoted copy keeps.
  *
  * <p><b>Format.</b> {@link SmallSetPage} for set pages and log pages (src/site/format.md); slots
- * {@code [0, LOG_SLOTS)} of the device are the log, the rest the sets.
+ * {@code [0, logSlots)} of the device are the log ({@link CacheConfig#smallObjectLogShare()} of its
+ * {@value #SLOTS} slots), the rest the sets.
  *
  * <p><b>Reclaim.</b> The sets evict inside their page (RRIP); the log reclaims its oldest page into the
  * sets (threshold admission). {@link #clear} and any Throwable from the region replace the region by a new
@@ -64,11 +65,11 @@ import org.slf4j.LoggerFactory;
 final class SmallTier implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SmallTier.class);
   /**
-   * Slots of the device: {@value #LOG_SLOTS} for the log (a quarter: {@link SmallLog#RECOMMENDED_LOG_SHARE},
-   * chosen from SmallLogSteadyStateTest's figures), the rest for the sets.
+   * Slots of the device: {@link #logSlots} for the log ({@link CacheConfig#smallObjectLogShare()}, a quarter by
+   * default: {@link SmallLog#RECOMMENDED_LOG_SHARE}, chosen from SmallLogSteadyStateTest's figures), the rest
+   * for the sets.
    */
   static final int SLOTS = 20;
-  static final int LOG_SLOTS = (int) Math.round(SLOTS * SmallLog.RECOMMENDED_LOG_SHARE);
   /** Log objects a set must gather before reclaim moves them (Kangaroo's threshold n). */
   static final int THRESHOLD = SmallLog.RECOMMENDED_THRESHOLD;
   static final int STAMP_STRIPES = 4096;
@@ -84,6 +85,8 @@ final class SmallTier implements Closeable {
   private final AtomicLong clears = new AtomicLong();
   /** Reclaims log pages ahead of the puts, off their threads (null for a tier opened without it). */
   private final Thread reclaimer;
+  /** Slots {@code [0, logSlots)} are the log, the rest the sets. */
+  private final int logSlots;
   private final Runnable wakeReclaimer;
   private final LongAdder refusals = new LongAdder();
   /**
@@ -118,8 +121,9 @@ final class SmallTier implements Closeable {
     LOG_PAGE_READS }
 
   private SmallTier(String name, Device device, Path checkpoint, SmallCheckpoint.Loaded warm,
-      java.time.Duration cascadeWait) {
+      java.time.Duration cascadeWait, int logSlots) {
     this.name = name;
+    this.logSlots = logSlots;
     this.removeWaitNanos = Math.max(cascadeWait.toNanos(), MIN_REMOVE_WAIT_MILLIS * 1_000_000L);
     this.device = device;
     this.checkpoint = checkpoint;
@@ -175,7 +179,8 @@ final class SmallTier implements Closeable {
     long slotBytes = Device.roundDown(config.smallObjectBytes() / SLOTS);
     Path checkpoint = dir.resolve(SmallCheckpoint.FILE);
     long started = System.nanoTime();
-    SmallCheckpoint.Loaded warm = SmallCheckpoint.read(checkpoint, geometry(slotBytes));
+    int logSlots = logSlots(config.smallObjectLogShare());
+    SmallCheckpoint.Loaded warm = SmallCheckpoint.read(checkpoint, geometry(slotBytes, logSlots));
     if (Files.deleteIfExists(checkpoint)) {
       AtomicFile.syncDirectory(dir); // gone before anything is served: a crash from now on opens cold
     }
@@ -184,10 +189,11 @@ final class SmallTier implements Closeable {
     }
     Device device = devices.open(dir, SLOTS, slotBytes, config.directIo());
     try {
-      SmallTier tier = new SmallTier(config.name(), device, checkpoint, warm, config.cascadeWait());
+      SmallTier tier = new SmallTier(config.name(), device, checkpoint, warm, config.cascadeWait(), logSlots);
       tier.reclaimer.start();
-      LOG.info("{}: small-object engine on ({} bytes, entries of key + value <= {} bytes, {} sets, {})",
-          config.name(), SLOTS * slotBytes, config.smallObjectMaxBytes(), tier.region.sets().sets(),
+      LOG.info("{}: small-object engine on ({} bytes, a log of {}/{} of them, entries of key + value <= {} bytes,"
+          + " {} sets, {})", config.name(), SLOTS * slotBytes, logSlots, SLOTS, config.smallObjectMaxBytes(),
+          tier.region.sets().sets(),
           tier.warm ? "warm from the clean close's checkpoint: " + tier.region.sets().stats().entries()
               + " objects in sets, " + tier.region.log().liveObjects() + " in the log, "
               + (System.nanoTime() - started) / 1_000_000 + " ms" : "cold");
@@ -198,10 +204,15 @@ final class SmallTier implements Closeable {
     }
   }
 
+  /** Slots of the log for a {@link CacheConfig#smallObjectLogShare()}: the nearest twentieth, 1..10. */
+  static int logSlots(double logShare) {
+    return (int) Math.max(1, Math.min(SLOTS / 2, Math.round(logShare * SLOTS)));
+  }
+
   /** The region's shape for a device of {@code slotBytes} slots: what a checkpoint must match. */
-  static SmallCheckpoint.Geometry geometry(long slotBytes) {
-    long sets = slotBytes / SmallSetPage.PAGE_BYTES * (SLOTS - LOG_SLOTS);
-    return new SmallCheckpoint.Geometry(SLOTS, slotBytes, LOG_SLOTS, (int) Math.min(Integer.MAX_VALUE, sets),
+  static SmallCheckpoint.Geometry geometry(long slotBytes, int logSlots) {
+    long sets = slotBytes / SmallSetPage.PAGE_BYTES * (SLOTS - logSlots);
+    return new SmallCheckpoint.Geometry(SLOTS, slotBytes, logSlots, (int) Math.min(Integer.MAX_VALUE, sets),
         SmallSets.Options.DEFAULT.bloomBitsPerSet(), SmallSets.Options.DEFAULT.bloomHashes(), SmallLog.TAG_BITS);
   }
 
@@ -229,10 +240,15 @@ final class SmallTier implements Closeable {
   }
 
   private Region newRegion(SmallCheckpoint.Loaded saved) {
-    SmallSets sets = new SmallSets(device, LOG_SLOTS, SLOTS - LOG_SLOTS, SmallSets.Options.DEFAULT,
+    SmallSets sets = new SmallSets(device, logSlots, SLOTS - logSlots, SmallSets.Options.DEFAULT,
         saved == null ? null : saved.sets());
-    return new Region(sets, new SmallLog(device, 0, LOG_SLOTS, sets, THRESHOLD, true, SmallLog.TAG_BITS,
+    return new Region(sets, new SmallLog(device, 0, logSlots, sets, THRESHOLD, true, SmallLog.TAG_BITS,
         saved == null ? null : saved.log()));
+  }
+
+  /** Objects live in the log (tests). */
+  long logObjects() {
+    return region.log().liveObjects();
   }
 
   /** True if this open took over the state of a clean close. */
@@ -506,7 +522,7 @@ final class SmallTier implements Closeable {
       Region r = region;
       SmallLog.Saved log = r.log().flushAndSave();
       SmallSets.Saved sets = r.sets().save();
-      SmallCheckpoint.write(checkpoint, geometry(device.slotBytes()), sets, log);
+      SmallCheckpoint.write(checkpoint, geometry(device.slotBytes(), logSlots), sets, log);
       LOG.info("{}: small-object engine saved for a warm open ({} objects in sets, {} in the log, {} ms)", name,
           r.sets().stats().entries(), log.entries().length / 4, (System.nanoTime() - started) / 1_000_000);
     } catch (Throwable t) { // a full disk, a fault: the next open is cold, nothing is lost but the contents

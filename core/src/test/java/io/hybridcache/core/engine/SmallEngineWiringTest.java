@@ -70,6 +70,14 @@ class SmallEngineWiringTest {
       assertTrue(e.getMessage().startsWith("smallObjectMaxBytes") && e.getMessage().contains(String.valueOf(bad)),
           e.getMessage());
     }
+    for (double bad : new double[] {0, 0.04, 0.51, Double.NaN}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> config(dir).smallObjectLogShare(bad).build());
+      assertTrue(e.getMessage().startsWith("smallObjectLogShare") && e.getMessage().contains(String.valueOf(bad)),
+          e.getMessage());
+    }
+    assertEquals(CacheConfig.DEFAULT_SMALL_OBJECT_LOG_SHARE, config(dir).build().smallObjectLogShare());
+    assertEquals(0.4, config(dir).smallObjectLogShare(0.4).build().toBuilder().build().smallObjectLogShare());
     IllegalArgumentException tooSmall = assertThrows(IllegalArgumentException.class,
         () -> config(dir).smallObjectShare(0.05).build()); // 52 KiB of 1 MiB
     assertTrue(tooSmall.getMessage().startsWith("smallObjectShare"), tooSmall.getMessage());
@@ -401,7 +409,7 @@ class SmallEngineWiringTest {
     }
   }
 
-  /** keys() cannot list the sets: it invalidates the small engine's keys instead, so it is never partial. */
+  /** keys() lists the small engine's keys too (sets and log pages), without emptying it. */
   @Test
   void keysReturnsEveryKeyOfBothEnginesAndKeepsThem() {
     try (Engine cache = TestCaches.open(config(dir).build())) {
@@ -511,4 +519,39 @@ class SmallEngineWiringTest {
     }
   }
 
+
+  /**
+   * {@code smallObjectLogShare} sets how much of the engine's flash its log takes (in twentieths): a larger log
+   * holds more objects before reclaim moves them into sets. A changed share is another layout: the next open
+   * is cold (the checkpoint's geometry no longer fits), never served from the other layout's pages.
+   */
+  @Test
+  void theLogShareSizesTheLogAndAChangedShareOpensCold() {
+    assertEquals(2, SmallTier.logSlots(0.1));
+    assertEquals(5, SmallTier.logSlots(CacheConfig.DEFAULT_SMALL_OBJECT_LOG_SHARE));
+    assertEquals(8, SmallTier.logSlots(0.4));
+    assertEquals(10, SmallTier.logSlots(CacheConfig.MAX_SMALL_OBJECT_LOG_SHARE));
+    long[] logObjects = new long[2];
+    double[] shares = {0.1, 0.4};
+    for (int i = 0; i < shares.length; i++) {
+      Path d = dir.resolve("share-" + i);
+      try (Engine cache = TestCaches.open(config(d).smallObjectLogShare(shares[i]).build())) {
+        for (int k = 0; k < 20_000; k++) {
+          cache.put(key(k), value(k, 1, SMALL));
+        }
+        cache.writeBackAndDropDram();
+        logObjects[i] = cache.smallTier().logObjects();
+      }
+    }
+    assertTrue(logObjects[1] > 3 * logObjects[0], "objects in the log at shares 0.1 / 0.4: " + logObjects[0]
+        + " / " + logObjects[1]);
+    Path d = dir.resolve("share-1"); // closed cleanly at 0.4: warm at 0.4, cold at another share
+    try (Engine cache = TestCaches.open(config(d).smallObjectLogShare(0.25).build())) {
+      assertFalse(cache.smallTier().openedWarm(), "another layout opens cold");
+      assertEquals(0, cache.stats().smallObjects().entries());
+      for (int k = 0; k < 20_000; k += 97) {
+        assertNull(cache.get(key(k)), "key " + k + " served from another layout");
+      }
+    }
+  }
 }

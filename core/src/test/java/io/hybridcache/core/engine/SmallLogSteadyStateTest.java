@@ -34,12 +34,14 @@ class SmallLogSteadyStateTest {
       "5, 1, true, 16.2, 1.09",
       "5, 2, true, 12.7, 1.2",
       "5, 2, false, 12.7, 1.2",
+      "10, 2, true, 9.5, 1.16",
       "12.5, 2, true, 8.3, 1.18",
       "25, 2, true, 4.6, 1.34",
       "25, 4, true, 4.6, 1.34",
       "33, 2, true, 3.9, 1.57",
       "37.5, 2, true, 3.0, 1.62",
       "37.5, 12, true, 3.0, 1.6",
+      "40, 2, true, 2.9, 1.68",
       "50, 8, true, 2.6, 1.92",
   })
   void steadyState(double logPercent, int threshold, boolean readmit, double waBound, double dramBound) {
