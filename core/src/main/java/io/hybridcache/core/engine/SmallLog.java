@@ -131,6 +131,7 @@ final class SmallLog implements SmallStore {
   /** Bumped under the lock by every unlink: a lookup that saw it change looks again. */
   private volatile long unlinks;
   private volatile SmallSets.Probe probe = SmallSets.Probe.NONE;
+  private volatile java.util.concurrent.ExecutorService prefetcher;
 
   final LongAdder bytesAdmitted = new LongAdder();
   final LongAdder logPagesWritten = new LongAdder();
@@ -149,6 +150,8 @@ final class SmallLog implements SmallStore {
   final LongAdder backgroundReclaims = new LongAdder();
   final LongAdder inlineReclaims = new LongAdder();
   final LongAdder ioErrors = new LongAdder();
+  /** Log pages {@link #prefetch} read for a reclaim's moves (tests). */
+  final LongAdder prefetchedPages = new LongAdder();
 
   /**
    * A log of every page in slots {@code [firstSlot, firstSlot + slotCount)} in front of {@code sets}, with
@@ -471,6 +474,11 @@ final class SmallLog implements SmallStore {
         && bufferBytes + reservedBytes + e.bytes() + reserve <= SmallSetPage.CAPACITY_BYTES;
   }
 
+  /** Pages of the ring. */
+  int pages() {
+    return pages;
+  }
+
   /** True once a put left fewer free ring pages than a background reclaim keeps ahead. */
   boolean low() {
     return low;
@@ -784,6 +792,7 @@ final class SmallLog implements SmallStore {
       return;
     }
     Map<Integer, List<Integer>> bySet = new LinkedHashMap<>();
+    List<Integer> moving = new ArrayList<>(); // slots of the sets this reclaim will move (those at the threshold)
     locked(() -> {
       for (int i = 0; i < page.entries().size(); i++) {
         int set = sets.setOf(page.entries().get(i).keyHash());
@@ -791,7 +800,15 @@ final class SmallLog implements SmallStore {
           bySet.computeIfAbsent(set, s -> new ArrayList<>()).add(first + i);
         }
       }
+      for (int set : bySet.keySet()) {
+        if (index.count(set) >= threshold) {
+          for (int id : index.slots(set, -1)) {
+            moving.add(id);
+          }
+        }
+      }
     });
+    prefetch(moving, loaded);
     List<Readmit> readmitted = new ArrayList<>(); // still linked at their old slot until the end
     int readmittedBytes = 0;
     for (Map.Entry<Integer, List<Integer>> group : bySet.entrySet()) {
@@ -937,6 +954,71 @@ final class SmallLog implements SmallStore {
     }
     Page page = loaded.computeIfAbsent(number, n -> readPage(pos, n));
     return page == null || index >= page.entries().size() ? null : page.entries().get(index);
+  }
+
+  /**
+   * Under {@link #ioLock}: reads the log pages holding these slots into {@code loaded} at once, on the
+   * {@link #prefetcher} (a reclaim's moves read the other pages holding their sets' objects, one device read
+   * each: the bulk of its time, and the device serves several at a time). Only a cache: a page it cannot
+   * read is left out, and {@link #entryAt} reads it again, counting the error, as without it.
+   */
+  private void prefetch(List<Integer> ids, Map<Long, Page> loaded) {
+    java.util.concurrent.ExecutorService pool = prefetcher;
+    if (pool == null) {
+      return;
+    }
+    Map<Long, Integer> wanted = new LinkedHashMap<>(); // page number -> ring position
+    locked(() -> {
+      for (int id : ids) {
+        int pos = id / OBJECTS_PER_PAGE;
+        if (!inBuffer(pos)) {
+          long number = pageNumber(pos);
+          if (!loaded.containsKey(number)) {
+            wanted.put(number, pos);
+          }
+        }
+      }
+    });
+    if (wanted.size() < 2) {
+      return;
+    }
+    List<java.util.concurrent.Callable<Page>> reads = new ArrayList<>();
+    wanted.forEach((number, pos) -> reads.add(() -> readPage(pos, number, PREFETCH_BUFFER.get())));
+    try {
+      List<java.util.concurrent.Future<Page>> done = pool.invokeAll(reads);
+      int i = 0;
+      for (long number : wanted.keySet()) {
+        Page page = done.get(i++).get();
+        if (page != null) {
+          loaded.put(number, page);
+          prefetchedPages.increment();
+        }
+      }
+    } catch (java.util.concurrent.RejectedExecutionException | java.util.concurrent.ExecutionException e) {
+      // a closed pool or a failed read: entryAt reads what is missing
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** One aligned page buffer per prefetching thread. */
+  private static final ThreadLocal<ByteBuffer> PREFETCH_BUFFER =
+      ThreadLocal.withInitial(() -> Device.allocateAligned(SmallSetPage.PAGE_BYTES));
+
+  /** Threads for {@link #prefetch} (null: the reclaim reads one page at a time); the tier owns them. */
+  void prefetcher(java.util.concurrent.ExecutorService pool) {
+    this.prefetcher = pool;
+  }
+
+  /** Page {@code number} at {@code pos} read into {@code buffer}, or null (an error is not counted here). */
+  private Page readPage(int pos, long number, ByteBuffer buffer) {
+    try {
+      device.read(slotOf(pos), offsetOf(pos), buffer.clear());
+    } catch (IOException e) {
+      return null;
+    }
+    Page page = SmallSetPage.decode(buffer, pos, epoch);
+    return page == null || page.generation() != number ? null : page;
   }
 
   /** Under {@link #ioLock}: log page {@code number} at ring position {@code pos}, or null. */

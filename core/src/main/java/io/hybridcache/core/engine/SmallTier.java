@@ -87,6 +87,12 @@ final class SmallTier implements Closeable {
   private final Thread reclaimer;
   /** Slots {@code [0, logSlots)} are the log, the rest the sets. */
   private final int logSlots;
+  /**
+   * Reads the log pages a reclaim's set moves need, {@value #PREFETCH_THREADS} at a time ({@link
+   * SmallLog#prefetcher}): daemon threads, stopped by close.
+   */
+  private final java.util.concurrent.ExecutorService prefetcher;
+  static final int PREFETCH_THREADS = 4;
   private final Runnable wakeReclaimer;
   private final LongAdder refusals = new LongAdder();
   /**
@@ -124,6 +130,12 @@ final class SmallTier implements Closeable {
       java.time.Duration cascadeWait, int logSlots) {
     this.name = name;
     this.logSlots = logSlots;
+    java.util.concurrent.atomic.AtomicInteger threads = new java.util.concurrent.atomic.AtomicInteger();
+    this.prefetcher = java.util.concurrent.Executors.newFixedThreadPool(PREFETCH_THREADS, r -> {
+      Thread t = new Thread(r, "hybridcache-small-read-" + name + "-" + threads.incrementAndGet());
+      t.setDaemon(true); // never keeps the application's JVM alive
+      return t;
+    });
     this.removeWaitNanos = Math.max(cascadeWait.toNanos(), MIN_REMOVE_WAIT_MILLIS * 1_000_000L);
     this.device = device;
     this.checkpoint = checkpoint;
@@ -242,8 +254,19 @@ final class SmallTier implements Closeable {
   private Region newRegion(SmallCheckpoint.Loaded saved) {
     SmallSets sets = new SmallSets(device, logSlots, SLOTS - logSlots, SmallSets.Options.DEFAULT,
         saved == null ? null : saved.sets());
-    return new Region(sets, new SmallLog(device, 0, logSlots, sets, THRESHOLD, true, SmallLog.TAG_BITS,
-        saved == null ? null : saved.log()));
+    SmallLog log = new SmallLog(device, 0, logSlots, sets, THRESHOLD, true, SmallLog.TAG_BITS,
+        saved == null ? null : saved.log());
+    log.prefetcher(prefetcher);
+    return new Region(sets, log);
+  }
+
+  /** Pages of the log and sets of the region (tests). */
+  long logPages() {
+    return region.log().pages();
+  }
+
+  long sets() {
+    return region.sets().sets();
   }
 
   /** Objects live in the log (tests). */
@@ -478,6 +501,7 @@ final class SmallTier implements Closeable {
         save();
       }
     } finally {
+      prefetcher.shutdownNow(); // a read stuck in a hung device stays behind, on a daemon thread
       device.close();
     }
   }

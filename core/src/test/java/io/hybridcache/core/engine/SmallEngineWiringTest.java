@@ -532,6 +532,8 @@ class SmallEngineWiringTest {
     assertEquals(8, SmallTier.logSlots(0.4));
     assertEquals(10, SmallTier.logSlots(CacheConfig.MAX_SMALL_OBJECT_LOG_SHARE));
     long[] logObjects = new long[2];
+    long[] logPages = new long[2];
+    long[] sets = new long[2];
     double[] shares = {0.1, 0.4};
     for (int i = 0; i < shares.length; i++) {
       Path d = dir.resolve("share-" + i);
@@ -541,9 +543,13 @@ class SmallEngineWiringTest {
         }
         cache.writeBackAndDropDram();
         logObjects[i] = cache.smallTier().logObjects();
+        logPages[i] = cache.smallTier().logPages();
+        sets[i] = cache.smallTier().sets();
       }
     }
-    assertTrue(logObjects[1] > 3 * logObjects[0], "objects in the log at shares 0.1 / 0.4: " + logObjects[0]
+    assertEquals(4 * logPages[0], logPages[1], "log pages at shares 0.1 / 0.4 (2 and 8 of 20 slots)");
+    assertEquals(12 * sets[0], 18 * sets[1], "sets at shares 0.1 / 0.4 (18 and 12 of 20 slots)");
+    assertTrue(logObjects[1] > logObjects[0], "objects in the log at shares 0.1 / 0.4: " + logObjects[0]
         + " / " + logObjects[1]);
     Path d = dir.resolve("share-1"); // closed cleanly at 0.4: warm at 0.4, cold at another share
     try (Engine cache = TestCaches.open(config(d).smallObjectLogShare(0.25).build())) {

@@ -272,4 +272,40 @@ class SmallLogTest {
     assertTrue(reached.await(30, TimeUnit.SECONDS), "the lookup read a log page");
     return got;
   }
+
+  /**
+   * A prefetcher only changes when the reclaim's log-page reads happen (several at once, before the moves),
+   * never what the log does: the same puts into a log with one and a log without end with the same moves,
+   * drops and readmissions and serve the same value for every key.
+   */
+  @Test
+  void aPrefetchingReclaimDoesWhatASequentialOneDoes() throws Exception {
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      SmallLog plain = log(64, 8, 2);
+      SmallLog prefetching = log(64, 8, 2);
+      prefetching.prefetcher(pool);
+      for (SmallLog log : new SmallLog[] {plain, prefetching}) {
+        for (int round = 1; round <= 3; round++) {
+          for (int i = 0; i < 2_000; i++) {
+            log.put(key(i), value(i, round, VALUE), round * 10_000L + i, 0);
+            if (i % 7 == 0) {
+              log.get(key(i / 2)); // hit bits: readmission candidates
+            }
+          }
+        }
+      }
+      assertTrue(prefetching.prefetchedPages.sum() > 100, prefetching.prefetchedPages.sum() + " pages prefetched");
+      assertEquals(0, plain.prefetchedPages.sum());
+      assertEquals(plain.setMoves.sum(), prefetching.setMoves.sum());
+      assertEquals(plain.objectsMoved.sum(), prefetching.objectsMoved.sum());
+      assertEquals(plain.objectsDropped.sum(), prefetching.objectsDropped.sum());
+      assertEquals(plain.objectsReadmitted.sum(), prefetching.objectsReadmitted.sum());
+      for (int i = 0; i < 2_000; i++) {
+        assertArrayEquals(plain.get(key(i)), prefetching.get(key(i)), "key " + i);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
 }
