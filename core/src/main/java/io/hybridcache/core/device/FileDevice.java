@@ -249,12 +249,21 @@ public final class FileDevice implements Device {
     }
     long position = offset;
     int reopens = 0;
-    while (src.hasRemaining()) {
-      FileChannel ch = channel(slot);
-      try {
-        position += ch.write(src, position);
-      } catch (ClosedChannelException e) {
-        rethrowUnlessReopenable(e, reopens++);
+    // a pending interrupt would close the channel for everyone: the small-object engine writes a set page
+    // on the caller's thread (a remove), which may be an interrupted one
+    boolean interrupted = Thread.interrupted();
+    try {
+      while (src.hasRemaining()) {
+        FileChannel ch = channel(slot);
+        try {
+          position += ch.write(src, position);
+        } catch (ClosedChannelException e) {
+          rethrowUnlessReopenable(e, reopens++);
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt(); // the caller keeps its interrupt
       }
     }
     counters.recordWrite(length);
@@ -304,6 +313,11 @@ public final class FileDevice implements Device {
         || reopens >= MAX_REOPENS) {
       throw e;
     }
+  }
+
+  /** The open channel of {@code slot} (tests: closing it is what an interrupt mid-call does). */
+  FileChannel openChannel(int slot) throws IOException {
+    return channel(slot);
   }
 
   /**

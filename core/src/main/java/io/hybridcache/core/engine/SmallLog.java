@@ -659,12 +659,23 @@ final class SmallLog implements SmallStore {
    * must make the key's versions unreachable otherwise).
    */
   boolean remove(byte[] key, long deadlineNanos) {
-    boolean locked;
+    boolean locked = false;
+    boolean interrupted = Thread.interrupted(); // the wait is bounded; an interrupt must not cost the engine
     try {
-      locked = ioLock.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      locked = false;
+      while (!locked) {
+        try {
+          locked = ioLock.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+          if (!locked) {
+            break;
+          }
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
     if (!locked) {
       throw new IllegalStateException("a remove waited too long for the log's device (a flush or reclaim that"

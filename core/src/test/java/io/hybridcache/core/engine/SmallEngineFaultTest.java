@@ -255,4 +255,50 @@ class SmallEngineFaultTest {
       assertTimeoutPreemptively(Duration.ofSeconds(20), cache::close);
     }
   }
+
+  /**
+   * The log engine's interrupted-caller twin ({@code FaultIsolationTest.anInterruptedReaderCostsAtMostItsOwnMissAndKeepsItsFlag}):
+   * a caller with its interrupt flag set reads, puts and removes small keys as any other (its reads are
+   * served, its removes take effect), keeps its flag, and costs the engine nothing (no fault, no reset).
+   */
+  @Test
+  void anInterruptedCallerKeepsItsFlagAndCostsTheEngineNothing() throws Exception {
+    try (Engine cache = filled()) {
+      int before = KEYS - readAll(cache, 1);
+      assertTrue(before > KEYS / 2, before + " small hits");
+      int[] served = {0};
+      CompletableFuture.runAsync(() -> {
+        try {
+          for (int i = 0; i < KEYS; i++) {
+            Thread.currentThread().interrupt();
+            byte[] v = cache.get(key(i));
+            assertTrue(Thread.currentThread().isInterrupted(), "the caller keeps its interrupt (get)");
+            if (v != null) {
+              assertArrayEquals(value(i, 1, SMALL), v, "key " + i);
+              served[0]++;
+            }
+            if (i % 10 == 0) {
+              cache.remove(key(i)); // a remove reads and rewrites the key's set
+              assertTrue(Thread.currentThread().isInterrupted(), "the caller keeps its interrupt (remove)");
+            }
+          }
+        } finally {
+          Thread.interrupted();
+        }
+      }, r -> new Thread(r).start()).get(60, TimeUnit.SECONDS);
+      assertEquals(before, served[0], "an interrupted caller's reads are served as any other's: " + cache.stats().smallObjects() + " " + cache.stats());
+      SmallObjectStats s = cache.stats().smallObjects();
+      assertEquals(0, s.faults(), s.toString());
+      assertEquals(0, s.resets(), s.toString());
+      cache.dramTier().clear();
+      for (int i = 0; i < KEYS; i += 10) {
+        assertEquals(null, cache.get(key(i)), "removed key " + i);
+      }
+      int after = 0;
+      for (int i = 1; i < KEYS; i++) {
+        after += i % 10 != 0 && cache.get(key(i)) != null ? 1 : 0;
+      }
+      assertTrue(after >= before * 8 / 10, after + " of the other keys still served (" + before + " before)");
+    }
+  }
 }
