@@ -43,7 +43,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * that a key whose set may hold an older version (the set's filter says maybe) forces the move, so
  * dropping never uncovers an older version. A log page that cannot be read at reclaim drops the sets its
  * objects belong to (found by a pass over the index: a rare, slow path); a log page that cannot be
- * written moves its objects' sets at once.
+ * written moves its objects' sets at once. The other log pages a reclaim's moves need (one device read
+ * each, most of its time) are read several at a time on the tier's prefetch threads before the moves
+ * ({@link #prefetch}), a cache that changes when they are read, never what the reclaim decides.
  *
  * <p><b>Concurrency.</b> Thread-safe. Two locks. {@code lock} guards the index, the write buffer and the
  * ring counters and is never held across I/O. {@code ioLock} is held by a flush (the page write and the
