@@ -29,6 +29,7 @@ final class ManagerSettings {
   private final boolean directIo;
   private final double smallObjectShare;
   private final long smallObjectMaxBytes;
+  private final double smallObjectLogShare;
   private final String serialFilter;
   private final CacheSettings cacheSettings;
 
@@ -39,7 +40,9 @@ final class ManagerSettings {
     this.directory = (dir != null ? Paths.get(dir) : root.resolve(directoryName(uri))).toAbsolutePath();
     this.dramBytes = size(p, ProviderProperties.DRAM_BYTES, DEFAULT_DRAM_BYTES);
     this.flashBytes = size(p, ProviderProperties.FLASH_BYTES, DEFAULT_FLASH_BYTES);
-    this.smallObjectShare = share(p, ProviderProperties.SMALL_OBJECT_SHARE);
+    this.smallObjectShare = share(p, ProviderProperties.SMALL_OBJECT_SHARE, 0);
+    this.smallObjectLogShare = share(p, ProviderProperties.SMALL_OBJECT_LOG_SHARE,
+        CacheConfig.DEFAULT_SMALL_OBJECT_LOG_SHARE);
     long logBytes = flashBytes - (long) (flashBytes * Math.max(0, Math.min(1, smallObjectShare))); // the log engine's
     this.segmentBytes = size(p, ProviderProperties.SEGMENT_BYTES,
         Math.min(64 * CacheConfig.MIB, Math.max(64 * CacheConfig.KIB, logBytes / 16 / 4096 * 4096)));
@@ -122,15 +125,15 @@ final class ManagerSettings {
   }
 
   /** A share in [0, 1) (CacheConfig validates the range it takes), 0 if not given. */
-  private static double share(Properties p, String name) {
+  private static double share(Properties p, String name, double fallback) {
     String v = p.getProperty(name);
     if (v == null) {
-      return 0;
+      return fallback;
     }
     try {
       return Double.parseDouble(v.trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name + " must be a number (0 = off), was " + v, e);
+      throw new IllegalArgumentException(name + " must be a number, was " + v, e);
     }
   }
 
@@ -167,6 +170,7 @@ final class ManagerSettings {
         .directIo(directIo)
         .smallObjectShare(smallObjectShare)
         .smallObjectMaxBytes((int) Math.min(Integer.MAX_VALUE, smallObjectMaxBytes))
+        .smallObjectLogShare(smallObjectLogShare)
         .jmx(false)
         .build();
   }

@@ -29,6 +29,11 @@ public final class ProviderProperties {
   public static final String SMALL_OBJECT_SHARE = "small-object-share";
   /** Entries whose key + value fit go to the small-object engine (default 2048), as {@code CacheConfig.smallObjectMaxBytes}. */
   public static final String SMALL_OBJECT_MAX_BYTES = "small-object-max-bytes";
+  /**
+   * Share of the small-object engine's flash that is its log (default 0.25), as {@code
+   * CacheConfig.smallObjectLogShare}: 0.1 for the least DRAM per object, 0.4 for the fewest flash writes.
+   */
+  public static final String SMALL_OBJECT_LOG_SHARE = "small-object-log-share";
   /** Direct I/O on the flash files (default true; false on tmpfs). */
   public static final String DIRECT_IO = "direct-io";
   /**

@@ -81,6 +81,17 @@ class SettingsTest {
         .engineConfig();
     assertEquals(0.25, c.smallObjectShare());
     assertEquals(512, c.smallObjectMaxBytes());
+    assertEquals(io.hybridcache.core.api.CacheConfig.DEFAULT_SMALL_OBJECT_LOG_SHARE, c.smallObjectLogShare());
+    given.setProperty(ProviderProperties.SMALL_OBJECT_LOG_SHARE, "0.4");
+    assertEquals(0.4, ManagerSettings.resolve(uri, getClass().getClassLoader(), given).engineConfig()
+        .smallObjectLogShare());
+    for (String bad : new String[] {"much", "0.6"}) {
+      given.setProperty(ProviderProperties.SMALL_OBJECT_LOG_SHARE, bad);
+      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> ManagerSettings.resolve(uri, getClass().getClassLoader(), given).engineConfig());
+      org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains(bad), e.getMessage());
+    }
+    given.remove(ProviderProperties.SMALL_OBJECT_LOG_SHARE);
     for (String bad : new String[] {"lots", "0.95"}) {
       given.setProperty(ProviderProperties.SMALL_OBJECT_SHARE, bad);
       IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
