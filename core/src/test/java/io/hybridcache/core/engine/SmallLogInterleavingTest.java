@@ -143,27 +143,9 @@ class SmallLogInterleavingTest {
   @Test
   @Timeout(60)
   void aPutDuringABackgroundReclaimIsNotShadowedByAnOlderReadmission() throws Exception {
-    device = new FaultInjectingDevice(new MemoryDevice(9, 8L * PAGE));
-    sets = new SmallSets(device, 0, 1, SmallSets.Options.DEFAULT);
-    SmallLog log = new SmallLog(device, 1, 1, sets, 40); // 8 pages, threshold 40: no set reaches it
-    int n = 0;
-    while (!log.low()) { // the ring down to its last free page: a background reclaim is wanted
-      log.put(key(n), value(n, 1, VALUE), n + 1, 0);
-      n++;
-    }
-    assertArrayEquals(value(0, 1, VALUE), log.get(key(0)), "read from the oldest page: a readmission candidate");
     CountDownLatch reached = new CountDownLatch(1);
     CountDownLatch resume = new CountDownLatch(1);
-    log.probe((point, count) -> {
-      if (point == SmallSets.Point.RECLAIM_READMIT && count > 0) {
-        reached.countDown();
-        try {
-          resume.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    });
+    SmallLog log = lowLogStoppingAtReadmission(reached, resume);
     // threads of their own: the common pool may have a single thread, which the stopped reclaim would hold
     java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newCachedThreadPool();
     try {
@@ -189,27 +171,10 @@ class SmallLogInterleavingTest {
    */
   @Test
   void anOfferBlockedByABackgroundReclaimsReservationGetsTheRoomWhenTheReclaimEnds() throws Exception {
-    device = new FaultInjectingDevice(new MemoryDevice(9, 8L * PAGE));
-    sets = new SmallSets(device, 0, 1, SmallSets.Options.DEFAULT);
-    SmallLog log = new SmallLog(device, 1, 1, sets, 40); // 8 pages, threshold 40: no set reaches it
-    int n = 0;
-    while (!log.low()) {
-      log.put(key(n), value(n, 1, VALUE), n + 1, 0);
-      n++;
-    }
-    assertArrayEquals(value(0, 1, VALUE), log.get(key(0)), "read from the oldest page: a readmission candidate");
     CountDownLatch reached = new CountDownLatch(1);
     CountDownLatch resume = new CountDownLatch(1);
-    log.probe((point, count) -> {
-      if (point == SmallSets.Point.RECLAIM_READMIT && count > 0) {
-        reached.countDown();
-        try {
-          resume.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    });
+    SmallLog log = lowLogStoppingAtReadmission(reached, resume);
+    int n = logged;
     java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newCachedThreadPool();
     try {
       java.util.concurrent.Future<Boolean> reclaim = threads.submit(log::reclaimAhead);
@@ -235,5 +200,37 @@ class SmallLogInterleavingTest {
       resume.countDown(); // never leave the reclaim stopped, whatever failed
       threads.shutdownNow();
     }
+  }
+
+  /** Keys [0, logged) put by {@link #lowLogStoppingAtReadmission}. */
+  private int logged;
+
+  /**
+   * A log of 8 pages (threshold 40: no set reaches it) filled down to its last free page, so a background
+   * reclaim is wanted, with key 0 read (a readmission candidate); its reclaim counts down {@code reached}
+   * once it has chosen its readmissions (holding its reservation) and waits there for {@code resume}.
+   */
+  private SmallLog lowLogStoppingAtReadmission(CountDownLatch reached, CountDownLatch resume) {
+    device = new FaultInjectingDevice(new MemoryDevice(9, 8L * PAGE));
+    sets = new SmallSets(device, 0, 1, SmallSets.Options.DEFAULT);
+    SmallLog log = new SmallLog(device, 1, 1, sets, 40);
+    int n = 0;
+    while (!log.low()) {
+      log.put(key(n), value(n, 1, VALUE), n + 1, 0);
+      n++;
+    }
+    logged = n;
+    assertArrayEquals(value(0, 1, VALUE), log.get(key(0)), "read from the oldest page: a readmission candidate");
+    log.probe((point, count) -> {
+      if (point == SmallSets.Point.RECLAIM_READMIT && count > 0) {
+        reached.countDown();
+        try {
+          resume.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+    return log;
   }
 }
