@@ -996,7 +996,13 @@ final class SmallLog implements SmallStore {
       return;
     }
     List<java.util.concurrent.Callable<Page>> reads = new ArrayList<>();
-    wanted.forEach((number, pos) -> reads.add(() -> readPage(pos, number, PREFETCH_BUFFER.get())));
+    wanted.forEach((number, pos) -> reads.add(() -> {
+      try {
+        return readPageInto(pos, number, PREFETCH_BUFFER.get());
+      } catch (IOException e) {
+        return null; // entryAt reads it again and counts the error
+      }
+    }));
     try {
       List<java.util.concurrent.Future<Page>> done = pool.invokeAll(reads);
       int i = 0;
@@ -1023,27 +1029,21 @@ final class SmallLog implements SmallStore {
     this.prefetcher = pool;
   }
 
-  /** Page {@code number} at {@code pos} read into {@code buffer}, or null (an error is not counted here). */
-  private Page readPage(int pos, long number, ByteBuffer buffer) {
-    try {
-      device.read(slotOf(pos), offsetOf(pos), buffer.clear());
-    } catch (IOException e) {
-      return null;
-    }
+  /** Page {@code number} at {@code pos} read into {@code buffer}; null if it is not that page (damaged, overwritten). */
+  private Page readPageInto(int pos, long number, ByteBuffer buffer) throws IOException {
+    device.read(slotOf(pos), offsetOf(pos), buffer.clear());
     Page page = SmallSetPage.decode(buffer, pos, epoch);
     return page == null || page.generation() != number ? null : page;
   }
 
-  /** Under {@link #ioLock}: log page {@code number} at ring position {@code pos}, or null. */
+  /** Under {@link #ioLock}: log page {@code number} at ring position {@code pos}, or null (a read error counted). */
   private Page readPage(int pos, long number) {
     try {
-      device.read(slotOf(pos), offsetOf(pos), io.clear());
+      return readPageInto(pos, number, io);
     } catch (IOException e) {
       ioErrors.increment();
       return null;
     }
-    Page page = SmallSetPage.decode(io, pos, epoch);
-    return page == null || page.generation() != number ? null : page;
   }
 
   private void unlink(int set, List<Integer> ids) {
