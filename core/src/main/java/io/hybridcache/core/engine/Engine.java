@@ -862,12 +862,12 @@ final class Engine implements HybridCache {
     } finally {
       stopped = flash.stop(deadline);
       finalStats = snapshot(); // includes what close wrote back
-      flash.close(stopped && calls.drained(), deadline, calls::awaitDrained);
-      if (calls.drained()) { // else a call may still be in it: its device stays open (as the log's files)
+      // on the close thread, before the directory lock is released: the small engine closes once no call
+      // is in flight, even when that is after this close returned
+      flash.close(stopped && calls.drained(), deadline, () -> {
+        calls.awaitDrained();
         closeSmall(deadline);
-      } else if (small != null) {
-        small.stopReclaiming();
-      }
+      });
       if (mbean != null) {
         mbean.unregister();
       }
@@ -879,6 +879,8 @@ final class Engine implements HybridCache {
    * Closes the small engine, saved for a warm open when the deadline has not passed. A DRAM entry still
    * dirty and flagged (its write-back failed) leaves an older version there: removed first, so the saved
    * state never serves it; if those removals reach the deadline, the engine is not saved (cold next time).
+   * Runs on the log engine's close thread once no call is in flight, so its reclaimer has ended before
+   * the directory lock is released ({@link SmallTier#close(boolean, long)}).
    */
   private void closeSmall(long deadline) {
     if (small != null) {

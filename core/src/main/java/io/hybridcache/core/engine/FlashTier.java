@@ -581,8 +581,9 @@ final class FlashTier {
 
   /**
    * After {@link #stop}, on the thread "hybridcache-close-NAME": waits for every thread that can still
-   * write here to end (the maintenance thread, the flusher, the checkpoint copy, and the calls in flight,
-   * through {@code awaitCallers}), for ever if one hangs; then, if {@code clean} (the writer stopped in
+   * write here to end (the maintenance thread, the flusher, the checkpoint copy, and, through {@code
+   * awaitCallers}, the calls in flight and the engines beside this tier, which it closes), for ever if one
+   * hangs; then, if {@code clean} (the writer stopped in
    * time, no call was left in flight), persists index and segment table and writes the clean-shutdown
    * marker that makes the next open warm; closes every file; and releases the directory lock last, so a
    * reopen can never run beside a thread of this cache. Waits for that thread until {@code deadlineNanos}:

@@ -488,17 +488,26 @@ final class SmallTier implements Closeable {
   }
 
   /**
-   * Stops the reclaimer (waiting for it until {@code deadlineNanos}) and closes the device. With {@code
-   * save}, when no call runs any more and the reclaimer has stopped, first writes the log's buffer and a
-   * checkpoint of the engine's state so the next open is warm; a failure there is logged and that open is
-   * cold (never served from a state older than the pages).
+   * Stops the reclaimer and closes the device. With {@code save}, when no call runs any more and the
+   * reclaimer stopped by {@code deadlineNanos}, first writes the log's buffer and a checkpoint of the
+   * engine's state so the next open is warm; a failure there is logged and that open is cold (never served
+   * from a state older than the pages). Then waits for the reclaimer to end, for ever if a hung device
+   * holds it (the caller, the cache's close thread, is itself waited for only until the deadline): the
+   * directory's lock is never released beside a thread of this engine.
    */
   void close(boolean save, long deadlineNanos) throws IOException {
+    close(save, deadlineNanos, true);
+  }
+
+  private void close(boolean save, long deadlineNanos, boolean awaitReclaimer) throws IOException {
     try {
       stopReclaiming();
       boolean stopped = joinReclaimer(deadlineNanos);
       if (save && stopped) { // a reclaimer stuck in a hung device holds the log: no save, the next open is cold
         save();
+      }
+      if (awaitReclaimer) {
+        awaitReclaimerEnd();
       }
     } finally {
       prefetcher.shutdownNow(); // a read stuck in a hung device stays behind, on a daemon thread
@@ -522,6 +531,21 @@ final class SmallTier implements Closeable {
     java.util.concurrent.locks.LockSupport.unpark(reclaimer);
   }
 
+  /** Waits for the reclaimer to end, however long; an interrupt meanwhile is kept for after. */
+  private void awaitReclaimerEnd() {
+    boolean interrupted = false;
+    while (reclaimer.isAlive()) {
+      try {
+        reclaimer.join();
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   private boolean joinReclaimer(long deadlineNanos) {
     if (!reclaimer.isAlive()) {
       return true;
@@ -535,9 +559,10 @@ final class SmallTier implements Closeable {
     return !reclaimer.isAlive();
   }
 
+  /** Closes without a save, waiting for the reclaimer at most a second (a failed open: on the caller's thread). */
   @Override
   public void close() throws IOException {
-    close(false, System.nanoTime() + 1_000_000_000L);
+    close(false, System.nanoTime() + 1_000_000_000L, false);
   }
 
   private void save() {

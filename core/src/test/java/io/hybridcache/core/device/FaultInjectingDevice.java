@@ -60,6 +60,7 @@ public final class FaultInjectingDevice implements Device {
   private volatile boolean ignoreDiscards;
   private volatile Error readError;
   private volatile SlowSyncs slowSyncs;
+  private volatile boolean closed;
 
   /** Syncs by the threads {@code who} accepts take {@code delay} more (a slow device, not a hung one). */
   private record SlowSyncs(java.time.Duration delay, java.util.function.Predicate<Thread> who) {}
@@ -323,7 +324,13 @@ public final class FaultInjectingDevice implements Device {
 
   @Override
   public void close() throws IOException {
+    closed = true;
     delegate.close();
+  }
+
+  /** True once {@link #close} was called. */
+  public boolean closed() {
+    return closed;
   }
 
   private static long requirePositive(long count) {

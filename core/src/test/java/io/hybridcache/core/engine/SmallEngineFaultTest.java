@@ -180,10 +180,15 @@ class SmallEngineFaultTest {
     }
   }
 
-  /** A small-engine write that never returns (a hung device) holds a caller; close still returns. */
+  /**
+   * A small-engine write that never returns (a hung device) holds a caller; close still returns. Once the
+   * device moves and the call ends, the close that went on in the background closes the small engine (its
+   * reclaimer ended, its device closed) before it releases the directory: a reopen then works.
+   */
   @Test
   void closeReturnsWhileASmallEngineWriteHangs() throws Exception {
-    Engine cache = open(SmallEngineWiringTest.config(dir).closeTimeout(Duration.ofSeconds(1)).build());
+    CacheConfig config = SmallEngineWiringTest.config(dir).closeTimeout(Duration.ofSeconds(1)).build();
+    Engine cache = open(config);
     for (int i = 0; i < KEYS; i++) {
       cache.put(key(i), value(i, 1, SMALL));
     }
@@ -196,6 +201,14 @@ class SmallEngineFaultTest {
       flush.get(10, TimeUnit.SECONDS);
     } catch (java.util.concurrent.ExecutionException e) {
       assertTrue(e.getCause() instanceof IllegalStateException, e.toString()); // closed under it
+    }
+    FaultInjectingDevice hung = device.get();
+    assertTrue(cache.flashTier().awaitClosed(30, TimeUnit.SECONDS), "the background close ends with the call");
+    assertTrue(hung.closed(), "the small engine's device is closed before the directory is released");
+    assertTrue(!cache.smallTier().reclaimerAlive(), "its reclaimer has ended");
+    try (Engine again = open(config)) {
+      again.put(key(0), value(0, 2, SMALL));
+      assertArrayEquals(value(0, 2, SMALL), again.get(key(0)));
     }
   }
 
@@ -259,6 +272,7 @@ class SmallEngineFaultTest {
     } finally {
       device.get().releaseWrites();
       assertTimeoutPreemptively(Duration.ofSeconds(20), cache::close);
+      assertTrue(cache.flashTier().awaitClosed(30, TimeUnit.SECONDS), "close ends once the device moved");
     }
   }
 
