@@ -15,10 +15,13 @@ import io.hybridcache.core.device.FaultInjectingDevice.WriteFault;
 import io.hybridcache.core.device.FileDevice;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,8 +39,28 @@ class SmallEngineFaultTest {
   Path dir;
 
   private final AtomicReference<FaultInjectingDevice> device = new AtomicReference<>();
+  private final List<Engine> opened = new ArrayList<>();
+
+  /**
+   * Every cache a test closed has ended its close, also what went on in the background after a close
+   * timed out (so no late file lands in the test's directory while it is deleted).
+   */
+  @AfterEach
+  void everyCloseEnds() {
+    for (Engine cache : opened) {
+      if (cache.closing()) {
+        assertTrue(cache.flashTier().awaitClosed(60, TimeUnit.SECONDS), "a close that never ends");
+      }
+    }
+  }
 
   private Engine open(CacheConfig c) {
+    Engine cache = openFaulty(c);
+    opened.add(cache);
+    return cache;
+  }
+
+  private Engine openFaulty(CacheConfig c) {
     return Engine.open(c, (d, n, b, direct) -> {
       Device dev = FileDevice.open(d, n, b, direct);
       if (!d.getFileName().toString().equals(OwnedFiles.SMALL)) {
