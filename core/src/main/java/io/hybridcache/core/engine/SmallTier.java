@@ -525,6 +525,12 @@ final class SmallTier implements Closeable {
     return region.log().backgroundReclaims.sum();
   }
 
+  /** Stops the reclaimer and waits until its current page is done (tests: no background reclaim from now on). */
+  void stopReclaimingAndWait() {
+    stopReclaiming();
+    awaitReclaimerEnd();
+  }
+
   /** Stops the reclaimer (its current page finishes); for a close that leaves the device open. */
   void stopReclaiming() {
     stopping = true;
