@@ -45,7 +45,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * objects belong to (found by a pass over the index: a rare, slow path); a log page that cannot be
  * written moves its objects' sets at once. The other log pages a reclaim's moves need (one device read
  * each, most of its time) are read several at a time on the tier's prefetch threads before the moves
- * ({@link #prefetch}), a cache that changes when they are read, never what the reclaim decides.
+ * ({@link #prefetch}), a cache that changes when they are read, never what the reclaim decides. A reclaim
+ * first decides for every set of its page (move, or drop and readmit), then makes the moves, each a read
+ * and a write of its own set's page, on those threads and its own at once ({@link #moveSets}): no set's
+ * decision depends on another's move.
  *
  * <p><b>Concurrency.</b> Thread-safe. Two locks. {@code lock} guards the index, the write buffer and the
  * ring counters and is never held across I/O. {@code ioLock} is held by a flush (the page write and the
@@ -146,6 +149,8 @@ final class SmallLog implements SmallStore {
   final LongAdder setMoves = new LongAdder();
   final LongAdder forcedMoves = new LongAdder();
   final LongAdder objectsMoved = new LongAdder();
+  /** Set moves {@link #moveSets} ran on a prefetch thread, beside the reclaim's own (tests). */
+  final LongAdder movesAside = new LongAdder();
   final LongAdder objectsDropped = new LongAdder();
   final LongAdder objectsReadmitted = new LongAdder();
   /** Log pages reclaimed by {@link #reclaimAhead} (off the putting threads) and by a put's own flush. */
@@ -790,9 +795,8 @@ final class SmallLog implements SmallStore {
     long number = locked(() -> tailPage);
     int pos = position(number);
     int first = pos * OBJECTS_PER_PAGE;
-    Map<Long, Page> loaded = new HashMap<>();
+    Map<Long, Page> loaded = new java.util.concurrent.ConcurrentHashMap<>(); // the moves read it side by side
     Page page = readPage(pos, number);
-    loaded.put(number, page);
     if (page == null) { // keys unknown, so sets unknown: one pass over the index (a rare path)
       for (int set : locked(() -> index.setsWithSlots(first, first + OBJECTS_PER_PAGE))) {
         sets.drop(set); // before the unlink: an object of it may have shadowed an older version of its key
@@ -804,6 +808,7 @@ final class SmallLog implements SmallStore {
       });
       return;
     }
+    loaded.put(number, page);
     Map<Integer, List<Integer>> bySet = new LinkedHashMap<>();
     List<Integer> moving = new ArrayList<>(); // slots of the sets this reclaim will move (those at the threshold)
     locked(() -> {
@@ -823,6 +828,7 @@ final class SmallLog implements SmallStore {
     });
     prefetch(moving, loaded);
     List<Readmit> readmitted = new ArrayList<>(); // still linked at their old slot until the end
+    List<Integer> toMove = new ArrayList<>();
     int readmittedBytes = 0;
     for (Map.Entry<Integer, List<Integer>> group : bySet.entrySet()) {
       int set = group.getKey();
@@ -842,7 +848,7 @@ final class SmallLog implements SmallStore {
         }
       }
       if (locked(() -> index.count(set)) >= threshold || needsMove(set, dropped, loaded)) {
-        moveSet(set, loaded);
+        toMove.add(set); // no other set's decision depends on it: moved below, several at a time
         continue;
       }
       unlink(set, dropped); // safe: no older version of their keys in the set, or a newer one in the log
@@ -850,6 +856,7 @@ final class SmallLog implements SmallStore {
       readmitted.addAll(again);
       readmittedBytes += againBytes;
     }
+    moveSets(toMove, loaded);
     readmitted.forEach(r -> relocated(r.entry.key()));
     probe.at(SmallSets.Point.RECLAIM_READMIT, readmitted.size());
     int[] readmittedNow = {0};
@@ -916,6 +923,62 @@ final class SmallLog implements SmallStore {
       }
     }
     return false;
+  }
+
+  /**
+   * Under {@link #ioLock}: {@link #moveSet}s these sets, on the {@link #prefetcher} threads as well as this
+   * one, so their set pages are read and written several at a time (each move a read and a write of its
+   * own set's page, most of a reclaim's time once the log pages are prefetched). Moves of different sets
+   * touch nothing in common but the index (under {@code lock}) and the page cache {@code loaded} (a
+   * concurrent map); each keeps its own order (insert, then unlink). Returns when every move has ended; the
+   * first Error or RuntimeException of one is thrown then, as a move on this thread would have been.
+   */
+  private void moveSets(List<Integer> toMove, Map<Long, Page> loaded) {
+    java.util.concurrent.ExecutorService pool = prefetcher;
+    List<java.util.concurrent.Future<?>> running = new ArrayList<>();
+    Throwable failed = null;
+    for (int i = 0; i < toMove.size(); i++) {
+      int set = toMove.get(i);
+      if (pool != null && i < toMove.size() - 1) { // the last one on this thread
+        try {
+          running.add(pool.submit(() -> {
+            moveSet(set, loaded);
+            movesAside.increment();
+          }));
+          continue;
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+          // the tier is closing: this thread moves it
+        }
+      }
+      try {
+        moveSet(set, loaded);
+      } catch (RuntimeException | Error e) {
+        failed = failed == null ? e : failed;
+      }
+    }
+    boolean interrupted = false;
+    for (java.util.concurrent.Future<?> f : running) {
+      while (true) { // every move ends before the reclaim goes on: they use the state ioLock guards
+        try {
+          f.get();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (java.util.concurrent.ExecutionException e) {
+          failed = failed == null ? e.getCause() : failed;
+          break;
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    if (failed instanceof Error e) {
+      throw e;
+    }
+    if (failed instanceof RuntimeException e) {
+      throw e;
+    }
   }
 
   /**
@@ -1024,7 +1087,7 @@ final class SmallLog implements SmallStore {
   private static final ThreadLocal<ByteBuffer> PREFETCH_BUFFER =
       ThreadLocal.withInitial(() -> Device.allocateAligned(SmallSetPage.PAGE_BYTES));
 
-  /** Threads for {@link #prefetch} (null: the reclaim reads one page at a time); the tier owns them. */
+  /** Threads for {@link #prefetch} and {@link #moveSets} (null: the reclaim does both on its own thread); the tier owns them. */
   void prefetcher(java.util.concurrent.ExecutorService pool) {
     this.prefetcher = pool;
   }

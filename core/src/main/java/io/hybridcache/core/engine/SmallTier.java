@@ -88,8 +88,9 @@ final class SmallTier implements Closeable {
   /** Slots {@code [0, logSlots)} are the log, the rest the sets. */
   private final int logSlots;
   /**
-   * Reads the log pages a reclaim's set moves need, {@value #PREFETCH_THREADS} at a time ({@link
-   * SmallLog#prefetcher}): daemon threads, stopped by close.
+   * Reads the log pages a reclaim's set moves need, {@value #PREFETCH_THREADS} at a time, and makes those
+   * moves beside the reclaimer ({@link SmallLog#prefetcher}): daemon threads, stopped by close once the
+   * reclaimer has ended.
    */
   private final java.util.concurrent.ExecutorService prefetcher;
   static final int PREFETCH_THREADS = 4;
@@ -132,7 +133,7 @@ final class SmallTier implements Closeable {
     this.logSlots = logSlots;
     java.util.concurrent.atomic.AtomicInteger threads = new java.util.concurrent.atomic.AtomicInteger();
     this.prefetcher = java.util.concurrent.Executors.newFixedThreadPool(PREFETCH_THREADS, r -> {
-      Thread t = new Thread(r, "hybridcache-small-read-" + name + "-" + threads.incrementAndGet());
+      Thread t = new Thread(r, "hybridcache-small-io-" + name + "-" + threads.incrementAndGet());
       t.setDaemon(true); // never keeps the application's JVM alive
       return t;
     });

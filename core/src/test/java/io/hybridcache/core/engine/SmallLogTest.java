@@ -274,9 +274,10 @@ class SmallLogTest {
   }
 
   /**
-   * A prefetcher only changes when the reclaim's log-page reads happen (several at once, before the moves),
-   * never what the log does: the same puts into a log with one and a log without end with the same moves,
-   * drops and readmissions and serve the same value for every key.
+   * A prefetcher only changes when the reclaim's log-page reads happen (several at once, before the moves)
+   * and which thread makes each set move (several at once), never what the log does: the same puts into a
+   * log with one and a log without end with the same moves, drops and readmissions and serve the same value
+   * for every key.
    */
   @Test
   void aPrefetchingReclaimDoesWhatASequentialOneDoes() throws Exception {
@@ -297,6 +298,8 @@ class SmallLogTest {
       }
       assertTrue(prefetching.prefetchedPages.sum() > 100, prefetching.prefetchedPages.sum() + " pages prefetched");
       assertEquals(0, plain.prefetchedPages.sum());
+      assertTrue(prefetching.movesAside.sum() > 100, prefetching.movesAside.sum() + " set moves beside the reclaim's thread");
+      assertEquals(0, plain.movesAside.sum());
       assertEquals(plain.setMoves.sum(), prefetching.setMoves.sum());
       assertEquals(plain.objectsMoved.sum(), prefetching.objectsMoved.sum());
       assertEquals(plain.objectsDropped.sum(), prefetching.objectsDropped.sum());
@@ -304,6 +307,41 @@ class SmallLogTest {
       for (int i = 0; i < 2_000; i++) {
         assertArrayEquals(plain.get(key(i)), prefetching.get(key(i)), "key " + i);
       }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /**
+   * A set move made on a prefetch thread that meets an Error (as a fault of a mapped read raises) hands it to
+   * the reclaim, which throws it as a move on its own thread would have (the tier's reclaimer then counts it
+   * and empties the engine): never lost on a pool thread.
+   */
+  @Test
+  @Timeout(60)
+  void anErrorOfASetMoveBesideTheReclaimReachesTheReclaim() {
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4,
+        r -> new Thread(r, "mover"));
+    try {
+      SmallLog log = log(64, 8, 2);
+      log.prefetcher(pool);
+      AtomicBoolean thrown = new AtomicBoolean();
+      sets.probe((point, set) -> {
+        if (point == SmallSets.Point.BEFORE_PAGE_WRITE && Thread.currentThread().getName().equals("mover")
+            && thrown.compareAndSet(false, true)) {
+          throw new InternalError("test: a fault of a set write beside the reclaim");
+        }
+      });
+      InternalError seen = null;
+      for (int i = 0; i < 20_000 && seen == null; i++) {
+        try {
+          log.put(key(i), value(i, 1, VALUE), i, 0); // a full buffer's put writes it and reclaims
+        } catch (InternalError e) {
+          seen = e;
+        }
+      }
+      assertTrue(thrown.get(), "a move ran beside the reclaim: " + log.movesAside.sum());
+      assertTrue(seen != null && seen.getMessage().startsWith("test:"), "the reclaim threw the mover's Error: " + seen);
     } finally {
       pool.shutdownNow();
     }
