@@ -124,7 +124,7 @@ final class ManagerSettings {
     return safe + "-" + Integer.toHexString(s.hashCode());
   }
 
-  /** A share in [0, 1) (CacheConfig validates the range it takes), 0 if not given. */
+  /** A share (CacheConfig validates the range it takes), {@code fallback} if not given. */
   private static double share(Properties p, String name, double fallback) {
     String v = p.getProperty(name);
     if (v == null) {

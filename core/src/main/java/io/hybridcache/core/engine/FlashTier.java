@@ -582,15 +582,15 @@ final class FlashTier {
   /**
    * After {@link #stop}, on the thread "hybridcache-close-NAME": waits for every thread that can still
    * write here to end (the maintenance thread, the flusher, the checkpoint copy, and, through {@code
-   * awaitCallers}, the calls in flight and the engines beside this tier, which it closes), for ever if one
+   * awaitOthers}, the calls in flight and the engines beside this tier, which it closes), for ever if one
    * hangs; then, if {@code clean} (the writer stopped in
    * time, no call was left in flight), persists index and segment table and writes the clean-shutdown
    * marker that makes the next open warm; closes every file; and releases the directory lock last, so a
    * reopen can never run beside a thread of this cache. Waits for that thread until {@code deadlineNanos}:
    * true if it finished, false if it goes on alone (a slow or hung device). Never throws.
    */
-  boolean close(boolean clean, long deadlineNanos, Runnable awaitCallers) {
-    Thread t = new Thread(() -> finishClose(clean, awaitCallers), "hybridcache-close-" + config.name());
+  boolean close(boolean clean, long deadlineNanos, Runnable awaitOthers) {
+    Thread t = new Thread(() -> finishClose(clean, awaitOthers), "hybridcache-close-" + config.name());
     t.setDaemon(true); // an exit meanwhile is a crash: the next open recovers
     closer = t;
     t.start();
@@ -602,7 +602,7 @@ final class FlashTier {
     return true;
   }
 
-  private void finishClose(boolean clean, Runnable awaitCallers) {
+  private void finishClose(boolean clean, Runnable awaitOthers) {
     try {
       long forever = System.nanoTime() + FOREVER_NANOS;
       while (thread.isAlive()) { // a writer that hangs holds the lock for ever: never a reopen beside it
@@ -613,7 +613,7 @@ final class FlashTier {
         }
       }
       boolean flushed = writer.close(forever); // the flusher: no late write lands in a slot reused after a reopen
-      awaitCallers.run();
+      awaitOthers.run();
       persistAndClose(clean && flushed, forever);
     } catch (Throwable t) { // never a dead close: what is not closed is left to the process's exit
       LOG.warn("{}: close failed: {}", config.name(), t.toString(), t);

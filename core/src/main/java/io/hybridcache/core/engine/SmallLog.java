@@ -136,7 +136,7 @@ final class SmallLog implements SmallStore {
   /** Bumped under the lock by every unlink: a lookup that saw it change looks again. */
   private volatile long unlinks;
   private volatile SmallSets.Probe probe = SmallSets.Probe.NONE;
-  private volatile java.util.concurrent.ExecutorService prefetcher;
+  private volatile java.util.concurrent.ExecutorService ioThreads;
 
   final LongAdder bytesAdmitted = new LongAdder();
   final LongAdder logPagesWritten = new LongAdder();
@@ -666,23 +666,18 @@ final class SmallLog implements SmallStore {
    * must make the key's versions unreachable otherwise).
    */
   boolean remove(byte[] key, long deadlineNanos) {
-    boolean locked = false;
+    boolean locked;
     boolean interrupted = Thread.interrupted(); // the wait is bounded; an interrupt must not cost the engine
-    try {
-      while (!locked) {
-        try {
-          locked = ioLock.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
-          if (!locked) {
-            break;
-          }
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
+    while (true) {
+      try {
+        locked = ioLock.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
       }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
     if (!locked) {
       throw new IllegalStateException("a remove waited too long for the log's device (a flush or reclaim that"
@@ -926,7 +921,7 @@ final class SmallLog implements SmallStore {
   }
 
   /**
-   * Under {@link #ioLock}: {@link #moveSet}s these sets, on the {@link #prefetcher} threads as well as this
+   * Under {@link #ioLock}: {@link #moveSet}s these sets, on the {@link #ioThreads} as well as this
    * one, so their set pages are read and written several at a time (each move a read and a write of its
    * own set's page, most of a reclaim's time once the log pages are prefetched). Moves of different sets
    * touch nothing in common but the index (under {@code lock}) and the page cache {@code loaded} (a
@@ -934,7 +929,7 @@ final class SmallLog implements SmallStore {
    * first Error or RuntimeException of one is thrown then, as a move on this thread would have been.
    */
   private void moveSets(List<Integer> toMove, Map<Long, Page> loaded) {
-    java.util.concurrent.ExecutorService pool = prefetcher;
+    java.util.concurrent.ExecutorService pool = ioThreads;
     List<java.util.concurrent.Future<?>> running = new ArrayList<>();
     Throwable failed = null;
     for (int i = 0; i < toMove.size(); i++) {
@@ -1034,12 +1029,12 @@ final class SmallLog implements SmallStore {
 
   /**
    * Under {@link #ioLock}: reads the log pages holding these slots into {@code loaded} at once, on the
-   * {@link #prefetcher} (a reclaim's moves read the other pages holding their sets' objects, one device read
+   * {@link #ioThreads} (a reclaim's moves read the other pages holding their sets' objects, one device read
    * each: the bulk of its time, and the device serves several at a time). Only a cache: a page it cannot
    * read is left out, and {@link #entryAt} reads it again, counting the error, as without it.
    */
   private void prefetch(List<Integer> ids, Map<Long, Page> loaded) {
-    java.util.concurrent.ExecutorService pool = prefetcher;
+    java.util.concurrent.ExecutorService pool = ioThreads;
     if (pool == null) {
       return;
     }
@@ -1088,8 +1083,8 @@ final class SmallLog implements SmallStore {
       ThreadLocal.withInitial(() -> Device.allocateAligned(SmallSetPage.PAGE_BYTES));
 
   /** Threads for {@link #prefetch} and {@link #moveSets} (null: the reclaim does both on its own thread); the tier owns them. */
-  void prefetcher(java.util.concurrent.ExecutorService pool) {
-    this.prefetcher = pool;
+  void ioThreads(java.util.concurrent.ExecutorService pool) {
+    this.ioThreads = pool;
   }
 
   /** Page {@code number} at {@code pos} read into {@code buffer}; null if it is not that page (damaged, overwritten). */

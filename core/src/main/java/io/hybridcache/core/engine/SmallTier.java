@@ -88,12 +88,12 @@ final class SmallTier implements Closeable {
   /** Slots {@code [0, logSlots)} are the log, the rest the sets. */
   private final int logSlots;
   /**
-   * Reads the log pages a reclaim's set moves need, {@value #PREFETCH_THREADS} at a time, and makes those
-   * moves beside the reclaimer ({@link SmallLog#prefetcher}): daemon threads, stopped by close once the
+   * Reads the log pages a reclaim's set moves need, {@value #IO_THREADS} at a time, and makes those
+   * moves beside the reclaimer ({@link SmallLog#ioThreads}): daemon threads, stopped by close once the
    * reclaimer has ended.
    */
-  private final java.util.concurrent.ExecutorService prefetcher;
-  static final int PREFETCH_THREADS = 4;
+  private final java.util.concurrent.ExecutorService ioThreads;
+  static final int IO_THREADS = 4;
   private final Runnable wakeReclaimer;
   private final LongAdder refusals = new LongAdder();
   /**
@@ -132,7 +132,7 @@ final class SmallTier implements Closeable {
     this.name = name;
     this.logSlots = logSlots;
     java.util.concurrent.atomic.AtomicInteger threads = new java.util.concurrent.atomic.AtomicInteger();
-    this.prefetcher = java.util.concurrent.Executors.newFixedThreadPool(PREFETCH_THREADS, r -> {
+    this.ioThreads = java.util.concurrent.Executors.newFixedThreadPool(IO_THREADS, r -> {
       Thread t = new Thread(r, "hybridcache-small-io-" + name + "-" + threads.incrementAndGet());
       t.setDaemon(true); // never keeps the application's JVM alive
       return t;
@@ -257,7 +257,7 @@ final class SmallTier implements Closeable {
         saved == null ? null : saved.sets());
     SmallLog log = new SmallLog(device, 0, logSlots, sets, THRESHOLD, true, SmallLog.TAG_BITS,
         saved == null ? null : saved.log());
-    log.prefetcher(prefetcher);
+    log.ioThreads(ioThreads);
     return new Region(sets, log);
   }
 
@@ -511,7 +511,7 @@ final class SmallTier implements Closeable {
         awaitReclaimerEnd();
       }
     } finally {
-      prefetcher.shutdownNow(); // a read stuck in a hung device stays behind, on a daemon thread
+      ioThreads.shutdownNow(); // a read stuck in a hung device stays behind, on a daemon thread
       device.close();
     }
   }

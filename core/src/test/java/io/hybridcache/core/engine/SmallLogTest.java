@@ -274,9 +274,9 @@ class SmallLogTest {
   }
 
   /**
-   * A prefetcher only changes when the reclaim's log-page reads happen (several at once, before the moves)
+   * I/O threads only change when the reclaim's log-page reads happen (several at once, before the moves)
    * and which thread makes each set move (several at once), never what the log does: the same puts into a
-   * log with one and a log without end with the same moves, drops and readmissions and serve the same value
+   * log with them and a log without end with the same moves, drops and readmissions and serve the same value
    * for every key.
    */
   @Test
@@ -285,7 +285,7 @@ class SmallLogTest {
     try {
       SmallLog plain = log(64, 8, 2);
       SmallLog prefetching = log(64, 8, 2);
-      prefetching.prefetcher(pool);
+      prefetching.ioThreads(pool);
       for (SmallLog log : new SmallLog[] {plain, prefetching}) {
         for (int round = 1; round <= 3; round++) {
           for (int i = 0; i < 2_000; i++) {
@@ -324,7 +324,7 @@ class SmallLogTest {
         r -> new Thread(r, "mover"));
     try {
       SmallLog log = log(64, 8, 2);
-      log.prefetcher(pool);
+      log.ioThreads(pool);
       AtomicBoolean thrown = new AtomicBoolean();
       sets.probe((point, set) -> {
         if (point == SmallSets.Point.BEFORE_PAGE_WRITE && Thread.currentThread().getName().equals("mover")
