@@ -78,6 +78,8 @@ final class Engine implements HybridCache {
   private final DramTier dram;
   private final FlashTier flash;
   private final SmallTier small; // null when smallObjectShare is 0
+  /** Clears begun ({@link #clear}): a flash read that saw another count never promotes. */
+  private final java.util.concurrent.atomic.AtomicLong clearsBegun = new java.util.concurrent.atomic.AtomicLong();
   private final StatsMXBean mbean;
   private final CallGate calls;
   private final KeysIterator.Promotions promotions = new KeysIterator.Promotions();
@@ -237,9 +239,10 @@ final class Engine implements HybridCache {
   }
 
   private byte[] lookupFlash(byte[] key, ByteKey k, boolean count, boolean copy) {
+    long clearsSeen = clearsBegun.get(); // before the read: a clear begun since forbids the promotion
     FlashTier.Hit hit = flash.lookup(k.hash64(), key);
     if (hit == null && small != null) {
-      return lookupSmall(key, k, count, copy);
+      return lookupSmall(key, k, count, copy, clearsSeen);
     }
     if (!counted(hit != null, count)) {
       return null;
@@ -247,14 +250,14 @@ final class Engine implements HybridCache {
     afterFlashRead.accept("log", key);
     EntryFormat.Entry e = hit.entry();
     return promote(k.withBytes(e.key()), new DramEntry(e.value(), false, e.sequence(), e.expiryMillis()),
-        kk -> flash.stillAt(kk.hash64(), hit.packed()), copy);
+        kk -> flash.stillAt(kk.hash64(), hit.packed()), copy, clearsSeen);
   }
 
   /**
    * A lookup in the small-object engine, promoting the hit (with its expiry) to DRAM only if no put, remove
    * or clear of the key completed since the stamp was taken ({@link SmallTier}).
    */
-  private byte[] lookupSmall(byte[] key, ByteKey k, boolean count, boolean copy) {
+  private byte[] lookupSmall(byte[] key, ByteKey k, boolean count, boolean copy, long clearsSeen) {
     long stamp = small.stamp(k.hash64());
     long clears = small.clears();
     SmallSetPage.Entry e = small.lookup(key);
@@ -263,7 +266,7 @@ final class Engine implements HybridCache {
     }
     afterFlashRead.accept("small", key);
     return promote(k.withBytes(key.clone()), new DramEntry(e.value(), false, e.sequence(), e.expiryMillis()),
-        kk -> small.unchangedSince(kk.hash64(), stamp, clears), copy);
+        kk -> small.unchangedSince(kk.hash64(), stamp, clears), copy, clearsSeen);
   }
 
 
@@ -277,15 +280,22 @@ final class Engine implements HybridCache {
 
   /**
    * Installs {@code promoted} (a clean copy of what flash served) in DRAM under the key's map-bin lock if
-   * DRAM holds nothing for the key and {@code still} says the read version is still the newest; returns
-   * its value (a copy if {@code copy} and DRAM kept the array).
+   * DRAM holds nothing for the key, {@code still} says the read version is still the newest and no
+   * {@link #clear} began since {@code clearsSeen} (taken before the flash read); returns its value (a copy
+   * if {@code copy} and DRAM kept the array). A clear that begins while the copy goes in may already have
+   * passed the key's bin: the count is read again after the install, and a copy it missed is taken out,
+   * so no promotion outlives a clear.
    */
   private byte[] promote(ByteKey promotedKey, DramEntry promoted, java.util.function.Predicate<ByteKey> still,
-      boolean copy) {
+      boolean copy, long clearsSeen) {
     byte[] v = promoted.value();
-    if (dram.map().compute(promotedKey, (kk, cur) -> cur != null ? cur : still.test(kk) ? promoted : null)
-        != promoted) {
+    if (dram.map().compute(promotedKey, (kk, cur) -> cur != null ? cur
+        : clearsBegun.get() == clearsSeen && still.test(kk) ? promoted : null) != promoted) {
       return v; // not promoted: nobody else holds this array
+    }
+    if (clearsBegun.get() != clearsSeen) {
+      dram.map().remove(promotedKey, promoted); // a clear began during the install
+      return v;
     }
     promotions.promoted(promotedKey); // a keys() scan in progress must return it (KeysIterator)
     return copy ? v.clone() : v; // DRAM keeps the read array
@@ -528,14 +538,30 @@ final class Engine implements HybridCache {
     }
   }
 
+  /**
+   * {@inheritDoc} First forbids the promotion of every flash read begun before it ({@link #promote}) and
+   * every small-engine read until it ends ({@link SmallTier#beginClear}): a put over a small-engine
+   * version leaves that version in place behind a flagged DRAM entry, so once DRAM is emptied the older
+   * version must not be served nor promoted while the small engine is not yet emptied.
+   */
   @Override
   public void clear() {
     calls.enter();
     try {
-      dram.clear();
-      flash.clear(deadline());
       if (small != null) {
-        small.clear();
+        small.beginClear();
+      }
+      clearsBegun.incrementAndGet();
+      try {
+        dram.clear();
+        flash.clear(deadline());
+        if (small != null) {
+          small.clear();
+        }
+      } finally {
+        if (small != null) {
+          small.endClear();
+        }
       }
     } finally {
       calls.exit();

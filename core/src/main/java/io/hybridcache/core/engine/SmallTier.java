@@ -83,6 +83,8 @@ final class SmallTier implements Closeable {
   private volatile Region region;
   private final AtomicLongArray stamps = new AtomicLongArray(STAMP_STRIPES);
   private final AtomicLong clears = new AtomicLong();
+  /** Cache-wide clears under way ({@link #beginClear}): lookups miss meanwhile. */
+  private final java.util.concurrent.atomic.AtomicInteger clearing = new java.util.concurrent.atomic.AtomicInteger();
   /** Reclaims log pages ahead of the puts, off their threads (null for a tier opened without it). */
   private final Thread reclaimer;
   /** Slots {@code [0, logSlots)} are the log, the rest the sets. */
@@ -305,6 +307,9 @@ final class SmallTier implements Closeable {
    */
   SmallSetPage.Entry lookup(byte[] key) {
     lookups.increment();
+    if (clearing.get() > 0) {
+      return null; // a clear is under way: DRAM may have dropped a newer version this engine still shadows
+    }
     SmallSetPage.Entry e;
     try {
       e = region.log().lookup(key);
@@ -407,6 +412,21 @@ final class SmallTier implements Closeable {
   /** Makes every object unreachable (a new epoch over the same slots); returns when done. */
   void clear() {
     reset();
+  }
+
+  /**
+   * A cache-wide clear begins: every lookup misses until the matching {@link #endClear}. The cache empties
+   * its DRAM before this engine, and a DRAM entry may be the newer version of a key this engine still holds
+   * (a put leaves the older version here, see {@link #supersede}): in that window the older one would be
+   * served.
+   */
+  void beginClear() {
+    clearing.incrementAndGet();
+    clears.incrementAndGet(); // a lookup begun before does not promote
+  }
+
+  void endClear() {
+    clearing.decrementAndGet();
   }
 
   /**

@@ -4,6 +4,7 @@ import static io.hybridcache.core.engine.TestCaches.key;
 import static io.hybridcache.core.engine.TestCaches.value;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -57,6 +58,46 @@ class SmallEngineInterleavingTest {
       reader.resume();
       assertEquals(null, cache.get(k));
       assertEquals(null, cache.dramTier().get(new ByteKey(k)), "nothing promoted");
+    }
+  }
+
+  /**
+   * v1 in the small engine, v2 put over it (the flagged DRAM entry), then {@code clear()}: a read that runs
+   * while the clear is under way (DRAM already emptied, the flash engines not yet: the log engine's drop
+   * hook) serves v2 or nothing, never v1, and after {@code clear()} the key is absent, in DRAM too (a read
+   * in the window must not promote the older version past the clear). Issue 34, item 3.
+   */
+  @Test
+  void aReadDuringAClearNeverServesTheSupersededSmallVersionNorOutlivesTheClear() throws Exception {
+    try (Engine cache = TestCaches.open(SmallEngineWiringTest.config(dir).build())) {
+      byte[] k = key(7);
+      cache.put(k, value(7, 1, SMALL));
+      cache.writeBackAndDropDram();
+      assertArrayEquals(value(7, 1, SMALL), cache.smallTier().get(k), "v1 in the small engine");
+      cache.put(k, value(7, 2, SMALL)); // DRAM only, flagged: v1 stays in the small engine
+      assertArrayEquals(value(7, 1, SMALL), cache.smallTier().get(k), "v1 still in the small engine");
+      CompletableFuture<byte[]> during = new CompletableFuture<>();
+      cache.flashTier().beforeDropAll(() -> { // on the maintenance thread, inside clear(), after DRAM emptied
+        Thread reader = new Thread(() -> {
+          try {
+            during.complete(cache.get(k));
+          } catch (Throwable t) {
+            during.completeExceptionally(t);
+          }
+        }, "reader-during-clear");
+        reader.start();
+        try {
+          reader.join(TimeUnit.SECONDS.toMillis(10));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      cache.clear();
+      byte[] read = during.get(10, TimeUnit.SECONDS);
+      assertTrue(read == null || java.util.Arrays.equals(value(7, 2, SMALL), read),
+          "a read during clear() served " + (read == null ? "null" : TestCaches.versionOf(7, read) + ", not v2"));
+      assertNull(cache.dramTier().get(new ByteKey(k)), "nothing promoted past the clear");
+      assertNull(cache.get(k), "absent after clear() returned");
     }
   }
 
