@@ -51,13 +51,18 @@ class SmallEngineFiguresTest {
           n, c.smallObjectBytes(), so.entries(), so.dramBytesPerEntry(), so.dramBytes(), s.appWriteAmplification(),
           so.writeAmplification(), so.objectsPerSetRewrite(), so.logObjectsDropped(), (double) hits / n,
           so.logHitShare(), so.bloomFalsePositiveReads(), so.lookups());
-      // one putting thread, fixed keys: only the reclaimer's timing moves the figures (by 1-3%); the bounds
-      // sit 5-10% above the README's (1.31-1.36 B per object, app WA 3.00-3.08, hit ratio 0.93-0.94)
+      // one putting thread, fixed keys: only the reclaimer's timing moves the figures (by 1-3%). The README
+      // quotes 1.31-1.36 B per object, app WA 3.0-3.1 and a hit ratio of 0.93: each is asserted both ways
+      // (a regression and a stale figure both fail), 3% beyond the quoted range, the hit ratio within 0.01
       assertTrue(so.entries() > n * 85 / 100, "objects held: " + so);
-      assertTrue(so.dramBytesPerEntry() < 1.36 * 1.05, "DRAM per object: " + so);
-      assertTrue(s.appWriteAmplification() < 3.08 * 1.07, "app write amplification " + s.appWriteAmplification());
-      assertTrue(hits > n * 92 / 100, hits + " hits of " + n);
+      assertBetween("DRAM B per object (README: 1.31-1.36)", so.dramBytesPerEntry(), 1.31 * 0.97, 1.36 * 1.03);
+      assertBetween("app write amplification (README: 3.0-3.1)", s.appWriteAmplification(), 3.0 * 0.97, 3.1 * 1.03);
+      assertBetween("hit ratio (README: 0.93)", (double) hits / n, 0.92, 0.94);
     }
+  }
+
+  private static void assertBetween(String what, double measured, double low, double high) {
+    assertTrue(measured >= low && measured <= high, what + ": " + measured + " outside [" + low + ", " + high + "]");
   }
 
   private static byte[] key(int i) {
