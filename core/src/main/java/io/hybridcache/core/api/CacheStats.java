@@ -8,10 +8,13 @@ package io.hybridcache.core.api;
  * @param dramHits lookups served by the DRAM tier
  * @param flashHits lookups served by the flash tier (then promoted to DRAM)
  * @param misses lookups served by neither tier
- * @param flashLookups lookups that reached the flash index with a candidate entry
+ * @param flashLookups lookups that reached the log engine's flash index with a candidate entry (the small
+ *     engine's are {@link SmallObjectStats#lookups()})
  * @param deviceReads device reads made by lookups (flash hits and flash lookups that failed verification)
- * @param bufferHits flash hits served from an unflushed write buffer (no device read)
- * @param corruptReads flash reads rejected by the magic, CRC, segment or key check
+ * @param bufferHits flash hits served from an unflushed write buffer (no device read): the log engine's and the
+ *     small engine's log buffer
+ * @param corruptReads the log engine's flash reads rejected by the magic, CRC, segment or key check (the small
+ *     engine's are {@link SmallObjectStats#damagedPages()})
  * @param puts writes by the caller
  * @param removes removals by the caller
  * @param dramEntries entries in the DRAM tier
@@ -23,14 +26,15 @@ package io.hybridcache.core.api;
  * @param flushBytesWritten bytes written to the device for new entries (FRESH and caller classes)
  * @param reclaimBytesWritten bytes written to the device by reclaim reinsertion (SURVIVOR)
  * @param reinserted entries reclaim moved to a SURVIVOR segment
- * @param reclaimEvicted live entries reclaim dropped
+ * @param reclaimEvicted live entries that left flash for room: those the log engine's reclaim dropped, and the
+ *     small engine's {@link SmallObjectStats#evicted()}; each is told to a removal listener as EVICTED
  * @param reclaimedSegments segments emptied by reclaim
  * @param admissionRejected evictions the admission policy refused
  * @param queueRejected evictions refused because the flash writer had no room: no free write buffer
  *     or segment slot (after waiting {@link CacheConfig#cascadeWait()}, if set)
- * @param cascadeWaits flash writes that found no room (a free write buffer, a segment slot) and waited
- *     for it (only with a non-zero {@link CacheConfig#cascadeWait()}; those that then timed out are in
- *     queueRejected too)
+ * @param cascadeWaits flash writes that found no room (a free write buffer, a segment slot, room in the small
+ *     engine's log buffer) and waited for it (only with a non-zero {@link CacheConfig#cascadeWait()}; those that
+ *     then timed out are in queueRejected too), and removes that waited for the small engine's log device
  * @param tooLargeRejected evictions too large for a flash entry
  * @param degradedRejected evictions dropped because the flash tier was degraded, full or out of index room
  * @param freeSegments segments slots holding no segment
@@ -41,7 +45,8 @@ package io.hybridcache.core.api;
  * @param writerFaults Throwables from one command of the flash writer (each degrades the tier; the
  *     writer lives on)
  * @param segmentsDropped segments dropped after a read error, or at recovery because they no longer read
- * @param entriesDropped flash entries that left the index with those segments
+ * @param entriesDropped flash entries lost to faults, keys unknown (no removal event): those that left the index
+ *     with those segments, and the small engine's {@link SmallObjectStats#objectsLost()}
  * @param indexFullRejected evictions not written because the flash index had no room
  * @param flashIndexDrops bulk invalidations ({@link HybridCache#keys()}) that dropped the whole flash index
  *     because the flash tier could not be scanned (degraded, or a read error mid-scan)
@@ -51,16 +56,17 @@ package io.hybridcache.core.api;
  * @param checkpointFailures checkpoints that failed (each is retried after a back-off of 1 s doubling to
  *     64 s; until one succeeds, recovery uses the previous one and the journal)
  * @param devicePagesRead 4 KiB pages read by those device reads (an entry of at most 4 KiB is placed
- *     within one page, so a flash hit on it reads one)
+ *     within one page, so a flash hit on it reads one; each small-engine read is one page)
  * @param nextUncleanOpenCold true when a crash of the process now would make the next open cold: the
  *     compact index's invalidation journal overflowed while checkpoints failed (a full disk) or fell
  *     behind, until a checkpoint begun after that is durable; always with the compact index and
  *     durability NONE
  * @param outOfMemoryMisses lookups that missed because the JVM had no direct memory left for a read buffer
- *     (an {@link OutOfMemoryError} there is this miss, never an error out of {@code get})
+ *     (an {@link OutOfMemoryError} there is this miss, never an error out of {@code get}), in either engine
  * @param smallObjects the small-object engine's own figures ({@link SmallObjectStats#OFF} when it is off);
- *     flashHits, misses, deviceReads, flashEntries, indexMemoryBytes, bytesAdmitted and flushBytesWritten
- *     above cover both flash engines (the log engine's own: those less the small engine's)
+ *     flashHits, misses, deviceReads, devicePagesRead, bufferHits, flashEntries, indexMemoryBytes, bytesAdmitted,
+ *     flushBytesWritten, reclaimEvicted, cascadeWaits, queueRejected, entriesDropped and outOfMemoryMisses above
+ *     cover both flash engines (the log engine's own: those less the small engine's)
  */
 public record CacheStats(
     long gets,

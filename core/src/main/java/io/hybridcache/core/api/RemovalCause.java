@@ -13,7 +13,8 @@ public enum RemovalCause {
   EVICTED_FROM_DRAM,
   /**
    * It is gone from both tiers: DRAM evicted it and flash did not take it (too large, refused by
-   * admission, the flash tier busy past {@code cascadeWait} or degraded), or flash reclaim dropped it.
+   * admission, the flash tier busy past {@code cascadeWait} or degraded), or flash dropped it for room (the
+   * log engine's reclaim; the small-object engine's log reclaim or a set rewrite).
    */
   EVICTED;
 

@@ -6,8 +6,11 @@ package io.hybridcache.core.api;
  * thread that caused the removal and never under the cache's locks, so it may call the cache. Calls for
  * one key are not ordered with each other. An exception it throws is logged and does not reach the cache.
  *
- * <p>Not told: {@link HybridCache#clear()} (a bulk drop), entries lost with a damaged flash segment
- * (their keys cannot be read), and entries replaced by a newer put.
+ * <p>Not told: {@link HybridCache#clear()} (a bulk drop), entries lost to a fault whose keys cannot be read (a
+ * damaged flash segment; in the small-object engine a poisoned set or the engine emptied after a fault: counted
+ * in {@link CacheStats#entriesDropped()}), and entries replaced by a newer put. Entries that leave flash for room
+ * are told as {@link RemovalCause#EVICTED} by both flash engines (the small engine's log drops and set
+ * evictions: {@link CacheStats#reclaimEvicted()}).
  */
 @FunctionalInterface
 public interface RemovalListener {

@@ -102,8 +102,11 @@ final class Engine implements HybridCache {
       this.removals = new Removals(config.name(), config.removalListener(), config.removalExecutor());
       this.dram = new DramTier(config.dramBytes(), this::onDramEviction);
       if (removals.active()) {
-        flash.onReclaimEvicted(e -> removals.notifyUnless(e.key(), e.value(), RemovalCause.EVICTED,
-            k -> dram.map().containsKey(new ByteKey(k)))); // containsKey runs no DRAM maintenance
+        java.util.function.Predicate<byte[]> inDram = k -> dram.map().containsKey(new ByteKey(k)); // no maintenance
+        flash.onReclaimEvicted(e -> removals.notifyUnless(e.key(), e.value(), RemovalCause.EVICTED, inDram));
+        if (small != null) {
+          small.onEvicted((k, v) -> removals.notifyUnless(k, v, RemovalCause.EVICTED, inDram));
+        }
       }
       flash.start();
       this.mbean = config.jmx() ? StatsMXBean.register(config.name(), this::stats) : null;
@@ -754,19 +757,23 @@ final class Engine implements HybridCache {
     Counters c = counters;
     io.hybridcache.core.api.SmallObjectStats so = small == null ? io.hybridcache.core.api.SmallObjectStats.OFF
         : small.stats();
+    // cache-wide figures: the log engine's counters plus the small engine's part (each small read is one page)
     return new CacheStats(c.gets.sum(), c.dramHits.sum(), c.flashHits.sum(), c.misses.sum(),
-        c.flashLookups.sum(), c.deviceReads.sum() + so.deviceReads(), c.bufferHits.sum(), c.corruptReads.sum(),
+        c.flashLookups.sum(), c.deviceReads.sum() + so.deviceReads(), c.bufferHits.sum() + so.bufferHits(),
+        c.corruptReads.sum(),
         c.puts.sum(), c.removes.sum(), dram.entries(), dram.weightedBytes(), flash.index().size() + so.entries(),
         live, flash.index().memoryBytes() + so.dramBytes(), c.bytesAdmitted.sum() + so.bytesAdmitted(),
         c.flushBytesWritten.sum() + so.bytesWritten(),
-        c.reclaimBytesWritten.sum(), c.reinserted.sum(), c.reclaimEvicted.sum(), c.reclaimedSegments.sum(),
+        c.reclaimBytesWritten.sum(), c.reinserted.sum(), c.reclaimEvicted.sum() + so.evicted(),
+        c.reclaimedSegments.sum(),
         config.admission().rejected(), c.queueRejected.sum() + (small == null ? 0 : small.refusals()),
-        c.cascadeWaits.sum(), c.tooLargeRejected.sum(),
+        c.cascadeWaits.sum() + so.cascadeWaits(), c.tooLargeRejected.sum(),
         c.degradedRejected.sum(), free, active, sealed, c.ioErrors.sum(), flash.degraded(),
-        c.writerFaults.sum(), c.segmentsDropped.sum(), c.entriesDropped.sum(), c.indexFullRejected.sum(),
-        c.flashIndexDrops.sum(), c.interruptedReads.sum(), flash.lastFault(), c.devicePagesRead.sum(),
-        c.checkpoints.sum(), c.checkpointFailures.sum(), flash.nextUncleanOpenCold(), c.outOfMemoryMisses.sum(),
-        so);
+        c.writerFaults.sum(), c.segmentsDropped.sum(), c.entriesDropped.sum() + so.objectsLost(),
+        c.indexFullRejected.sum(),
+        c.flashIndexDrops.sum(), c.interruptedReads.sum(), flash.lastFault(), c.devicePagesRead.sum() + so.deviceReads(),
+        c.checkpoints.sum(), c.checkpointFailures.sum(), flash.nextUncleanOpenCold(),
+        c.outOfMemoryMisses.sum() + so.outOfMemoryMisses(), so);
   }
 
   @Override

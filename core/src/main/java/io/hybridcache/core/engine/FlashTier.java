@@ -88,8 +88,7 @@ final class FlashTier {
   private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
   /** Slots only the maintenance thread may take: reclaim's reinsertion must always find one. */
   private static final int RECLAIM_RESERVE_SLOTS = 1;
-  private static final int STALL_REPORT_SECONDS = 10;
-  private static final long STALL_REPORT_NANOS = TimeUnit.SECONDS.toNanos(STALL_REPORT_SECONDS);
+  private static final int STALL_REPORT_SECONDS = StallReports.SECONDS;
   /** Longest wait of an eviction on a reading thread, for a write buffer only (one device write). */
   static final long READER_WAIT_MILLIS = 5;
   static final long READER_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(READER_WAIT_MILLIS);
@@ -125,7 +124,7 @@ final class FlashTier {
   private volatile boolean stalled; // a wait timed out: none waits again until a write or reclaim moves
   private volatile long lastWrittenNanos = System.nanoTime(); // when the flusher last completed a device write
   private volatile long lastReclaimedNanos = System.nanoTime(); // when reclaim last freed a slot
-  private final AtomicLong stallReportedNanos = new AtomicLong(System.nanoTime() - STALL_REPORT_NANOS);
+  private final StallReports stallReports = new StallReports();
   private volatile java.io.Closeable directoryLock = () -> { }; // set by FlashOpener; released last in close
   private volatile Thread closer; // close's thread: it outlives a timed-out close, holding the lock
   private volatile Checkpointer checkpointer; // compact index with durability PROCESS or POWER, else null
@@ -485,8 +484,7 @@ final class FlashTier {
    */
   private void reportStall() {
     long now = System.nanoTime();
-    long last = stallReportedNanos.get();
-    if (now - last < STALL_REPORT_NANOS || !stallReportedNanos.compareAndSet(last, now)) {
+    if (!stallReports.due(now)) {
       return;
     }
     LOG.warn("{}: an eviction waited {} ms for flash room and was refused; until a device write completes or "

@@ -48,7 +48,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * ({@link #prefetch}), a cache that changes when they are read, never what the reclaim decides. A reclaim
  * first decides for every set of its page (move, or drop and readmit), then makes the moves, each a read
  * and a write of its own set's page, on those threads and its own at once ({@link #moveSets}): no set's
- * decision depends on another's move.
+ * decision depends on another's move. What leaves the engine for room (a dropped object with no newer
+ * version logged, a set object a move's rewrite evicts) is counted and told to {@link #onEvicted}.
  *
  * <p><b>Concurrency.</b> Thread-safe. Two locks. {@code lock} guards the index, the write buffer and the
  * ring counters and is never held across I/O. {@code ioLock} is held by a flush (the page write and the
@@ -137,10 +138,23 @@ final class SmallLog implements SmallStore {
   private volatile long unlinks;
   private volatile SmallSets.Probe probe = SmallSets.Probe.NONE;
   private volatile java.util.concurrent.ExecutorService ioThreads;
+  /** Told of each object that left the engine for room (counted in {@link #objectsEvicted}); any thread. */
+  private volatile java.util.function.Consumer<Entry> onEvicted = e -> { };
 
   final LongAdder bytesAdmitted = new LongAdder();
   final LongAdder logPagesWritten = new LongAdder();
   final LongAdder logHits = new LongAdder();
+  /** Of those, served from the write buffer in DRAM (no device read): the small engine's buffer hits. */
+  final LongAdder bufferHits = new LongAdder();
+  /** Lookups that missed because no direct memory was left for a log page buffer or its read. */
+  final LongAdder outOfMemoryMisses = new LongAdder();
+  /**
+   * Objects that left the engine for room: log objects a reclaim dropped with no newer version of their key
+   * in the log, and the set objects a move's rewrite evicted ({@link #onEvicted}).
+   */
+  final LongAdder objectsEvicted = new LongAdder();
+  /** Waits of {@link #offer} for room and of {@link #remove(byte[], long)} for {@link #ioLock}. */
+  final LongAdder waits = new LongAdder();
   /**
    * Log pages read by lookups ({@link #get}; not the reads of reclaim, removes or moves): with the set
    * regions' page reads, the small engine's share of {@code CacheStats.deviceReads}.
@@ -400,6 +414,7 @@ final class SmallLog implements SmallStore {
    */
   boolean offer(byte[] key, byte[] value, long sequence, long expiryMillis, long deadlineNanos, Runnable wake) {
     Entry e = Entry.of(key, value, sequence, expiryMillis);
+    boolean waited = false;
     lock.lock();
     try {
       while (true) {
@@ -413,6 +428,10 @@ final class SmallLog implements SmallStore {
         long left = deadlineNanos - System.nanoTime();
         if (left <= 0) {
           return false;
+        }
+        if (!waited) {
+          waited = true;
+          waits.increment(); // one wait per offer, as the log engine counts its cascade waits
         }
         bufferRoom.awaitNanos(left);
       }
@@ -561,8 +580,11 @@ final class SmallLog implements SmallStore {
             Entry e = buffer.get(id % OBJECTS_PER_PAGE);
             if (Arrays.equals(e.key(), key)) {
               logHits.increment();
-              return e.expired(sets.nowMillis()) ? null : Entry.of(e.key(), e.value().clone(), e.sequence(),
-                  e.expiryMillis()); // the buffer's arrays stay ours
+              if (e.expired(sets.nowMillis())) {
+                return null;
+              }
+              bufferHits.increment();
+              return Entry.of(e.key(), e.value().clone(), e.sequence(), e.expiryMillis()); // the buffer's arrays stay ours
             }
           } else {
             candidates.add(new long[] {id, pageNumber(id / OBJECTS_PER_PAGE)});
@@ -604,8 +626,8 @@ final class SmallLog implements SmallStore {
     ByteBuffer page;
     try {
       page = sets.buffers().acquire(SmallSetPage.PAGE_BYTES);
-    } catch (OutOfMemoryError e) {
-      ioErrors.increment();
+    } catch (OutOfMemoryError e) { // no direct memory for a page buffer: this lookup's miss, not a device error
+      outOfMemoryMisses.increment();
       return Lookup.MISS;
     }
     try {
@@ -624,6 +646,9 @@ final class SmallLog implements SmallStore {
       } catch (IOException e) {
         ioErrors.increment();
         return Lookup.MISS; // it may be the newest version: never fall back to an older one
+      } catch (OutOfMemoryError e) { // no direct memory for the read (the JDK's own buffer): a miss, as above
+        outOfMemoryMisses.increment();
+        return Lookup.MISS;
       }
       probe.at(SmallSets.Point.LOOKUP_READ, pos);
       // by index, not by key: a log page may also hold older versions of the key
@@ -666,9 +691,12 @@ final class SmallLog implements SmallStore {
    * must make the key's versions unreachable otherwise).
    */
   boolean remove(byte[] key, long deadlineNanos) {
-    boolean locked;
+    boolean locked = ioLock.tryLock();
+    if (!locked) {
+      waits.increment(); // a flush or reclaim holds the log's device
+    }
     boolean interrupted = Thread.interrupted(); // the wait is bounded; an interrupt must not cost the engine
-    while (true) {
+    while (!locked) {
       try {
         locked = ioLock.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
         break;
@@ -680,7 +708,7 @@ final class SmallLog implements SmallStore {
       Thread.currentThread().interrupt();
     }
     if (!locked) {
-      throw new IllegalStateException("a remove waited too long for the log's device (a flush or reclaim that"
+      throw new WaitTimeout("a remove waited too long for the log's device (a flush or reclaim that"
           + " does not finish)");
     }
     return removeLocked(key);
@@ -846,8 +874,10 @@ final class SmallLog implements SmallStore {
         toMove.add(set); // no other set's decision depends on it: moved below, several at a time
         continue;
       }
+      List<Entry> evicted = unshadowed(set, dropped, loaded); // before the unlink: what shadows them is linked
       unlink(set, dropped); // safe: no older version of their keys in the set, or a newer one in the log
       objectsDropped.add(dropped.size());
+      evicted(evicted);
       readmitted.addAll(again);
       readmittedBytes += againBytes;
     }
@@ -997,13 +1027,50 @@ final class SmallLog implements SmallStore {
       sets.drop(set);
       newest.clear(); // an unread object may be a newer version of a key read here
     }
+    List<Entry> victims = new ArrayList<>();
     if (!newest.isEmpty()) {
       newest.keySet().forEach(k -> relocated(k.bytes()));
-      sets.insert(set, new ArrayList<>(newest.values()));
+      sets.insert(set, new ArrayList<>(newest.values()), victims);
       objectsMoved.add(newest.size());
     }
     unlink(set, Arrays.stream(chain).boxed().toList());
     setMoves.increment();
+    victims.removeIf(v -> locked(() -> index.slots(set, index.tag(v.keyHash())).length > 0)); // logged again since
+    evicted(victims);
+  }
+
+  /** The entries at {@code ids} (slots of {@code set}) that no newer log object of their key shadows. */
+  private List<Entry> unshadowed(int set, List<Integer> ids, Map<Long, Page> loaded) {
+    List<Entry> out = new ArrayList<>(ids.size());
+    for (int id : ids) {
+      Entry e = entryAt(id, loaded);
+      if (e != null && !shadowed(set, id, e, loaded)) {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  /** Counts and tells the objects that left the engine for room; a sink's Throwable stays with the sink. */
+  private void evicted(List<Entry> gone) {
+    objectsEvicted.add(gone.size());
+    java.util.function.Consumer<Entry> sink = onEvicted;
+    for (Entry e : gone) {
+      try {
+        sink.accept(e);
+      } catch (RuntimeException ex) {
+        // the tier's sink hands events to the listener's executor; never a reclaim's failure
+      }
+    }
+  }
+
+  /** {@link #remove(byte[], long)} waited its deadline out: nothing was removed. */
+  static final class WaitTimeout extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    WaitTimeout(String message) {
+      super(message);
+    }
   }
 
   /**
@@ -1081,6 +1148,15 @@ final class SmallLog implements SmallStore {
   /** One aligned page buffer per prefetching thread. */
   private static final ThreadLocal<ByteBuffer> PREFETCH_BUFFER =
       ThreadLocal.withInitial(() -> Device.allocateAligned(SmallSetPage.PAGE_BYTES));
+
+  /**
+   * Tells {@code sink} of every object that leaves the engine for room from now on: a log object a reclaim
+   * drops (not readmitted, no newer version of its key in the log), a set object a rewrite evicts by RRIP
+   * (the key not logged again meanwhile). Called on the reclaiming thread or a move's, outside every lock.
+   */
+  void onEvicted(java.util.function.Consumer<Entry> sink) {
+    onEvicted = java.util.Objects.requireNonNull(sink, "sink");
+  }
 
   /** Threads for {@link #prefetch} and {@link #moveSets} (null: the reclaim does both on its own thread); the tier owns them. */
   void ioThreads(java.util.concurrent.ExecutorService pool) {

@@ -26,10 +26,15 @@ final class SmallSetEviction {
   private SmallSetEviction() {}
 
   /**
-   * What a merge produced: the page's new entries, and counts of the entries that left it (evicted to
-   * make room, expired, replaced by a newer version) and of batch entries older than the page's version.
+   * What a merge produced: the page's new entries, the entries evicted to make room (old or new), counts of
+   * the entries that left it otherwise (expired, replaced by a newer version) and of batch entries older than
+   * the page's version.
    */
-  record Result(List<Entry> kept, int evicted, int expired, int replaced, int stale) {}
+  record Result(List<Entry> kept, List<Entry> victims, int expired, int replaced, int stale) {
+    int evicted() {
+      return victims.size();
+    }
+  }
 
   /**
    * @param old the page's entries in page order
@@ -63,14 +68,14 @@ final class SmallSetEviction {
         kept.add(e.withRrpv(INSERT_RRPV));
       }
     }
-    int evicted = 0;
+    List<Entry> victims = new ArrayList<>();
     int bytes = SmallSetPage.bytesOf(kept);
     while (bytes > capacityBytes) {
-      int victim = victim(kept);
-      bytes -= kept.remove(victim).bytes();
-      evicted++;
+      Entry victim = kept.remove(victim(kept));
+      bytes -= victim.bytes();
+      victims.add(victim);
     }
-    return new Result(kept, evicted, expired, replaced, stale);
+    return new Result(kept, victims, expired, replaced, stale);
   }
 
   /** Ages every entry until one has {@link #MAX_RRPV}; returns the oldest such entry's index. */

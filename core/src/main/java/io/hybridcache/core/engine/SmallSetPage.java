@@ -223,6 +223,18 @@ final class SmallSetPage {
     return page.duplicate().order(ByteOrder.LITTLE_ENDIAN).getLong(24);
   }
 
+  /**
+   * True if {@code page} says it was written in {@code epoch} (magic and epoch fields, whatever its CRC): a
+   * page that then fails {@link #decode} is damaged; one of another epoch is an earlier open's, empty.
+   */
+  static boolean ofEpoch(ByteBuffer page, long epoch) {
+    if (page.limit() < PAGE_BYTES) {
+      return false;
+    }
+    ByteBuffer b = page.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    return b.getInt(0) == MAGIC && b.getLong(16) == epoch;
+  }
+
   /** A little-endian view of {@code page} if header and CRC check out, else null. */
   private static ByteBuffer verified(ByteBuffer page, int setId, long epoch) {
     if (page.limit() < PAGE_BYTES) {

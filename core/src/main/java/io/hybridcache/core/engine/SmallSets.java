@@ -300,12 +300,12 @@ final class SmallSets implements SmallStore {
 
   /** The set's page read alone under its seqlock (a writer published it during a chunk read), or null. */
   private Page pageAgain(int set) throws IOException {
-    ByteBuffer page = acquireOrNull();
+    ByteBuffer page = acquireOrNull(counters.outOfMemory);
     if (page == null) {
       throw new IOException("no direct memory for a page buffer");
     }
     try {
-      return switch (readStable(set, page, counters.writeReads, READ_ATTEMPTS * 4)) {
+      return switch (readStable(set, page, counters.writeReads, counters.outOfMemory, READ_ATTEMPTS * 4)) {
         case STABLE -> SmallSetPage.decode(page, set, epoch);
         case POISONED -> null;
         case ERROR -> throw new IOException("cannot read set " + set);
@@ -327,7 +327,7 @@ final class SmallSets implements SmallStore {
       counters.bloomRejects.increment();
       return null;
     }
-    ByteBuffer page = acquireOrNull();
+    ByteBuffer page = acquireOrNull(counters.lookupOutOfMemory);
     if (page == null) {
       return null;
     }
@@ -339,8 +339,8 @@ final class SmallSets implements SmallStore {
   }
 
   private Entry lookUp(int set, byte[] key, ByteBuffer page) {
-    return readStable(set, page, counters.pageReads, READ_ATTEMPTS) == Read.STABLE
-        ? served(set, SmallSetPage.find(page, set, epoch, key)) : null;
+    return readStable(set, page, counters.pageReads, counters.lookupOutOfMemory, READ_ATTEMPTS) == Read.STABLE
+        ? served(set, SmallSetPage.find(page, set, epoch, key), page) : null;
   }
 
   /** What {@link #readStable} did. */
@@ -349,16 +349,18 @@ final class SmallSets implements SmallStore {
   /**
    * Reads the set's page into {@code page} (a buffer of the caller's) inside its stripe's seqlock: STABLE
    * if no writer of the stripe published during the read, else it reads again, up to {@code attempts}
-   * times (UNSTABLE); POISONED and ERROR (counted) read nothing usable.
+   * times (UNSTABLE); POISONED and ERROR (counted: a read error, or in {@code oom} no direct memory for the
+   * read) read nothing usable.
    */
-  private Read readStable(int set, ByteBuffer page, java.util.concurrent.atomic.LongAdder reads, int attempts) {
+  private Read readStable(int set, ByteBuffer page, java.util.concurrent.atomic.LongAdder reads,
+      java.util.concurrent.atomic.LongAdder oom, int attempts) {
     int stripe = set % locks.length;
     for (int attempt = 0; attempt < attempts; attempt++) {
       long before = versions.get(stripe);
       if (poisoned.contains(set)) {
         return Read.POISONED;
       }
-      if (!readPage(set, page, reads)) {
+      if (!readPage(set, page, reads, oom)) {
         return Read.ERROR;
       }
       probe.at(Point.LOOKUP_READ, set);
@@ -371,19 +373,19 @@ final class SmallSets implements SmallStore {
   }
 
 
-  /** A page buffer, or null (counted) if direct memory is exhausted. */
-  private ByteBuffer acquireOrNull() {
+  /** A page buffer, or null (counted in {@code oom}) if direct memory is exhausted. */
+  private ByteBuffer acquireOrNull(java.util.concurrent.atomic.LongAdder oom) {
     try {
       return buffers.acquire(SmallSetPage.PAGE_BYTES);
     } catch (OutOfMemoryError e) {
-      counters.outOfMemory.increment();
+      oom.increment();
       return null;
     }
   }
 
-  private Entry served(int set, Found found) {
+  private Entry served(int set, Found found, ByteBuffer page) {
     if (found == SmallSetPage.DAMAGED) {
-      counters.damagedPages.increment();
+      countIfDamaged(page);
       return null;
     }
     if (found == null) {
@@ -414,8 +416,12 @@ final class SmallSets implements SmallStore {
     return now;
   }
 
-  /** Fills {@code page} with set {@code set}'s page, counted in {@code reads}; false (counted) on a read error. */
-  private boolean readPage(int set, ByteBuffer page, java.util.concurrent.atomic.LongAdder reads) {
+  /**
+   * Fills {@code page} with set {@code set}'s page, counted in {@code reads}; false (counted) on a read error,
+   * or (counted in {@code oom}) when the read found no direct memory (the JDK's own buffer for it).
+   */
+  private boolean readPage(int set, ByteBuffer page, java.util.concurrent.atomic.LongAdder reads,
+      java.util.concurrent.atomic.LongAdder oom) {
     int slot = firstSlot + set / setsPerSlot;
     if (!allocated(slot)) { // never written: nothing to read
       page.clear();
@@ -428,6 +434,9 @@ final class SmallSets implements SmallStore {
       return true;
     } catch (IOException e) {
       counters.readErrors.increment();
+      return false;
+    } catch (OutOfMemoryError e) { // no direct memory for the read: the device is fine
+      oom.increment();
       return false;
     }
   }
@@ -446,14 +455,20 @@ final class SmallSets implements SmallStore {
    * batch key stays reachable either way).
    */
   boolean insert(int set, List<Entry> batch) {
+    return insert(set, batch, new ArrayList<>());
+  }
+
+  /** As {@link #insert(int, List)}, adding to {@code victims} the entries the rewrite evicted for room. */
+  boolean insert(int set, List<Entry> batch, List<Entry> victims) {
     for (Entry e : batch) {
       if (setOf(e.keyHash()) != set) {
         throw new IllegalArgumentException("entry of set " + setOf(e.keyHash()) + " in a batch for set " + set);
       }
     }
-    ByteBuffer page = acquireOrNull();
+    ByteBuffer page = acquireOrNull(counters.outOfMemory);
     if (page == null) {
       drop(set); // no rewrite possible: no older version of a batch key may stay reachable
+      counters.objectsLost.add(batch.size());
       return false;
     }
     ReentrantLock lock = locks[set % locks.length];
@@ -470,6 +485,9 @@ final class SmallSets implements SmallStore {
         counters.objectsInserted.add(batch.size() - merged.stale());
         counters.evicted.add(merged.evicted());
         counters.expired.add(merged.expired());
+        victims.addAll(merged.victims());
+      } else {
+        counters.objectsLost.add(batch.size() - merged.stale()); // the set's own objects: poisonLocked
       }
       return written;
     } finally {
@@ -489,7 +507,7 @@ final class SmallSets implements SmallStore {
     if (!bloom.mightContain(set, hash)) {
       return false;
     }
-    ByteBuffer page = acquireOrNull();
+    ByteBuffer page = acquireOrNull(counters.outOfMemory);
     if (page == null) {
       drop(set);
       return false;
@@ -500,7 +518,7 @@ final class SmallSets implements SmallStore {
       if (poisoned.contains(set)) {
         return false;
       }
-      if (!readPage(set, page, counters.writeReads)) { // the key may be there: make the whole set unreachable
+      if (!readPage(set, page, counters.writeReads, counters.outOfMemory)) { // the key may be there: drop the set
         publishPoisonLocked(set);
         return false;
       }
@@ -529,17 +547,25 @@ final class SmallSets implements SmallStore {
 
   /** The set's verified page of this epoch, or an empty one (never written, poisoned, unreadable, damaged). */
   private Page currentPageLocked(int set, ByteBuffer page) {
-    if (poisoned.contains(set) || !readPage(set, page, counters.writeReads)) {
+    if (poisoned.contains(set) || !readPage(set, page, counters.writeReads, counters.outOfMemory)) {
       return Page.EMPTY;
     }
     Page old = SmallSetPage.decode(page, set, epoch);
     if (old == null) {
-      if (page.getInt(0) == SmallSetPage.MAGIC) {
-        counters.damagedPages.increment(); // includes pages of earlier epochs
-      }
+      countIfDamaged(page);
       return Page.EMPTY;
     }
     return old;
+  }
+
+  /**
+   * Counts a page that failed verification as damaged if it is of this region's epoch: a page of an earlier
+   * one (before a clear, a cold open) is simply empty, as is a slot's never-written zeros.
+   */
+  private void countIfDamaged(ByteBuffer page) {
+    if (SmallSetPage.ofEpoch(page, epoch)) {
+      counters.damagedPages.increment();
+    }
   }
 
   /**
@@ -590,6 +616,7 @@ final class SmallSets implements SmallStore {
    * holds the set's lock and has made the stripe's seqlock counter odd.
    */
   private void poisonLocked(int set) {
+    counters.objectsLost.add(Byte.toUnsignedInt(counts[set]));
     poisoned.add(set);
     bloom.clearLocked(set);
     counters.entries.add(-Byte.toUnsignedInt(counts[set]));

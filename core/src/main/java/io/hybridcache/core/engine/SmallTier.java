@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * caller's thread: with the buffer full it waits for the reclaimer's flush until its deadline (the log
  * engine's back-pressure: {@code cascadeWait}, 5 ms on a reading thread), then is refused and counted; a
  * wait that timed out stalls the engine (evictions refused at once) until a flush ends, so a hung device
- * costs one wait. {@link #invalidate} waits for the log's I/O at most {@code max(cascadeWait, 1 s)}; past
+ * costs one wait. Each wait (an eviction's for room, a remove's for the log's I/O) is a cascade wait of the
+ * cache's figures, and a timeout is said in a WARN at most every {@value StallReports#SECONDS} s, as the log
+ * engine's are. {@link #invalidate} waits for the log's I/O at most {@code max(cascadeWait, 1 s)}; past
  * that it empties the engine (a new epoch: no version of the key stays reachable) rather than hang. The
  * engine calls {@link #put} inside Caffeine's atomic removal of the evicted key and {@link #invalidate}
  * and {@link #supersede} inside the DRAM tier's {@code compute} for the key, so a key's writes to this tier
@@ -98,6 +100,13 @@ final class SmallTier implements Closeable {
   static final int IO_THREADS = 4;
   private final Runnable wakeReclaimer;
   private final LongAdder refusals = new LongAdder();
+  private final StallReports stallReports = new StallReports();
+  private final LongAdder stallTimeouts = new LongAdder();
+  private final LongAdder stallWarnings = new LongAdder();
+  /** How long an eviction waits for the log's room ({@code cascadeWait}): what a stall report says. */
+  private final long cascadeWaitNanos;
+  /** Told of each object that leaves the engine for room (key, value): the cache's removal listener. */
+  private volatile java.util.function.BiConsumer<byte[], byte[]> onEvicted = (k, v) -> { };
   /**
    * How long {@link #invalidate} waits for the log's I/O before it empties the engine instead: {@code
    * cascadeWait}, at least {@value #MIN_REMOVE_WAIT_MILLIS} ms (a reclaim's page takes milliseconds; only a
@@ -121,13 +130,15 @@ final class SmallTier implements Closeable {
   private final LongAdder lookups = new LongAdder();
   private final LongAdder faults = new LongAdder();
   private final LongAdder regionResets = new LongAdder();
+  /** Objects held by regions a fault emptied (their keys unknown: no removal event). */
+  private final LongAdder objectsLostToResets = new LongAdder();
   /** Counters of regions replaced by {@link #clear} or a fault, so the figures stay cumulative. */
   private final long[] retired = new long[Figure.values().length];
 
   /** The cumulative figures a region keeps and a reset must carry over. */
   private enum Figure { BLOOM_FP, PAGE_READS, SET_REWRITES, OBJECTS_INSERTED, SET_BYTES, LOG_PAGES, LOG_HITS,
     DAMAGED, READ_ERRORS, WRITE_ERRORS, LOG_ERRORS, DROPPED,
-    LOG_PAGE_READS }
+    LOG_PAGE_READS, BUFFER_HITS, OOM_MISSES, EVICTED, WAITS, LOST }
 
   private SmallTier(String name, Device device, Path checkpoint, SmallCheckpoint.Loaded warm,
       java.time.Duration cascadeWait, int logSlots) {
@@ -140,6 +151,7 @@ final class SmallTier implements Closeable {
       return t;
     });
     this.removeWaitNanos = Math.max(cascadeWait.toNanos(), MIN_REMOVE_WAIT_MILLIS * 1_000_000L);
+    this.cascadeWaitNanos = cascadeWait.toNanos();
     this.device = device;
     this.checkpoint = checkpoint;
     Region r = null;
@@ -260,6 +272,7 @@ final class SmallTier implements Closeable {
     SmallLog log = new SmallLog(device, 0, logSlots, sets, THRESHOLD, true, SmallLog.TAG_BITS,
         saved == null ? null : saved.log());
     log.ioThreads(ioThreads);
+    log.onEvicted(e -> onEvicted.accept(e.key(), e.value()));
     return new Region(sets, log);
   }
 
@@ -352,6 +365,8 @@ final class SmallTier implements Closeable {
           if (!stalled && System.nanoTime() - deadlineNanos >= 0) {
             stalledFlushes = log.flushes();
             stalledLog = log;
+            reportStall("an eviction", cascadeWaitNanos, "until a flush of the log ends, evictions into it are "
+                + "refused without waiting");
           }
         }
       }
@@ -369,6 +384,31 @@ final class SmallTier implements Closeable {
     }
   }
 
+  /** Waits that timed out: an eviction's for the log's room, a remove's for the log's I/O (tests). */
+  long stallTimeouts() {
+    return stallTimeouts.sum();
+  }
+
+  /** Timeouts reported by a WARN (at most one per {@value StallReports#SECONDS} s; tests). */
+  long stallReports() {
+    return stallWarnings.sum();
+  }
+
+  /**
+   * A wait for the engine's device timed out ({@code what} waited {@code waitedNanos}): counted, and said
+   * at most once per {@value StallReports#SECONDS} s, as the log engine says its own ({@link FlashTier}).
+   */
+  private void reportStall(String what, long waitedNanos, String then) {
+    stallTimeouts.increment();
+    if (!stallReports.due(System.nanoTime())) {
+      return;
+    }
+    stallWarnings.increment();
+    LOG.warn("{}: {} waited {} ms for the small-object engine's log and was refused; {} (last flush of its log "
+        + "ended: {} flushes so far; reported at most every {} s)", name, what, waitedNanos / 1_000_000, then,
+        region.log().flushes(), StallReports.SECONDS);
+  }
+
   /** Evictions refused for want of room in the log's buffer (a flush that did not come in time). */
   long refusals() {
     return refusals.sum();
@@ -384,6 +424,9 @@ final class SmallTier implements Closeable {
       // waits for a flush or reclaim in progress, but not for a hung device: then it empties the engine
       found = region.log().remove(key, System.nanoTime() + removeWaitNanos);
     } catch (Throwable t) {
+      if (t instanceof SmallLog.WaitTimeout) {
+        reportStall("a remove", removeWaitNanos, "the engine is emptied instead (a new epoch)");
+      }
       fault("remove", t); // the region is replaced: no version of anything in it stays reachable
       found = false;
     }
@@ -445,7 +488,15 @@ final class SmallTier implements Closeable {
   }
 
   private synchronized void reset() {
+    reset(false);
+  }
+
+  /** Replaces the region by an empty one; {@code lost}: its objects are counted as lost to a fault. */
+  private synchronized void reset(boolean lost) {
     Region old = region;
+    if (lost) {
+      objectsLostToResets.add(old.sets().stats().entries() + old.log().liveObjects());
+    }
     region = newRegion(null);
     clears.incrementAndGet();
     regionResets.increment();
@@ -459,7 +510,7 @@ final class SmallTier implements Closeable {
     faults.increment();
     LOG.warn("{}: small-object engine {} failed ({}); emptying it (a new epoch)", name, where, t.toString());
     try {
-      reset();
+      reset(true);
     } catch (Throwable again) { // no direct memory for the new region's buffers: keep counting, never throw
       faults.increment();
     }
@@ -482,6 +533,11 @@ final class SmallTier implements Closeable {
     f[Figure.WRITE_ERRORS.ordinal()] = s.writeErrors();
     f[Figure.LOG_ERRORS.ordinal()] = l.ioErrors.sum();
     f[Figure.DROPPED.ordinal()] = l.objectsDropped.sum();
+    f[Figure.BUFFER_HITS.ordinal()] = l.bufferHits.sum();
+    f[Figure.OOM_MISSES.ordinal()] = l.outOfMemoryMisses.sum() + s.lookupOutOfMemory();
+    f[Figure.EVICTED.ordinal()] = l.objectsEvicted.sum();
+    f[Figure.WAITS.ordinal()] = l.waits.sum();
+    f[Figure.LOST.ordinal()] = s.objectsLost();
     return f;
   }
 
@@ -501,7 +557,17 @@ final class SmallTier implements Closeable {
         f[Figure.OBJECTS_INSERTED.ordinal()],
         objectsAdmitted.sum(), bytesAdmitted.sum(), written, f[Figure.DAMAGED.ordinal()],
         f[Figure.READ_ERRORS.ordinal()] + f[Figure.WRITE_ERRORS.ordinal()] + f[Figure.LOG_ERRORS.ordinal()],
-        f[Figure.DROPPED.ordinal()], faults.sum(), regionResets.sum());
+        f[Figure.DROPPED.ordinal()], faults.sum(), regionResets.sum(), f[Figure.BUFFER_HITS.ordinal()],
+        f[Figure.OOM_MISSES.ordinal()], f[Figure.WAITS.ordinal()], f[Figure.EVICTED.ordinal()],
+        f[Figure.LOST.ordinal()] + objectsLostToResets.sum());
+  }
+
+  /**
+   * Tells {@code sink} (key, value) of every object that leaves the engine for room from now on ({@link
+   * SmallLog#onEvicted}); on the reclaiming threads, outside the engine's locks.
+   */
+  void onEvicted(java.util.function.BiConsumer<byte[], byte[]> sink) {
+    onEvicted = java.util.Objects.requireNonNull(sink, "sink");
   }
 
   Device device() {

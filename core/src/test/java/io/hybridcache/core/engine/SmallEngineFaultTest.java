@@ -9,10 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.SmallObjectStats;
-import io.hybridcache.core.device.Device;
 import io.hybridcache.core.device.FaultInjectingDevice;
 import io.hybridcache.core.device.FaultInjectingDevice.WriteFault;
-import io.hybridcache.core.device.FileDevice;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,14 +59,7 @@ class SmallEngineFaultTest {
   }
 
   private Engine openFaulty(CacheConfig c) {
-    return Engine.open(c, (d, n, b, direct) -> {
-      Device dev = FileDevice.open(d, n, b, direct);
-      if (!d.getFileName().toString().equals(OwnedFiles.SMALL)) {
-        return dev;
-      }
-      device.set(new FaultInjectingDevice(dev));
-      return device.get();
-    });
+    return TestCaches.openSmallFaulty(c, device);
   }
 
   private Engine filled() {
@@ -92,7 +83,7 @@ class SmallEngineFaultTest {
   }
 
   /** Every read serves the key's only version or misses; returns the misses. */
-  private static int readAll(Engine cache, long version) {
+  static int readAll(Engine cache, long version) {
     int misses = 0;
     for (int i = 0; i < KEYS; i++) {
       byte[] v = cache.get(key(i));

@@ -50,7 +50,7 @@ class StatsMXBeanTest {
       values[i] = t == long.class ? (Object) (1001L + i) : t == int.class ? (Object) (1001 + i)
           : t == boolean.class ? (Object) true : t == SmallObjectStats.class
           ? new SmallObjectStats(true, 2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008, 2009, 2010, 2011, 2012, 2013,
-              2014, 2015, 2016, 2017, 2018)
+              2014, 2015, 2016, 2017, 2018, 2019, 2020, 2021, 2022, 2023)
           : "2026-01-01T00:00:00Z: disk on fire (test)";
     }
     Class<?>[] types = Arrays.stream(cs).map(RecordComponent::getType).toArray(Class<?>[]::new);

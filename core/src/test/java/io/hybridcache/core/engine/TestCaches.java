@@ -50,6 +50,21 @@ final class TestCaches {
     });
   }
 
+  /**
+   * Opens {@code c} with a {@link FaultInjectingDevice} under the small-object engine alone (left in {@code
+   * device}); the log engine's device is plain.
+   */
+  static Engine openSmallFaulty(CacheConfig c, AtomicReference<FaultInjectingDevice> device) {
+    return Engine.open(c, (d, n, b, direct) -> {
+      io.hybridcache.core.device.Device dev = FileDevice.open(d, n, b, direct);
+      if (!d.getFileName().toString().equals(OwnedFiles.SMALL)) {
+        return dev;
+      }
+      device.set(new FaultInjectingDevice(dev));
+      return device.get();
+    });
+  }
+
   static byte[] key(int i) {
     return ("key-" + i).getBytes(StandardCharsets.UTF_8);
   }
