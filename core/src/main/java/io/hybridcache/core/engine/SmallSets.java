@@ -371,8 +371,11 @@ final class SmallSets implements SmallStore {
   }
 
 
-  /** A page buffer, or null (counted) if direct memory is exhausted. */
-  private ByteBuffer acquireOrNull() {
+  /**
+   * A page buffer of the region's pool ({@link #buffers}, give it back there), or null (counted) if direct
+   * memory is exhausted. The log in front of the region reads its pages into these too.
+   */
+  ByteBuffer acquireOrNull() {
     try {
       return buffers.acquire(SmallSetPage.PAGE_BYTES);
     } catch (OutOfMemoryError e) {
