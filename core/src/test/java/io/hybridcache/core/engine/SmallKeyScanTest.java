@@ -99,14 +99,19 @@ class SmallKeyScanTest {
     assertTrue(checked > 100, checked + " keys held throughout");
   }
 
-  @Test
-  void aReadErrorEmptiesTheEngineInsteadOfReturningPart() {
+  /** A scan of a log of 500 objects over 64 sets that adds what it hands {@code onFailure} to {@code failures}. */
+  private SmallKeyScan scanOfFilledLog(List<Throwable> failures) {
     SmallLog log = log(8, 2);
     for (int i = 0; i < 500; i++) {
       log.put(key(i), value(i, 1, VALUE), i + 1, 0);
     }
+    return new SmallKeyScan(sets, log, failures::add);
+  }
+
+  @Test
+  void aReadErrorEmptiesTheEngineInsteadOfReturningPart() {
     List<Throwable> failures = new ArrayList<>();
-    SmallKeyScan scan = new SmallKeyScan(sets, log, failures::add);
+    SmallKeyScan scan = scanOfFilledLog(failures);
     device.failAllReads();
     scan.forEachRemaining(k -> { });
     assertEquals(1, failures.size());
@@ -119,12 +124,8 @@ class SmallKeyScanTest {
    */
   @Test
   void noDirectMemoryForTheChunkEndsTheScanReported() {
-    SmallLog log = log(8, 2);
-    for (int i = 0; i < 500; i++) {
-      log.put(key(i), value(i, 1, VALUE), i + 1, 0);
-    }
     List<Throwable> failures = new ArrayList<>();
-    SmallKeyScan scan = new SmallKeyScan(sets, log, failures::add);
+    SmallKeyScan scan = scanOfFilledLog(failures);
     scan.allocate = bytes -> {
       throw new OutOfMemoryError("test: cannot reserve " + bytes + " bytes of direct buffer memory");
     };

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.device.Device;
-import io.hybridcache.core.device.DeviceCounters;
+import io.hybridcache.core.device.FaultInjectingDevice;
 import io.hybridcache.core.device.MemoryDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,12 +17,11 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -59,16 +58,11 @@ class SmallLogParallelMovesTest {
   @Test
   @Timeout(120)
   void setMovesBesideTheReclaimNeverFillOneReadBufferAtOnce() throws Exception {
-    MarkingPool pool = new MarkingPool();
-    try {
-      OneReadPerBuffer device = new OneReadPerBuffer(PAIR_WAIT_MILLIS, task -> {
-        throw new IOException("test: a prefetch read fails");
-      });
-      SmallLog log = log(device);
-      log.ioThreads(pool);
-      SmallLog plain = log(new OneReadPerBuffer(0, task -> { }));
-      fill(log);
-      fill(plain);
+    OneReadPerBuffer device = new OneReadPerBuffer(PAIR_WAIT_MILLIS, task -> {
+      throw new IOException("test: a prefetch read fails");
+    });
+    try (Filled run = new Filled(device)) {
+      SmallLog log = run.parallel;
       device.stopPairing();
       assertEquals(List.of(), device.violations, "reads that filled a buffer another read was filling");
       assertTrue(device.overlaps.get() > 0, "the device held two log reads in flight at once");
@@ -76,9 +70,7 @@ class SmallLogParallelMovesTest {
       assertTrue(device.prefetchReads.get() > 0, "the reclaims prefetched");
       assertEquals(0, log.prefetchedPages.sum(), "every prefetch read failed: the moves read their pages");
       assertEquals(0, log.ioErrors.sum(), "no read of a move failed (a failed prefetch is read again, not counted)");
-      assertSameAsSequential(plain, log);
-    } finally {
-      pool.shutdownNow();
+      assertSameAsSequential(run.plain, log);
     }
   }
 
@@ -89,28 +81,44 @@ class SmallLogParallelMovesTest {
   @Test
   @Timeout(120)
   void aFailedPrefetchReadCostsOnlyItsOwnPage() throws Exception {
-    MarkingPool pool = new MarkingPool();
-    try {
-      AtomicInteger failed = new AtomicInteger();
-      OneReadPerBuffer device = new OneReadPerBuffer(0, task -> {
-        if (task == 0) {
-          failed.incrementAndGet();
-          throw new InternalError("test: a fault of a prefetch read");
-        }
-      });
-      SmallLog log = log(device);
-      log.ioThreads(pool);
-      SmallLog plain = log(new OneReadPerBuffer(0, task -> { }));
-      fill(log);
-      fill(plain);
+    AtomicInteger failed = new AtomicInteger();
+    OneReadPerBuffer device = new OneReadPerBuffer(0, task -> {
+      if (task == 0) {
+        failed.incrementAndGet();
+        throw new InternalError("test: a fault of a prefetch read");
+      }
+    });
+    try (Filled run = new Filled(device)) {
+      SmallLog log = run.parallel;
       assertTrue(failed.get() > 0, "prefetches whose first read failed");
       assertEquals(device.prefetchReads.get() - failed.get(), log.prefetchedPages.sum(),
           "every prefetch read that succeeded is kept (" + failed.get() + " of " + device.prefetchReads.get()
           + " failed)");
       assertEquals(failed.get(), log.ioErrors.sum(), "each failed prefetch read counted once");
       assertEquals(List.of(), device.violations);
-      assertSameAsSequential(plain, log);
-    } finally {
+      assertSameAsSequential(run.plain, log);
+    }
+  }
+
+  /**
+   * The same puts ({@link #fill}) into a log on {@code probe}'s device with I/O threads ({@link MarkingPool})
+   * and into one without them, on a device of its own; closing stops the threads.
+   */
+  private static final class Filled implements AutoCloseable {
+    final MarkingPool pool = new MarkingPool();
+    final SmallLog parallel;
+    final SmallLog plain;
+
+    Filled(OneReadPerBuffer probe) {
+      parallel = log(probe.device());
+      parallel.ioThreads(pool);
+      plain = log(new OneReadPerBuffer(0, task -> { }).device());
+      fill(parallel);
+      fill(plain);
+    }
+
+    @Override
+    public void close() {
       pool.shutdownNow();
     }
   }
@@ -156,8 +164,10 @@ class SmallLogParallelMovesTest {
    * Runs tasks on 4 threads; the tasks of an {@code invokeAll} (the log's prefetch) run with {@link
    * #PREFETCH_TASK} set to their index.
    */
-  private static final class MarkingPool extends AbstractExecutorService {
-    private final ExecutorService threads = Executors.newFixedThreadPool(4);
+  private static final class MarkingPool extends ThreadPoolExecutor {
+    MarkingPool() {
+      super(4, 4, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>());
+    }
 
     @Override
     public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks) throws InterruptedException {
@@ -175,46 +185,15 @@ class SmallLogParallelMovesTest {
       }
       return super.invokeAll(marked);
     }
-
-    @Override
-    public void execute(Runnable command) {
-      threads.execute(command);
-    }
-
-    @Override
-    public void shutdown() {
-      threads.shutdown();
-    }
-
-    @Override
-    public List<Runnable> shutdownNow() {
-      return threads.shutdownNow();
-    }
-
-    @Override
-    public boolean isShutdown() {
-      return threads.isShutdown();
-    }
-
-    @Override
-    public boolean isTerminated() {
-      return threads.isTerminated();
-    }
-
-    @Override
-    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-      return threads.awaitTermination(timeout, unit);
-    }
   }
 
   /**
-   * A memory device for the log above that records a violation when a read starts into a buffer another
-   * read is still filling, and (with a pair wait) holds each log read until a second log read is in flight
-   * or the wait's bound passes, so reads that can overlap do. Prefetch reads meet {@code prefetchFault}
-   * first.
+   * A probe around every read of the device under the log above: records a violation when a read starts
+   * into a buffer another read is still filling, and (with a pair wait) holds each log read until a second
+   * log read is in flight or the wait's bound passes, so reads that can overlap do. Prefetch reads meet
+   * {@code prefetchFault} first.
    */
-  private static final class OneReadPerBuffer implements Device {
-    private final Device delegate = new MemoryDevice(SET_SLOTS + 1, (long) LOG_PAGES * PAGE);
+  private static final class OneReadPerBuffer implements FaultInjectingDevice.ReadAround {
     private final PrefetchFault prefetchFault;
     private volatile long pairWaitNanos;
     /** Buffers being filled (by identity), and log reads in flight: guarded by this. */
@@ -230,13 +209,18 @@ class SmallLogParallelMovesTest {
       this.prefetchFault = prefetchFault;
     }
 
+    /** A memory device for {@link #log} whose reads run through this probe. */
+    Device device() {
+      return new FaultInjectingDevice(new MemoryDevice(SET_SLOTS + 1, (long) LOG_PAGES * PAGE)).aroundReads(this);
+    }
+
     /** Reads from now on go through at once. */
     void stopPairing() {
       pairWaitNanos = 0;
     }
 
     @Override
-    public void read(int slot, long offset, ByteBuffer dst) throws IOException {
+    public void read(int slot, ByteBuffer dst, FaultInjectingDevice.ReadCall read) throws IOException {
       Integer task = PREFETCH_TASK.get();
       if (task != null) {
         prefetchReads.incrementAndGet();
@@ -248,7 +232,7 @@ class SmallLogParallelMovesTest {
         if (log) {
           awaitSecondRead();
         }
-        delegate.read(slot, offset, dst);
+        read.run();
       } finally {
         ended(dst, log);
       }
@@ -284,51 +268,6 @@ class SmallLogParallelMovesTest {
       if (log) {
         logReads--;
       }
-    }
-
-    @Override
-    public void write(int slot, long offset, ByteBuffer src) throws IOException {
-      delegate.write(slot, offset, src);
-    }
-
-    @Override
-    public int slotCount() {
-      return delegate.slotCount();
-    }
-
-    @Override
-    public long slotBytes() {
-      return delegate.slotBytes();
-    }
-
-    @Override
-    public boolean directIo() {
-      return delegate.directIo();
-    }
-
-    @Override
-    public void discard(int slot) throws IOException {
-      delegate.discard(slot);
-    }
-
-    @Override
-    public boolean allocated(int slot) {
-      return delegate.allocated(slot);
-    }
-
-    @Override
-    public DeviceCounters counters() {
-      return delegate.counters();
-    }
-
-    @Override
-    public void sync() throws IOException {
-      delegate.sync();
-    }
-
-    @Override
-    public void close() throws IOException {
-      delegate.close();
     }
   }
 }
