@@ -11,6 +11,7 @@ import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 
 /**
  * The keys of the small-object engine's objects for {@link Engine#keys()}: every set page in 1 MiB reads
@@ -24,8 +25,13 @@ import java.util.function.Consumer;
  * object moved after the first pass read its set is seen twice. Objects evicted, dropped or removed
  * meanwhile may or may not be returned (weakly consistent, as the DRAM pass).
  *
- * <p>Never partial: a read error, or a set rewritten on every attempt, calls {@code onFailure}, which
- * empties the engine (so every key is returned or invalidated), and ends the scan.
+ * <p>Never partial: a read error, a set rewritten on every attempt, or any other Throwable of a step (an
+ * Error of a mapped read, no direct memory for the chunk) hands the Throwable to {@code onFailure}, which
+ * empties the engine (so every key is returned or invalidated; {@link SmallTier} counts all but a read
+ * error as a fault), and ends the scan: {@link #hasNext} never throws.
+ *
+ * <p>Direct memory: one 1 MiB chunk, allocated by the first step (inside its guard) and dropped when the
+ * scan ends; none for a scan never iterated.
  *
  * <p>Not thread-safe: one caller iterates. It runs beside lookups, puts and the log's reclaim without
  * holding their locks.
@@ -35,11 +41,12 @@ final class SmallKeyScan implements Iterator<byte[]> {
 
   private final SmallSets sets;
   private final SmallLog log;
-  private final Consumer<String> onFailure;
+  private final Consumer<Throwable> onFailure;
   private final Set<ByteKey> relocated = ConcurrentHashMap.newKeySet();
   private final ArrayDeque<byte[]> ready = new ArrayDeque<>();
   private final List<byte[]> found = new ArrayList<>();
-  private final ByteBuffer chunk = Device.allocateAligned(CHUNK_SETS * SmallSetPage.PAGE_BYTES);
+  /** The scan's read buffer: null until the first step, and again once the scan has ended. */
+  private ByteBuffer chunk;
   private int nextSet;
   private SmallLog.KeySnapshot snapshot;
   private int nextSlot;
@@ -47,8 +54,10 @@ final class SmallKeyScan implements Iterator<byte[]> {
   private boolean done;
   /** Test seam: runs once when the set pass has ended, before the log's snapshot. */
   volatile Runnable afterSetPass = () -> { };
+  /** Test seam: allocates the chunk (an aligned direct buffer of the given bytes). */
+  volatile IntFunction<ByteBuffer> allocate = Device::allocateAligned;
 
-  SmallKeyScan(SmallSets sets, SmallLog log, Consumer<String> onFailure) {
+  SmallKeyScan(SmallSets sets, SmallLog log, Consumer<Throwable> onFailure) {
     this.sets = sets;
     this.log = log;
     this.onFailure = onFailure;
@@ -74,6 +83,9 @@ final class SmallKeyScan implements Iterator<byte[]> {
   private void step() {
     try {
       found.clear();
+      if (chunk == null) {
+        chunk = allocate.apply(CHUNK_SETS * SmallSetPage.PAGE_BYTES);
+      }
       if (nextSet < sets.sets()) {
         int perSlot = sets.setsPerSlot();
         int to = Math.min(Math.min(nextSet + CHUNK_SETS, (nextSet / perSlot + 1) * perSlot), sets.sets());
@@ -99,13 +111,18 @@ final class SmallKeyScan implements Iterator<byte[]> {
       } else if (relocatedKeys.hasNext()) {
         found.add(relocatedKeys.next().bytes());
       } else {
-        done = true;
+        end();
       }
       ready.addAll(found);
-    } catch (IOException | RuntimeException e) {
-      done = true;
+    } catch (Throwable t) { // IOException, RuntimeException, an Error: never out of hasNext, never partial
+      end();
       log.stopRecording(relocated);
-      onFailure.accept("the small-object engine's key scan failed (" + e + ")");
+      onFailure.accept(t);
     }
+  }
+
+  private void end() {
+    done = true;
+    chunk = null; // its direct memory goes with the next GC
   }
 }

@@ -65,7 +65,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * dropped before the unlink of an unreadable object that may have shadowed an older version; a
  * readmitted object leaves its old slot and takes its new one in one step under {@code lock}
  * ({@code SmallLogInterleavingTest}). Lock order: {@code ioLock}, {@code lock}, then a set's stripe lock
- * (inside {@link SmallSets}).
+ * (inside {@link SmallSets}). Buffers: {@code io}, the flush's page, belongs to the flush (under {@code
+ * ioLock}), which encodes and writes it; nothing reads into it. Every log-page read (a lookup's, the
+ * reclaim's, a set move's on any thread, a prefetch's, a remove's) takes a page buffer of the region's
+ * bounded pool ({@link SmallSets#acquireOrNull}) for that one read and gives it back once the page is
+ * decoded (entries are copied out), so reads side by side never fill one buffer; a key scan reads into
+ * its own chunk ({@link #keysOnPage}). No buffer per thread: the moves and prefetches add no direct
+ * memory beyond the pool's bound ({@code SmallLogParallelMovesTest}).
  *
  * <p><b>Format.</b> Log pages are {@link SmallSetPage} pages whose set id is the ring position and whose
  * generation is the page number (monotonic), so a page overwritten by a later lap reads as another page.
@@ -130,6 +136,7 @@ final class SmallLog implements SmallStore {
   private final int ahead;
   /** Set by a put that leaves fewer than {@link #ahead} free pages: a background reclaim is wanted. */
   private volatile boolean low;
+  /** The flush's page: encoded and written under {@link #ioLock} only, never read into. */
   private final ByteBuffer io = Device.allocateAligned(SmallSetPage.PAGE_BYTES);
   /** Scans recording relocations ({@link #recordRelocations}); empty almost always. */
   private final List<java.lang.ref.WeakReference<java.util.Set<ByteKey>>> relocationRecorders =
@@ -954,8 +961,9 @@ final class SmallLog implements SmallStore {
    * Under {@link #ioLock}: {@link #moveSet}s these sets, on the {@link #ioThreads} as well as this
    * one, so their set pages are read and written several at a time (each move a read and a write of its
    * own set's page, most of a reclaim's time once the log pages are prefetched). Moves of different sets
-   * touch nothing in common but the index (under {@code lock}) and the page cache {@code loaded} (a
-   * concurrent map); each keeps its own order (insert, then unlink). Returns when every move has ended; the
+   * touch nothing in common but the index (under {@code lock}), the page cache {@code loaded} (a
+   * concurrent map) and the region's buffer pool (each read its own buffer); each keeps its own order
+   * (insert, then unlink). Returns when every move has ended; the
    * first Error or RuntimeException of one is thrown then, as a move on this thread would have been.
    */
   private void moveSets(List<Integer> toMove, Map<Long, Page> loaded) {
@@ -1098,7 +1106,9 @@ final class SmallLog implements SmallStore {
    * Under {@link #ioLock}: reads the log pages holding these slots into {@code loaded} at once, on the
    * {@link #ioThreads} (a reclaim's moves read the other pages holding their sets' objects, one device read
    * each: the bulk of its time, and the device serves several at a time). Only a cache: a page it cannot
-   * read is left out, and {@link #entryAt} reads it again, counting the error, as without it.
+   * read is left out, and {@link #entryAt} reads it again, counting the error, as without it; every page
+   * read is kept, whatever the other reads did. A read that threw other than an IOException (an Error, a
+   * RuntimeException: nothing else will see it) is counted in {@link #ioErrors}.
    */
   private void prefetch(List<Integer> ids, Map<Long, Page> loaded) {
     java.util.concurrent.ExecutorService pool = ioThreads;
@@ -1123,31 +1133,42 @@ final class SmallLog implements SmallStore {
     List<java.util.concurrent.Callable<Page>> reads = new ArrayList<>();
     wanted.forEach((number, pos) -> reads.add(() -> {
       try {
-        return readPageInto(pos, number, PREFETCH_BUFFER.get());
+        return readPageUncounted(pos, number);
       } catch (IOException e) {
         return null; // entryAt reads it again and counts the error
       }
     }));
+    List<java.util.concurrent.Future<Page>> done;
     try {
-      List<java.util.concurrent.Future<Page>> done = pool.invokeAll(reads);
-      int i = 0;
-      for (long number : wanted.keySet()) {
-        Page page = done.get(i++).get();
-        if (page != null) {
-          loaded.put(number, page);
-          prefetchedPages.increment();
-        }
-      }
-    } catch (java.util.concurrent.RejectedExecutionException | java.util.concurrent.ExecutionException e) {
-      // a closed pool or a failed read: entryAt reads what is missing
+      done = pool.invokeAll(reads);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      return; // a closed pool: entryAt reads what is missing
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return;
+    }
+    int i = 0;
+    for (long number : wanted.keySet()) {
+      Page page = prefetched(done.get(i++));
+      if (page != null) {
+        loaded.put(number, page);
+        prefetchedPages.increment();
+      }
     }
   }
 
-  /** One aligned page buffer per prefetching thread. */
-  private static final ThreadLocal<ByteBuffer> PREFETCH_BUFFER =
-      ThreadLocal.withInitial(() -> Device.allocateAligned(SmallSetPage.PAGE_BYTES));
+  /** The page a prefetch read (invokeAll has ended it), or null; a read that threw is counted. */
+  private Page prefetched(java.util.concurrent.Future<Page> read) {
+    try {
+      return read.get();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException e) {
+      ioErrors.increment(); // entryAt reads the page again
+      return null;
+    } catch (InterruptedException e) { // not reached: the read has ended
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
 
   /**
    * Tells {@code sink} of every object that leaves the engine for room from now on: a log object a reclaim
@@ -1163,17 +1184,29 @@ final class SmallLog implements SmallStore {
     this.ioThreads = pool;
   }
 
-  /** Page {@code number} at {@code pos} read into {@code buffer}; null if it is not that page (damaged, overwritten). */
-  private Page readPageInto(int pos, long number, ByteBuffer buffer) throws IOException {
-    device.read(slotOf(pos), offsetOf(pos), buffer.clear());
-    Page page = SmallSetPage.decode(buffer, pos, epoch);
-    return page == null || page.generation() != number ? null : page;
+  /**
+   * Page {@code number} at {@code pos}, read into a page buffer of the region's pool held for this read
+   * alone (any thread: the reclaim's, a mover's, a prefetch's); null if it is not that page (damaged,
+   * overwritten) or no direct memory was left for the buffer (counted by the region).
+   */
+  private Page readPageUncounted(int pos, long number) throws IOException {
+    ByteBuffer buffer = sets.acquireOrNull();
+    if (buffer == null) {
+      return null;
+    }
+    try {
+      device.read(slotOf(pos), offsetOf(pos), SmallSets.whole(buffer));
+      Page page = SmallSetPage.decode(buffer, pos, epoch); // copies the entries out of the buffer
+      return page == null || page.generation() != number ? null : page;
+    } finally {
+      sets.buffers().release(buffer);
+    }
   }
 
   /** Under {@link #ioLock}: log page {@code number} at ring position {@code pos}, or null (a read error counted). */
   private Page readPage(int pos, long number) {
     try {
-      return readPageInto(pos, number, io);
+      return readPageUncounted(pos, number);
     } catch (IOException e) {
       ioErrors.increment();
       return null;

@@ -373,6 +373,15 @@ final class SmallSets implements SmallStore {
   }
 
 
+  /**
+   * A page buffer of the region's pool ({@link #buffers}, give it back there), or null (counted as a
+   * writer's out-of-memory) if direct memory is exhausted. The log in front of the region reads its pages
+   * into these too.
+   */
+  ByteBuffer acquireOrNull() {
+    return acquireOrNull(counters.outOfMemory);
+  }
+
   /** A page buffer, or null (counted in {@code oom}) if direct memory is exhausted. */
   private ByteBuffer acquireOrNull(java.util.concurrent.atomic.LongAdder oom) {
     try {

@@ -478,7 +478,20 @@ final class SmallTier implements Closeable {
    */
   java.util.Iterator<byte[]> keys() {
     Region r = region;
-    return new SmallKeyScan(r.sets(), r.log(), this::dropAll);
+    return new SmallKeyScan(r.sets(), r.log(), this::scanFailed);
+  }
+
+  /**
+   * A key scan that cannot finish empties the engine: after a read error (counted where it was read) as a
+   * bulk operation that cannot list it; after any other Throwable (an Error of a mapped read, no direct
+   * memory for the scan's chunk, a bug) as a counted fault.
+   */
+  private void scanFailed(Throwable t) {
+    if (t instanceof IOException) {
+      dropAll("the key scan failed (" + t + ")");
+    } else {
+      fault("key scan", t);
+    }
   }
 
   /** As {@link #clear}, for a bulk operation that cannot list the region, logged. */

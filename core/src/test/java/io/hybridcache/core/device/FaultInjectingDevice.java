@@ -59,6 +59,7 @@ public final class FaultInjectingDevice implements Device {
   private volatile Error writeError;
   private volatile boolean ignoreDiscards;
   private volatile Error readError;
+  private volatile ReadAround readAround;
   private volatile SlowSyncs slowSyncs;
   private volatile boolean closed;
 
@@ -146,6 +147,28 @@ public final class FaultInjectingDevice implements Device {
     return this;
   }
 
+  /** A test's probe around each read ({@link #aroundReads}). */
+  @FunctionalInterface
+  public interface ReadAround {
+    /** Runs {@code read} (the read itself: the delegate's, then any corruption) once, or throws instead. */
+    void read(int slot, ByteBuffer dst, ReadCall read) throws IOException;
+  }
+
+  /** The read a {@link ReadAround} runs. */
+  @FunctionalInterface
+  public interface ReadCall {
+    void run() throws IOException;
+  }
+
+  /**
+   * Every read from now on that no other switch failed runs through {@code around} until heal: a probe
+   * that orders reads, checks their buffers or fails some of them.
+   */
+  public FaultInjectingDevice aroundReads(ReadAround around) {
+    readAround = Objects.requireNonNull(around);
+    return this;
+  }
+
   /** Reads from now on park until {@link #releaseReads()}. */
   public FaultInjectingDevice holdReads() {
     readHold.compareAndSet(null, new Hold(new CountDownLatch(1), new CountDownLatch(1)));
@@ -190,6 +213,7 @@ public final class FaultInjectingDevice implements Device {
     releaseReads();
     writeError = null;
     readError = null;
+    readAround = null;
     slowSyncs = null;
     writes.disarm();
     readFailures.disarm();
@@ -241,6 +265,16 @@ public final class FaultInjectingDevice implements Device {
       readFaults.increment();
       throw new IOException(IO_ERROR_MESSAGE + " (injected read fault)");
     }
+    ReadAround around = readAround;
+    if (around == null) {
+      readThrough(slot, offset, dst);
+    } else {
+      around.read(slot, dst, () -> readThrough(slot, offset, dst));
+    }
+  }
+
+  /** The delegate's read, then an armed corruption. */
+  private void readThrough(int slot, long offset, ByteBuffer dst) throws IOException {
     int start = dst.position();
     delegate.read(slot, offset, dst);
     int length = dst.position() - start;

@@ -182,6 +182,35 @@ class SmallEngineFaultTest {
   }
 
   /**
+   * An Error out of the device while {@code keys()} scans the small engine (an {@code InternalError}, as a
+   * fault of a mapped read raises): the iterator ends normally, the fault is counted once, the engine is
+   * emptied (every key it held is invalidated, never left out of the scan and still served), and it goes
+   * on serving new entries.
+   */
+  @Test
+  void anErrorInAKeyScanEmptiesTheEngineAndIsCounted() {
+    try (Engine cache = filledAndQuiet()) { // no reclaimer to meet the Error besides the scan
+      assertTrue(readAll(cache, 1) < KEYS / 2, "the engine holds most keys");
+      SmallObjectStats before = cache.stats().smallObjects();
+      device.get().throwOnReads(new InternalError("test: a fault of a mapped read"));
+      java.util.Iterator<byte[]> keys = cache.keys();
+      int listed = 0;
+      while (keys.hasNext()) { // an Error out of hasNext fails the test here
+        keys.next();
+        listed++;
+      }
+      device.get().heal();
+      SmallObjectStats after = cache.stats().smallObjects();
+      assertEquals(before.faults() + 1, after.faults(), "the scan's Error counted once: " + after);
+      assertEquals(before.resets() + 1, after.resets(), "the engine emptied: " + after);
+      assertEquals(KEYS, readAll(cache, 1), "every key of the engine invalidated (" + listed + " listed)");
+      cache.put(key(1), value(1, 2, SMALL));
+      cache.writeBackAndDropDram();
+      assertArrayEquals(value(1, 2, SMALL), cache.get(key(1)), "and it takes new entries");
+    }
+  }
+
+  /**
    * A Throwable on the reclaimer thread (its reclaim reads the oldest log page): counted, the engine
    * emptied, and the thread lives on and reclaims again once the device heals.
    */

@@ -57,7 +57,7 @@ class SmallKeyScanTest {
     }
     List<Integer> held = present(log, 0, 3_000);
     assertTrue(held.size() > 1_500 && log.setMoves.sum() > 0, held.size() + " held");
-    String[] failed = {null};
+    Throwable[] failed = {null};
     Set<ByteKey> listed = keysOf(new SmallKeyScan(sets, log, reason -> failed[0] = reason));
     assertNull(failed[0]);
     for (int i : held) {
@@ -99,17 +99,38 @@ class SmallKeyScanTest {
     assertTrue(checked > 100, checked + " keys held throughout");
   }
 
-  @Test
-  void aReadErrorEmptiesTheEngineInsteadOfReturningPart() {
+  /** A scan of a log of 500 objects over 64 sets that adds what it hands {@code onFailure} to {@code failures}. */
+  private SmallKeyScan scanOfFilledLog(List<Throwable> failures) {
     SmallLog log = log(8, 2);
     for (int i = 0; i < 500; i++) {
       log.put(key(i), value(i, 1, VALUE), i + 1, 0);
     }
-    List<String> failures = new ArrayList<>();
-    SmallKeyScan scan = new SmallKeyScan(sets, log, failures::add);
+    return new SmallKeyScan(sets, log, failures::add);
+  }
+
+  @Test
+  void aReadErrorEmptiesTheEngineInsteadOfReturningPart() {
+    List<Throwable> failures = new ArrayList<>();
+    SmallKeyScan scan = scanOfFilledLog(failures);
     device.failAllReads();
     scan.forEachRemaining(k -> { });
     assertEquals(1, failures.size());
-    assertTrue(failures.get(0).contains("key scan failed"), failures.get(0));
+    assertTrue(failures.get(0) instanceof java.io.IOException, failures.get(0).toString());
+  }
+
+  /**
+   * No direct memory for the scan's chunk (allocated by its first step, not when the scan is made): the
+   * scan ends, reported, with no key and nothing thrown out of hasNext.
+   */
+  @Test
+  void noDirectMemoryForTheChunkEndsTheScanReported() {
+    List<Throwable> failures = new ArrayList<>();
+    SmallKeyScan scan = scanOfFilledLog(failures);
+    scan.allocate = bytes -> {
+      throw new OutOfMemoryError("test: cannot reserve " + bytes + " bytes of direct buffer memory");
+    };
+    assertTrue(!scan.hasNext(), "no key of a scan that could not read");
+    assertEquals(1, failures.size());
+    assertTrue(failures.get(0) instanceof OutOfMemoryError, failures.get(0).toString());
   }
 }
