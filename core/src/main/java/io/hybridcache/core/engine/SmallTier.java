@@ -231,6 +231,16 @@ final class SmallTier implements Closeable {
     }
   }
 
+  /**
+   * The direct memory the engine holds, however many threads call it: its sets' pool of page buffers (the
+   * log's page reads share it) and the log's write page (about 0.2 MiB); a {@link #keys} scan holds 1 MiB
+   * more while it runs.
+   */
+  static long directBoundBytes() {
+    return ReadBuffers.boundBytes(SmallSets.Options.DEFAULT.readBuffers(), SmallSetPage.PAGE_BYTES)
+        + Device.roundUp(SmallSetPage.PAGE_BYTES) + Device.ALIGNMENT;
+  }
+
   /** Slots of the log for a {@link CacheConfig#smallObjectLogShare()}: the nearest twentieth, 1..10. */
   static int logSlots(double logShare) {
     return (int) Math.max(1, Math.min(SLOTS / 2, Math.round(logShare * SLOTS)));
