@@ -99,6 +99,9 @@ final class Engine implements HybridCache {
       smallTier = config.smallObjectsEnabled() ? SmallTier.open(config, devices,
           FileModes.supported(config.directory()) ? config.filePermissionSet() : null) : null;
       this.small = smallTier;
+      if (smallTier != null) { // a warm small engine beside a log engine that opened unclean: never below its versions
+        sequence.accumulateAndGet(smallTier.maxSequence(), Math::max);
+      }
       this.removals = new Removals(config.name(), config.removalListener(), config.removalExecutor());
       this.dram = new DramTier(config.dramBytes(), this::onDramEviction);
       if (removals.active()) {

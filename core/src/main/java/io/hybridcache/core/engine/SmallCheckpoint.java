@@ -1,102 +1,95 @@
 package io.hybridcache.core.engine;
 
 import io.hybridcache.core.device.AtomicFile;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The small-object engine's DRAM state saved at a clean close, so the next open is warm: the set
- * region's epoch, filters, object counts and poisoned sets ({@link SmallSets.Saved}) and the log's epoch,
- * ring and index ({@link SmallLog.Saved}). Written only after every call has ended and the log's buffer is
- * on flash, so it describes the pages exactly; read and then deleted at the next open before anything
- * is served, so a process killed after that open starts cold the time after (nothing records what it
- * changed since, and a checkpoint of an older state could bring back a removed version).
+ * The small-object engine's DRAM state saved at a clean close, so the next open is warm: the highest
+ * sequence the engine may hold, the set region's epoch, filters, object counts and poisoned sets ({@link
+ * SmallSets#writeTo}) and the log's epoch, ring and index ({@link SmallLog#writeTo}, the index in its
+ * compact form: {@link SmallLogIndex#writeTo}). Written only after every call has ended, the log's buffer
+ * is on flash and the slot files are synced ({@link SmallTier}), so it describes the pages exactly and an OS
+ * crash after it cannot revert one; read and then deleted at the next open before anything is served, so
+ * a process killed after that open starts cold the time after (nothing records what it changed since, and
+ * a checkpoint of an older state could bring back a removed version).
  *
  * <p><b>Format</b> (big-endian, {@code small/small.ckpt}, replaced atomically by {@link AtomicFile}):
- * magic {@code HCSMCKPT}, format version (int), the geometry ({@link Geometry}: slots, slot bytes, log
- * slots, sets, filter bits per set, filter hashes, tag bits: a filter read with other hashes could miss a
- * key its set holds, and a put would then leave that older version unflagged), then the sets' epoch (long), filter words (int count, ints),
- * counts (int count, bytes) and poisoned sets (int count, ints), the log's epoch, tail page and buffer page
- * (longs) and index entries (int count, ints: four per entry), and last the CRC32C of everything before
- * it (int). A file of another geometry, version or checksum, or cut short, is logged and read as none.
+ * magic {@code HCSMCKPT}, format version (int, {@value #FORMAT_VERSION}), the geometry ({@link Geometry}:
+ * slots, slot bytes, log slots, sets, filter bits per set, filter hashes, tag bits: a filter read with
+ * other hashes could miss a key its set holds, and a put would then leave that older version unflagged),
+ * the highest sequence held (long), then the sets' section, the log's section, and last the CRC32C of
+ * everything before it (int). A file of another geometry, version or checksum, cut short or with bytes
+ * left over, is logged and read as none (a cold open).
+ *
+ * <p><b>Streaming.</b> Both directions go through one {@value #BUFFER_BYTES}-byte direct buffer ({@link
+ * Out}, {@link In}), the CRC computed as the bytes pass: a save allocates nothing that grows with the
+ * engine (the state is written from the live filters, counts and index), and a read builds the filters,
+ * counts and index a warm region adopts, validating each section as it goes (every count bounded by the
+ * geometry before anything is allocated for it); the region is used only once the CRC matched.
  */
 final class SmallCheckpoint {
   private static final Logger LOG = LoggerFactory.getLogger(SmallCheckpoint.class);
   static final String FILE = "small.ckpt";
   static final byte[] MAGIC = "HCSMCKPT".getBytes(StandardCharsets.US_ASCII);
-  static final int FORMAT_VERSION = 1;
+  /** 2: the highest sequence held, and the log index in its compact form (1: four ints per entry). */
+  static final int FORMAT_VERSION = 2;
+  /** The one buffer a save or read goes through (direct: no temporary copy per channel call). */
+  static final int BUFFER_BYTES = 64 * 1024;
 
   /** What the saved state must match to be used: the region's shape in this open. */
   record Geometry(int slots, long slotBytes, int logSlots, int sets, int bloomBitsPerSet, int bloomHashes,
       int tagBits) {}
 
-  /** A checkpoint read back. */
-  record Loaded(SmallSets.Saved sets, SmallLog.Saved log) {}
+  /** A checkpoint read back: the highest sequence the engine may hold, and the state its region adopts. */
+  record Loaded(long maxSequence, SmallSets.Saved sets, SmallLog.Saved log) {}
+
+  /** Reads a checkpoint (a seam: {@link SmallTier#open} is given {@link #read} in production). */
+  @FunctionalInterface
+  interface Reader {
+    Loaded read(Path file, Geometry g) throws IOException;
+  }
 
   private SmallCheckpoint() {}
 
-  static void write(Path file, Geometry g, SmallSets.Saved sets, SmallLog.Saved log) throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + sets.bloomWords().length * 4
-        + sets.counts().length + log.entries().length * 4);
-    DataOutputStream out = new DataOutputStream(bytes);
-    out.write(MAGIC);
-    out.writeInt(FORMAT_VERSION);
-    writeGeometry(out, g);
-    out.writeLong(sets.epoch());
-    writeInts(out, sets.bloomWords());
-    out.writeInt(sets.counts().length);
-    out.write(sets.counts());
-    writeInts(out, sets.poisoned());
-    out.writeLong(log.epoch());
-    out.writeLong(log.tailPage());
-    out.writeLong(log.bufferPage());
-    writeInts(out, log.entries());
-    CRC32C crc = new CRC32C();
-    crc.update(bytes.toByteArray());
-    out.writeInt((int) crc.getValue());
-    out.flush();
-    ByteBuffer content = ByteBuffer.wrap(bytes.toByteArray());
-    AtomicFile.replace(file, ch -> AtomicFile.writeFully(ch, content));
+  /**
+   * Replaces {@code file} with the state of {@code sets} and {@code log}, streamed from them. Call with no
+   * other call running (close).
+   */
+  static void write(Path file, Geometry g, long maxSequence, SmallSets sets, SmallLog log) throws IOException {
+    AtomicFile.replace(file, ch -> {
+      Out out = new Out(ch);
+      out.write(MAGIC);
+      out.writeInt(FORMAT_VERSION);
+      writeGeometry(out, g);
+      out.writeLong(maxSequence);
+      sets.writeTo(out);
+      log.writeTo(out);
+      out.finish();
+    });
   }
 
   /** The saved state, or null (logged) if there is none or it does not match {@code g}. */
-  static Loaded read(Path file, Geometry g) {
-    byte[] all;
-    try {
-      if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-        return null;
-      }
-      all = Files.readAllBytes(file);
-    } catch (NoSuchFileException e) {
-      return null;
-    } catch (IOException e) {
-      LOG.warn("cannot read the small-object engine's checkpoint {} ({}); starting cold", file, e.toString());
+  static Loaded read(Path file, Geometry g) throws IOException {
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
       return null;
     }
-    try {
-      if (all.length < MAGIC.length + 8) {
-        return ignored(file, "cut short");
-      }
-      CRC32C crc = new CRC32C();
-      crc.update(all, 0, all.length - 4);
-      if ((int) crc.getValue() != ByteBuffer.wrap(all, all.length - 4, 4).getInt()) {
-        return ignored(file, "checksum mismatch");
-      }
-      DataInputStream in = new DataInputStream(new ByteArrayInputStream(all, 0, all.length - 4));
-      byte[] magic = in.readNBytes(MAGIC.length);
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      In in = new In(ch);
+      byte[] magic = new byte[MAGIC.length];
+      in.readFully(magic);
       if (!Arrays.equals(magic, MAGIC) || in.readInt() != FORMAT_VERSION) {
         return ignored(file, "another format");
       }
@@ -104,19 +97,22 @@ final class SmallCheckpoint {
       if (!saved.equals(g)) {
         return ignored(file, "saved for " + saved + ", this open is " + g);
       }
-      long setsEpoch = in.readLong();
-      int[] words = readInts(in);
-      byte[] counts = in.readNBytes(in.readInt());
-      int[] poisoned = readInts(in);
-      SmallSets.Saved sets = new SmallSets.Saved(setsEpoch, words, counts, poisoned);
-      SmallLog.Saved log = new SmallLog.Saved(in.readLong(), in.readLong(), in.readLong(), readInts(in));
-      if (in.available() != 0) {
-        return ignored(file, in.available() + " bytes left over");
-      }
-      return new Loaded(sets, log);
+      long maxSequence = in.readLong();
+      SmallSets.Saved sets = SmallSets.readFrom(in, g.sets(), g.bloomBitsPerSet(), g.bloomHashes());
+      SmallLog.Saved log = SmallLog.readFrom(in, g.sets(), logObjectSlots(g), g.tagBits());
+      in.finish();
+      return new Loaded(maxSequence, sets, log);
+    } catch (NoSuchFileException e) {
+      return null;
     } catch (IOException | RuntimeException e) {
       return ignored(file, e.toString());
     }
+  }
+
+  /** Object slots of the log of geometry {@code g} (its pages times {@link SmallLog#OBJECTS_PER_PAGE}). */
+  static int logObjectSlots(Geometry g) {
+    long pages = g.slotBytes() / SmallSetPage.PAGE_BYTES * g.logSlots();
+    return (int) Math.min(Integer.MAX_VALUE, pages * SmallLog.OBJECTS_PER_PAGE);
   }
 
   private static Loaded ignored(Path file, String why) {
@@ -124,7 +120,7 @@ final class SmallCheckpoint {
     return null;
   }
 
-  private static void writeGeometry(DataOutputStream out, Geometry g) throws IOException {
+  private static void writeGeometry(Out out, Geometry g) throws IOException {
     out.writeInt(g.slots());
     out.writeLong(g.slotBytes());
     out.writeInt(g.logSlots());
@@ -134,27 +130,147 @@ final class SmallCheckpoint {
     out.writeInt(g.tagBits());
   }
 
-  private static Geometry readGeometry(DataInputStream in) throws IOException {
+  private static Geometry readGeometry(In in) throws IOException {
     return new Geometry(in.readInt(), in.readLong(), in.readInt(), in.readInt(), in.readInt(), in.readInt(),
         in.readInt());
   }
 
-  private static void writeInts(DataOutputStream out, int[] values) throws IOException {
-    out.writeInt(values.length);
-    for (int v : values) {
-      out.writeInt(v);
+  /** I/O that makes room in, or brings bytes into, a stream's buffer. */
+  @FunctionalInterface
+  private interface Refill {
+    void run() throws IOException;
+  }
+
+  /** Copies all of {@code b} into ({@code put}) or out of {@code buf}, a buffer's worth at a time. */
+  private static void transfer(ByteBuffer buf, byte[] b, boolean put, Refill refill) throws IOException {
+    for (int off = 0; off < b.length; ) {
+      refill.run();
+      int n = Math.min(buf.remaining(), b.length - off);
+      if (put) {
+        buf.put(b, off, n);
+      } else {
+        buf.get(b, off, n);
+      }
+      off += n;
     }
   }
 
-  private static int[] readInts(DataInputStream in) throws IOException {
-    int n = in.readInt();
-    if (n < 0 || (long) n * 4 > in.available()) {
-      throw new IOException("an array of " + n + " ints past the end");
+  /** A checkpoint's bytes on their way to the file: one buffer, the CRC32C of every byte written through it. */
+  static final class Out {
+    private final FileChannel ch;
+    private final ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER_BYTES);
+    private final CRC32C crc = new CRC32C();
+
+    Out(FileChannel ch) {
+      this.ch = ch;
     }
-    int[] out = new int[n];
-    for (int i = 0; i < n; i++) {
-      out[i] = in.readInt();
+
+    void writeInt(int v) throws IOException {
+      room(Integer.BYTES);
+      buf.putInt(v);
     }
-    return out;
+
+    void writeLong(long v) throws IOException {
+      room(Long.BYTES);
+      buf.putLong(v);
+    }
+
+    void write(byte[] b) throws IOException {
+      transfer(buf, b, true, () -> room(1));
+    }
+
+    /** Writes what is buffered and the CRC32C of everything before it. */
+    void finish() throws IOException {
+      drain();
+      buf.putInt((int) crc.getValue()).flip();
+      AtomicFile.writeFully(ch, buf);
+    }
+
+    private void room(int n) throws IOException {
+      if (buf.remaining() < n) {
+        drain();
+      }
+    }
+
+    private void drain() throws IOException {
+      buf.flip();
+      crc.update(buf.duplicate());
+      AtomicFile.writeFully(ch, buf);
+      buf.clear();
+    }
+  }
+
+  /**
+   * A checkpoint's bytes read back through one buffer, the CRC32C computed over every byte read before the
+   * trailing one; {@link #finish} checks it and that nothing is left over.
+   */
+  static final class In {
+    private final FileChannel ch;
+    private final ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER_BYTES);
+    private final CRC32C crc = new CRC32C();
+    /** Bytes of the file before its CRC not yet read into {@link #buf}. */
+    private long left;
+
+    In(FileChannel ch) throws IOException {
+      this.ch = ch;
+      long size = ch.size();
+      if (size < MAGIC.length + Integer.BYTES * 2) {
+        throw new IOException("cut short: " + size + " bytes");
+      }
+      this.left = size - Integer.BYTES;
+      buf.limit(0);
+    }
+
+    int readInt() throws IOException {
+      need(Integer.BYTES);
+      return buf.getInt();
+    }
+
+    long readLong() throws IOException {
+      need(Long.BYTES);
+      return buf.getLong();
+    }
+
+    void readFully(byte[] b) throws IOException {
+      transfer(buf, b, false, () -> need(1));
+    }
+
+    /** Checks that every byte before the CRC was read and that the CRC matches them. */
+    void finish() throws IOException {
+      if (buf.hasRemaining() || left > 0) {
+        throw new IOException((buf.remaining() + left) + " bytes left over");
+      }
+      ByteBuffer stored = ByteBuffer.allocate(Integer.BYTES);
+      while (stored.hasRemaining()) {
+        if (ch.read(stored) < 0) {
+          throw new EOFException("the checksum is cut short");
+        }
+      }
+      if (stored.getInt(0) != (int) crc.getValue()) {
+        throw new IOException("checksum mismatch");
+      }
+    }
+
+    /** Makes {@code n} (at most the buffer's size) bytes available in {@link #buf}. */
+    private void need(int n) throws IOException {
+      if (buf.remaining() >= n) {
+        return;
+      }
+      buf.compact();
+      while (buf.position() < n) {
+        if (left == 0) {
+          throw new EOFException("cut short");
+        }
+        int start = buf.position();
+        buf.limit((int) Math.min(buf.capacity(), start + left));
+        int r = ch.read(buf);
+        if (r < 0) {
+          throw new EOFException("cut short");
+        }
+        left -= r;
+        crc.update(buf.duplicate().flip().position(start));
+      }
+      buf.flip();
+    }
   }
 }

@@ -25,7 +25,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Contract: as {@link SmallSets}, for puts and removes through this log: {@link #get} returns the
  * newest value of a completed {@link #put}, or null; once {@link #put} or {@link #remove} returns no older
  * version is served. An open is cold (a new epoch; log pages of earlier opens are never read) or, after a
- * clean close, takes over the state {@link #flushAndSave} returned then.
+ * clean close, takes over the state {@link #writeTo} saved then.
  *
  * <p><b>Index (DRAM).</b> A {@link SmallLogIndex}: Kangaroo's partitioned index (per 32 sets one bit stream
  * of entries: set, hit bit, {@value #TAG_BITS}-bit tag, Rice-coded distance from the previous entry's log
@@ -52,7 +52,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * version logged, a set object a move's rewrite evicts) is counted and told to {@link #onEvicted}.
  *
  * <p><b>Concurrency.</b> Thread-safe. Two locks. {@code lock} guards the index, the write buffer and the
- * ring counters and is never held across I/O. {@code ioLock} is held by a flush (the page write and the
+ * ring counters and is never held across I/O (but by the close-time {@link #writeTo}, when no other call runs). {@code ioLock} is held by a flush (the page write and the
  * reclaim it makes) and by a remove across their I/O, one at a time; taken before {@code lock}. A put
  * appends under {@code lock} alone (no I/O) unless the buffer is full or sealed: a flush seals the
  * buffer, so puts wait for it while lookups go on reading the sealed buffer from DRAM, then the log page
@@ -196,10 +196,10 @@ final class SmallLog implements SmallStore {
   }
 
   /**
-   * The log's state at a clean close ({@link #flushAndSave}): its epoch, the ring's page numbers and every
-   * index entry as four ints (set, tag, slot, hit 0/1), each partition oldest first.
+   * The log's state saved at a clean close ({@link #writeTo}) and read back ({@link #readFrom}): its epoch,
+   * the ring's page numbers and its index, which the log adopts.
    */
-  record Saved(long epoch, long tailPage, long bufferPage, int[] entries) {}
+  record Saved(long epoch, long tailPage, long bufferPage, SmallLogIndex index) {}
 
   /**
    * As above; with {@code restored} non-null the log takes over that saved state (the same slots of the same
@@ -229,56 +229,65 @@ final class SmallLog implements SmallStore {
     this.sets = sets;
     this.threshold = threshold;
     this.readmit = readmit;
-    this.index = new SmallLogIndex(sets.sets(), pages * OBJECTS_PER_PAGE, tagBits);
-    if (restored != null) {
-      restore(restored);
+    if (restored == null) {
+      this.index = new SmallLogIndex(sets.sets(), pages * OBJECTS_PER_PAGE, tagBits);
+    } else {
+      checkFits(restored, sets.sets(), tagBits);
+      this.index = restored.index();
+      tailPage = restored.tailPage();
+      bufferPage = restored.bufferPage();
     }
   }
 
-  private void restore(Saved saved) {
+  private void checkFits(Saved saved, int setCount, int tagBits) {
     long onFlash = saved.bufferPage() - saved.tailPage();
-    if (saved.tailPage() < 0 || onFlash < 0 || onFlash > pages || saved.entries().length % 4 != 0) {
+    SmallLogIndex i = saved.index();
+    if (saved.tailPage() < 0 || onFlash < 0 || onFlash > pages || i.sets() != setCount
+        || i.slots() != pages * OBJECTS_PER_PAGE || i.tagBits() != tagBits) {
       throw new IllegalArgumentException("saved log ring [" + saved.tailPage() + ", " + saved.bufferPage()
-          + ") of " + saved.entries().length + " ints does not fit a log of " + pages + " pages");
+          + ") and index of " + i.sets() + " sets, " + i.slots() + " slots, " + i.tagBits() + "-bit tags do not"
+          + " fit a log of " + pages + " pages, " + setCount + " sets, " + tagBits + "-bit tags");
     }
-    tailPage = saved.tailPage();
-    bufferPage = saved.bufferPage();
-    int[] e = saved.entries();
-    for (int i = 0; i < e.length; i += 4) {
-      int set = e[i];
-      int slot = e[i + 2];
-      if (set < 0 || set >= sets.sets() || slot < 0 || slot >= pages * OBJECTS_PER_PAGE) {
-        throw new IllegalArgumentException("saved log entry of set " + set + ", slot " + slot + " out of range");
-      }
-      index.add(set, e[i + 1], slot);
-      if (e[i + 3] != 0) {
-        index.markHit(set, slot);
-      }
+  }
+
+  /** Writes the buffer as a log page (if it holds anything): before a save. Call with no other call running (close). */
+  void flushForSave() {
+    ioLock.lock();
+    try {
+      flush(0);
+    } finally {
+      ioLock.unlock();
     }
   }
 
   /**
-   * Writes the buffer as a log page (if it holds anything) and returns the log's state for a warm open.
-   * Call with no other call running (close).
+   * Writes the log's state for a warm open, streamed from the live index: epoch, tail page and buffer page
+   * (longs), then the index ({@link SmallLogIndex#writeTo}). Call after {@link #flushForSave}, with no other
+   * call running (close): the one time {@code lock} is held across I/O, as nothing else can want it.
    */
-  Saved flushAndSave() {
+  void writeTo(SmallCheckpoint.Out out) throws IOException {
     ioLock.lock();
+    lock.lock();
     try {
-      flush(0);
-      return locked(() -> {
-        int[] entries = new int[Math.toIntExact(index.liveObjects() * 4)];
-        int[] n = {0};
-        index.forEach((set, tag, slot, hit) -> {
-          entries[n[0]++] = set;
-          entries[n[0]++] = tag;
-          entries[n[0]++] = slot;
-          entries[n[0]++] = hit ? 1 : 0;
-        });
-        return new Saved(epoch, tailPage, bufferPage, entries);
-      });
+      if (!buffer.isEmpty()) {
+        throw new IllegalStateException("the log's buffer of " + buffer.size() + " objects was not flushed");
+      }
+      out.writeLong(epoch);
+      out.writeLong(tailPage);
+      out.writeLong(bufferPage);
+      index.writeTo(out);
     } finally {
+      lock.unlock();
       ioLock.unlock();
     }
+  }
+
+  /** Reads what {@link #writeTo} wrote for a log of {@code slots} object slots in front of {@code sets} sets. */
+  static Saved readFrom(SmallCheckpoint.In in, int sets, int slots, int tagBits) throws IOException {
+    long epoch = in.readLong();
+    long tail = in.readLong();
+    long buffered = in.readLong();
+    return new Saved(epoch, tail, buffered, SmallLogIndex.readFrom(in, sets, slots, tagBits));
   }
 
   /**

@@ -228,6 +228,90 @@ final class SmallLogIndex {
     }
   }
 
+  /**
+   * Writes the index in its compact form, streamed from the partitions' arrays: the encoding's parameters
+   * (sets per partition, Rice bits, escape: an index of other parameters cannot read the streams), then per
+   * partition its entry count (int) and, if non-zero, its newest slot (int), its length in bits (long) and
+   * the words that hold them (longs). About {@link #meanEntryBits} / 8 bytes per live object.
+   */
+  void writeTo(SmallCheckpoint.Out out) throws java.io.IOException {
+    out.writeInt(setsPerPartition);
+    out.writeInt(riceBits);
+    out.writeInt(escape);
+    for (int p = 0; p < counts.length; p++) {
+      out.writeInt(counts[p]);
+      if (counts[p] > 0) {
+        out.writeInt(newest[p]);
+        out.writeLong(lengths[p]);
+        for (int w = 0, n = wordsFor(lengths[p]); w < n; w++) {
+          out.writeLong(words[p][w]);
+        }
+      }
+    }
+  }
+
+  /**
+   * An index of {@code sets} sets, {@code slots} slots and {@code tagBits} tags holding what {@link #writeTo}
+   * wrote, validated as it is read: every count and length is bounded by the geometry before its array is
+   * allocated (in all at most one entry per slot), and each partition's stream is decoded back (sets in
+   * range, the stated length and newest slot met exactly).
+   */
+  static SmallLogIndex readFrom(SmallCheckpoint.In in, int sets, int slots, int tagBits) throws java.io.IOException {
+    SmallLogIndex index = new SmallLogIndex(sets, slots, tagBits);
+    int spp = in.readInt();
+    int rice = in.readInt();
+    int esc = in.readInt();
+    if (spp != index.setsPerPartition || rice != index.riceBits || esc != index.escape) {
+      throw new java.io.IOException("an index of " + spp + " sets per partition, " + rice + " Rice bits, escape "
+          + esc + "; this one has " + index.setsPerPartition + ", " + index.riceBits + ", " + index.escape);
+    }
+    long maxEntryBits = index.fixedBits + index.escape + index.slotBits;
+    for (int p = 0; p < index.counts.length; p++) {
+      int count = in.readInt();
+      if (count < 0 || count > slots - index.live) {
+        throw new java.io.IOException("partition " + p + " of " + count + " entries: more than the "
+            + (slots - index.live) + " slots left");
+      }
+      if (count > 0) {
+        index.readPartition(in, p, count, maxEntryBits);
+      }
+    }
+    return index;
+  }
+
+  private void readPartition(SmallCheckpoint.In in, int p, int count, long maxEntryBits) throws java.io.IOException {
+    int last = in.readInt();
+    long length = in.readLong();
+    if (length < (long) count * (fixedBits + 1) || length > count * maxEntryBits) {
+      throw new java.io.IOException("partition " + p + " of " + count + " entries in " + length + " bits");
+    }
+    long[] w = new long[wordsFor(length)];
+    for (int i = 0; i < w.length; i++) {
+      w[i] = in.readLong();
+    }
+    words[p] = w;
+    arrayBytes += 16 + 8L * w.length;
+    lengths[p] = length;
+    counts[p] = count;
+    live += count;
+    Cursor c = new Cursor(p);
+    while (c.next()) {
+      if (c.set >= sets || c.at > length) {
+        throw new java.io.IOException("partition " + p + ": entry of set " + c.set + " ending at bit " + c.at
+            + " of " + length);
+      }
+    }
+    if (c.at != length || c.slot != last) {
+      throw new java.io.IOException("partition " + p + ": entries end at bit " + c.at + " of " + length
+          + ", newest slot " + c.slot + " (saved " + last + ")");
+    }
+    newest[p] = last;
+  }
+
+  private static int wordsFor(long bits) {
+    return Math.toIntExact((bits + Long.SIZE - 1) / Long.SIZE);
+  }
+
   /** Objects indexed. */
   long liveObjects() {
     return live;
@@ -301,9 +385,10 @@ final class SmallLogIndex {
     private final long[] w;
     private final int p;
     private int left;
-    private long at;
     private int prev;
     long start;
+    /** The bit after the last entry read. */
+    long at;
     long fixed;
     int set;
     int tag;
@@ -417,5 +502,13 @@ final class SmallLogIndex {
 
   int sets() {
     return sets;
+  }
+
+  int slots() {
+    return slots;
+  }
+
+  int tagBits() {
+    return tagBits;
   }
 }

@@ -52,23 +52,30 @@ final class SmallSetBloom {
     return hashes;
   }
 
-  /** A copy of every filter word (a checkpoint at close: no writer runs). */
-  int[] words() {
-    int[] out = new int[words.length()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = words.get(i);
-    }
-    return out;
+  int sets() {
+    return words.length() / wordsPerSet;
   }
 
-  /** Loads {@link #words} saved by a filter of the same geometry (a warm open, before any reader). */
-  void load(int[] saved) {
-    if (saved.length != words.length()) {
-      throw new IllegalArgumentException("filter words " + saved.length + ", expected " + words.length());
+  /** Writes every filter word (int count, ints), streamed (a checkpoint at close: no writer runs). */
+  void writeTo(SmallCheckpoint.Out out) throws java.io.IOException {
+    out.writeInt(words.length());
+    for (int i = 0; i < words.length(); i++) {
+      out.writeInt(words.get(i));
     }
-    for (int i = 0; i < saved.length; i++) {
-      words.set(i, saved[i]);
+  }
+
+  /** A filter of this geometry holding the words {@link #writeTo} wrote (a warm open, before any reader). */
+  static SmallSetBloom readFrom(SmallCheckpoint.In in, int sets, int bitsPerSet, int hashes)
+      throws java.io.IOException {
+    SmallSetBloom bloom = new SmallSetBloom(sets, bitsPerSet, hashes);
+    int n = in.readInt();
+    if (n != bloom.words.length()) {
+      throw new java.io.IOException("filter words " + n + ", expected " + bloom.words.length());
     }
+    for (int i = 0; i < n; i++) {
+      bloom.words.setPlain(i, in.readInt()); // published with the region that adopts it
+    }
+    return bloom;
   }
 
   /** DRAM the filters take (the array's payload). */

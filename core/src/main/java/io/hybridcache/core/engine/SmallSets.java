@@ -132,10 +132,11 @@ final class SmallSets implements SmallStore {
   }
 
   /**
-   * The DRAM state of a region saved at a clean close ({@link #save}) for a warm open: the epoch its pages
-   * carry, the filters, the object counts and the poisoned sets (their pages may hold superseded versions).
+   * The DRAM state of a region saved at a clean close ({@link #writeTo}) and read back ({@link #readFrom}) for
+   * a warm open: the epoch its pages carry, the filters, the object counts and the poisoned sets (their pages
+   * may hold superseded versions). The region adopts the filters and counts (no copy).
    */
-  record Saved(long epoch, int[] bloomWords, byte[] counts, int[] poisoned) {}
+  record Saved(long epoch, SmallSetBloom bloom, byte[] counts, int[] poisoned) {}
 
   /**
    * As above; with {@code restored} non-null the region takes over that saved state (the same slots of the
@@ -158,9 +159,16 @@ final class SmallSets implements SmallStore {
     this.sets = (int) total;
     this.epoch = restored == null ? new SecureRandom().nextLong() : restored.epoch();
     this.clock = options.clock();
-    this.bloom = new SmallSetBloom(sets, options.bloomBitsPerSet(), options.bloomHashes());
+    if (restored != null && (restored.counts().length != sets || restored.bloom().sets() != sets
+        || restored.bloom().bitsPerSet() != options.bloomBitsPerSet() || restored.bloom().hashes() != options.bloomHashes())) {
+      throw new IllegalArgumentException("saved state of " + restored.counts().length + " sets (filters of "
+          + restored.bloom().sets() + " sets, " + restored.bloom().bitsPerSet() + " bits, "
+          + restored.bloom().hashes() + " hashes) does not fit a region of " + sets + " sets, " + options);
+    }
+    this.bloom = restored != null ? restored.bloom()
+        : new SmallSetBloom(sets, options.bloomBitsPerSet(), options.bloomHashes());
     this.hitBits = new SmallSetHits(sets);
-    this.counts = new byte[sets];
+    this.counts = restored != null ? restored.counts() : new byte[sets];
     int stripes = Math.min(options.lockStripes(), sets);
     this.locks = new ReentrantLock[stripes];
     for (int i = 0; i < stripes; i++) {
@@ -170,11 +178,6 @@ final class SmallSets implements SmallStore {
     this.buffers = new ReadBuffers(options.readBuffers(), SmallSetPage.PAGE_BYTES);
     this.slotsAllocated = new boolean[slotCount];
     if (restored != null) {
-      if (restored.counts().length != sets) {
-        throw new IllegalArgumentException("saved counts of " + restored.counts().length + " sets, region has " + sets);
-      }
-      bloom.load(restored.bloomWords());
-      System.arraycopy(restored.counts(), 0, counts, 0, sets);
       long entries = 0;
       for (byte c : counts) {
         entries += Byte.toUnsignedInt(c);
@@ -187,12 +190,46 @@ final class SmallSets implements SmallStore {
   }
 
   /**
-   * The region's DRAM state for a warm open. Call with no other call running (close): the state is then
-   * that of the pages on the device. Hit bits are not kept (eviction hints: the first rewrite of each set
-   * after the open ranks its objects as unread).
+   * Writes the region's DRAM state for a warm open, streamed from the live filters and counts: the epoch
+   * (long), the filter words ({@link SmallSetBloom#writeTo}), the counts (int count, bytes) and the poisoned
+   * sets (int count, ints). Call with no other call running (close): the state is then that of the pages on
+   * the device. Hit bits are not kept (eviction hints: the first rewrite of each set after the open ranks
+   * its objects as unread).
    */
-  Saved save() {
-    return new Saved(epoch, bloom.words(), counts.clone(), poisoned.stream().mapToInt(Integer::intValue).toArray());
+  void writeTo(SmallCheckpoint.Out out) throws IOException {
+    out.writeLong(epoch);
+    bloom.writeTo(out);
+    out.writeInt(counts.length);
+    out.write(counts);
+    Integer[] bad = poisoned.toArray(new Integer[0]); // at most one per set, almost always none
+    out.writeInt(bad.length);
+    for (int set : bad) {
+      out.writeInt(set);
+    }
+  }
+
+  /** Reads what {@link #writeTo} wrote for a region of {@code sets} sets, validating every count and set. */
+  static Saved readFrom(SmallCheckpoint.In in, int sets, int bloomBitsPerSet, int bloomHashes) throws IOException {
+    long epoch = in.readLong();
+    SmallSetBloom bloom = SmallSetBloom.readFrom(in, sets, bloomBitsPerSet, bloomHashes);
+    int n = in.readInt();
+    if (n != sets) {
+      throw new IOException("counts of " + n + " sets, the region has " + sets);
+    }
+    byte[] counts = new byte[sets];
+    in.readFully(counts);
+    int bad = in.readInt();
+    if (bad < 0 || bad > sets) {
+      throw new IOException(bad + " poisoned sets of " + sets);
+    }
+    int[] poisoned = new int[bad];
+    for (int i = 0; i < bad; i++) {
+      poisoned[i] = in.readInt();
+      if (poisoned[i] < 0 || poisoned[i] >= sets) {
+        throw new IOException("poisoned set " + poisoned[i] + " out of 0.." + (sets - 1));
+      }
+    }
+    return new Saved(epoch, bloom, counts, poisoned);
   }
 
   /** The region's page buffers, for the log in front of it. */

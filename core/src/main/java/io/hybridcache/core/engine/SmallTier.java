@@ -58,10 +58,13 @@ import org.slf4j.LoggerFactory;
  * sets (threshold admission). {@link #clear} and any Throwable from the region replace the region by a new
  * one with a fresh epoch over the same slots: every page written before reads as empty, so nothing older
  * comes back (a write of the old region still in flight may overwrite a new page: a miss, never a value of
- * another epoch). Restart: warm after a clean close ({@link #close(boolean)} writes the log's buffer and a
- * {@link SmallCheckpoint} of the filters, counts and log index, which the next open loads and deletes
- * before serving), cold otherwise (a new epoch, and the slot files are recreated): after a kill -9 nothing
- * records what was removed since the last save, so nothing of the region is trusted.
+ * another epoch). Restart: warm after a clean close ({@link #close(boolean, long)} writes the log's buffer,
+ * syncs the slot files and writes a {@link SmallCheckpoint} of the filters, counts, log index and the
+ * highest sequence held, which the next open loads and deletes before serving; the cache then raises its
+ * sequence counter to that, whatever state the log engine opened in), cold otherwise (also when the
+ * checkpoint cannot be read or used, whatever the Throwable: it is deleted all the same; a new epoch, and
+ * the slot files are recreated): after a kill -9 nothing records what was removed since the last save, so
+ * nothing of the region is trusted.
  * Lifetime classes are ignored here (one log, one region).
  */
 final class SmallTier implements Closeable {
@@ -107,6 +110,13 @@ final class SmallTier implements Closeable {
   private final long cascadeWaitNanos;
   /** Told of each object that leaves the engine for room (key, value): the cache's removal listener. */
   private volatile java.util.function.BiConsumer<byte[], byte[]> onEvicted = (k, v) -> { };
+  /**
+   * The highest sequence of any version this engine may hold: of every put since the open, and of the
+   * warm open's checkpoint. Saved with the checkpoint, and the cache's sequence counter is raised to it at
+   * a warm open ({@link #maxSequence}), so no later put gets a sequence below a version held here.
+   */
+  private final java.util.concurrent.atomic.LongAccumulator maxSequence =
+      new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
   /**
    * How long {@link #invalidate} waits for the log's I/O before it empties the engine instead: {@code
    * cascadeWait}, at least {@value #MIN_REMOVE_WAIT_MILLIS} ms (a reclaim's page takes milliseconds; only a
@@ -158,8 +168,9 @@ final class SmallTier implements Closeable {
     if (warm != null) {
       try {
         r = newRegion(warm);
-      } catch (RuntimeException e) { // a state that does not fit: cold (a new epoch hides every old page)
-        LOG.warn("{}: the small-object engine's saved state does not fit ({}); starting cold", name, e.toString());
+        maxSequence.accumulate(warm.maxSequence());
+      } catch (Throwable t) { // a state that does not fit, no memory for it: cold (a new epoch hides every old page)
+        LOG.warn("{}: the small-object engine's saved state cannot be used ({}); starting cold", name, t.toString());
       }
     }
     this.region = r != null ? r : newRegion(null);
@@ -201,14 +212,20 @@ final class SmallTier implements Closeable {
    */
   static SmallTier open(CacheConfig config, FlashOpener.DeviceFactory devices, Set<PosixFilePermission> perms)
       throws IOException {
+    return open(config, devices, perms, SmallCheckpoint::read);
+  }
+
+  /** As above, reading the checkpoint with {@code reader} (tests: a read that throws). */
+  static SmallTier open(CacheConfig config, FlashOpener.DeviceFactory devices, Set<PosixFilePermission> perms,
+      SmallCheckpoint.Reader reader) throws IOException {
     Path dir = config.directory().resolve(OwnedFiles.SMALL);
     FileModes.createDirectory(dir, FileModes.forDirectory(perms));
     long slotBytes = Device.roundDown(config.smallObjectBytes() / SLOTS);
     Path checkpoint = dir.resolve(SmallCheckpoint.FILE);
     long started = System.nanoTime();
     int logSlots = logSlots(config.smallObjectLogShare());
-    SmallCheckpoint.Loaded warm = SmallCheckpoint.read(checkpoint, geometry(slotBytes, logSlots));
-    if (Files.deleteIfExists(checkpoint)) {
+    SmallCheckpoint.Loaded warm = readCheckpoint(config.name(), reader, checkpoint, geometry(slotBytes, logSlots));
+    if (Files.deleteIfExists(checkpoint)) { // a bad one as well: it costs one cold open, never every later one
       AtomicFile.syncDirectory(dir); // gone before anything is served: a crash from now on opens cold
     }
     if (warm == null) {
@@ -239,6 +256,26 @@ final class SmallTier implements Closeable {
   static long directBoundBytes() {
     return ReadBuffers.boundBytes(SmallSets.Options.DEFAULT.readBuffers(), SmallSetPage.PAGE_BYTES)
         + Device.roundUp(SmallSetPage.PAGE_BYTES) + Device.ALIGNMENT;
+  }
+
+  /**
+   * The checkpoint's state, or null (cold) if there is none or it cannot be read: any Throwable, an
+   * OutOfMemoryError included (the state is as large as the engine's DRAM), is logged and opens cold.
+   */
+  private static SmallCheckpoint.Loaded readCheckpoint(String name, SmallCheckpoint.Reader reader, Path file,
+      SmallCheckpoint.Geometry g) {
+    try {
+      return reader.read(file, g);
+    } catch (Throwable t) {
+      LOG.warn("{}: cannot read the small-object engine's checkpoint {} ({}); starting cold", name, file,
+          t.toString());
+      return null;
+    }
+  }
+
+  /** The highest sequence of any version this engine may hold (the cache's counter starts above it). */
+  long maxSequence() {
+    return maxSequence.get();
   }
 
   /** Slots of the log for a {@link CacheConfig#smallObjectLogShare()}: the nearest twentieth, 1..10. */
@@ -360,6 +397,7 @@ final class SmallTier implements Closeable {
    * want of room is counted ({@link #refusals}).
    */
   boolean put(byte[] key, long keyHash, byte[] value, long sequence, long expiryMillis, long deadlineNanos) {
+    maxSequence.accumulate(sequence); // before it can be held: a save always covers it
     try {
       SmallLog log = region.log();
       boolean stored;
@@ -685,12 +723,12 @@ final class SmallTier implements Closeable {
     long started = System.nanoTime();
     try {
       Region r = region;
-      SmallLog.Saved log = r.log().flushAndSave();
-      SmallSets.Saved sets = r.sets().save();
-      SmallCheckpoint.write(checkpoint, geometry(device.slotBytes(), logSlots), sets, log);
+      r.log().flushForSave();
+      device.sync(); // the pages the checkpoint describes survive an OS crash, or there is no checkpoint
+      SmallCheckpoint.write(checkpoint, geometry(device.slotBytes(), logSlots), maxSequence.get(), r.sets(), r.log());
       LOG.info("{}: small-object engine saved for a warm open ({} objects in sets, {} in the log, {} ms)", name,
-          r.sets().stats().entries(), log.entries().length / 4, (System.nanoTime() - started) / 1_000_000);
-    } catch (Throwable t) { // a full disk, a fault: the next open is cold, nothing is lost but the contents
+          r.sets().stats().entries(), r.log().liveObjects(), (System.nanoTime() - started) / 1_000_000);
+    } catch (Throwable t) { // a full disk, a failed sync, a fault: the next open is cold, only the contents are lost
       faults.increment();
       LOG.warn("{}: saving the small-object engine failed ({}); the next open is cold", name, t.toString());
       try {

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * TEST-ONLY fault-injection fake: a {@link Device} that wraps any other and, on command, makes writes
- * fail as a full disk or an I/O error, makes reads fail, flips one random bit in the bytes a read
+ * fail as a full disk or an I/O error, makes reads or syncs fail, flips one random bit in the bytes a read
  * returns, or holds writes until released (a stalled device). Never use it outside tests. Thread-safe: every switch is an atomic reference to an
  * immutable arming with an atomic countdown, so "fail the next N writes" fails exactly N writes
  * however many threads race, and {@link #heal()} takes effect for every call that starts after it.
@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.LongAdder;
  * reading; a corruption happens after a successful delegate read. Injected faults are counted here
  * ({@link #injectedFaults()}); {@link #counters()} are the delegate's and count only what reached it.
  */
-public final class FaultInjectingDevice implements Device {
+public final class FaultInjectingDevice extends ForwardingDevice {
   /** What the kernel says for ENOSPC, so code matching on it treats an injected full disk as real. */
   public static final String DISK_FULL_MESSAGE = "No space left on device";
   public static final String IO_ERROR_MESSAGE = "Input/output error";
@@ -46,7 +46,6 @@ public final class FaultInjectingDevice implements Device {
 
   private static final long ALL = Long.MAX_VALUE;
 
-  private final Device delegate;
   private final Random random; // java.util.Random is thread-safe
   private final Switch<WriteFault> writes = new Switch<>();
   private final Switch<Boolean> readFailures = new Switch<>();
@@ -61,6 +60,8 @@ public final class FaultInjectingDevice implements Device {
   private volatile Error readError;
   private volatile ReadAround readAround;
   private volatile SlowSyncs slowSyncs;
+  private volatile boolean failSyncs;
+  private final LongAdder syncFaults = new LongAdder();
   private volatile boolean closed;
 
   /** Syncs by the threads {@code who} accepts take {@code delay} more (a slow device, not a hung one). */
@@ -75,7 +76,7 @@ public final class FaultInjectingDevice implements Device {
 
   /** With a seed for the corrupted bit positions, so a failing test replays. */
   public FaultInjectingDevice(Device delegate, long seed) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    super(delegate);
     this.random = new Random(seed);
   }
 
@@ -169,6 +170,12 @@ public final class FaultInjectingDevice implements Device {
     return this;
   }
 
+  /** Every sync from now on fails with {@link #IO_ERROR_MESSAGE} (nothing is synced), until heal. */
+  public FaultInjectingDevice failSyncs() {
+    failSyncs = true;
+    return this;
+  }
+
   /** Reads from now on park until {@link #releaseReads()}. */
   public FaultInjectingDevice holdReads() {
     readHold.compareAndSet(null, new Hold(new CountDownLatch(1), new CountDownLatch(1)));
@@ -215,13 +222,14 @@ public final class FaultInjectingDevice implements Device {
     readError = null;
     readAround = null;
     slowSyncs = null;
+    failSyncs = false;
     writes.disarm();
     readFailures.disarm();
     readCorruptions.disarm();
   }
 
   public long injectedFaults() {
-    return writeFaults.sum() + readFaults.sum() + corruptions.sum();
+    return writeFaults.sum() + readFaults.sum() + corruptions.sum() + syncFaults.sum();
   }
 
   public long injectedWriteFaults() {
@@ -299,21 +307,6 @@ public final class FaultInjectingDevice implements Device {
   }
 
   @Override
-  public int slotCount() {
-    return delegate.slotCount();
-  }
-
-  @Override
-  public long slotBytes() {
-    return delegate.slotBytes();
-  }
-
-  @Override
-  public boolean directIo() {
-    return delegate.directIo();
-  }
-
-  @Override
   public void discard(int slot) throws IOException {
     if (!ignoreDiscards) {
       delegate.discard(slot);
@@ -328,6 +321,10 @@ public final class FaultInjectingDevice implements Device {
 
   @Override
   public void sync() throws IOException {
+    if (failSyncs) {
+      syncFaults.increment();
+      throw new IOException(IO_ERROR_MESSAGE);
+    }
     SlowSyncs slow = slowSyncs;
     if (slow != null && slow.who().test(Thread.currentThread())) {
       try {
@@ -338,22 +335,6 @@ public final class FaultInjectingDevice implements Device {
       }
     }
     delegate.sync();
-  }
-
-  @Override
-  public boolean allocated(int slot) {
-    return delegate.allocated(slot);
-  }
-
-  @Override
-  public boolean setWriteLifeHint(int slot, int hint) {
-    return delegate.setWriteLifeHint(slot, hint);
-  }
-
-  /** The delegate's counters: calls that failed here never reached it and are not in them. */
-  @Override
-  public DeviceCounters counters() {
-    return delegate.counters();
   }
 
   @Override
