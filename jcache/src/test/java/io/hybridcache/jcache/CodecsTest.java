@@ -54,7 +54,8 @@ class CodecsTest {
     assertTrue(e.getMessage().contains("maxdepth") || e.getMessage().contains("refused"), e.getMessage());
   }
 
-  private static List<Object> nested(int depth) {
+  /** Lists nested {@code depth} deep. */
+  static List<Object> nested(int depth) {
     List<Object> l = new ArrayList<>();
     for (int i = 0; i < depth; i++) {
       List<Object> outer = new ArrayList<>();

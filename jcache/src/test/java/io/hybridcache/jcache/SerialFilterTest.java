@@ -146,21 +146,11 @@ class SerialFilterTest {
   void aValueOverTheFiltersLimitsFailsItsPutNamingTheLimit() {
     try (CacheManager m = manager("maxdepth=20")) {
       Cache<String, Object> c = objects(m);
-      c.put("shallow", nested(5));
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.put("deep", nested(50)));
+      c.put("shallow", CodecsTest.nested(5));
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.put("deep", CodecsTest.nested(50)));
       assertTrue(e.getMessage().contains("maxdepth=20") && e.getMessage().contains("java.util.ArrayList"),
           e.getMessage());
     }
-  }
-
-  private static List<Object> nested(int depth) {
-    List<Object> l = new ArrayList<>();
-    for (int i = 0; i < depth; i++) {
-      List<Object> outer = new ArrayList<>();
-      outer.add(l);
-      l = outer;
-    }
-    return l;
   }
 
   @Test

@@ -45,16 +45,6 @@ import org.junit.jupiter.api.io.TempDir;
 class UndecodableTest {
   @TempDir Path dir;
 
-  /** A value of the test's own class (outside any allow-list of java.* only). */
-  static final class Point implements Serializable {
-    private static final long serialVersionUID = 1L;
-    final int x;
-
-    Point(int x) {
-      this.x = x;
-    }
-  }
-
   /** Strings, except that a stored "poison" does not decode (a codec that fails, as after a change of codec). */
   public static final class PoisonCodec implements Codec<String> {
     @Override
@@ -219,7 +209,7 @@ class UndecodableTest {
         for (String k : List.of("compatible", "incompatible", "moved", "filtered")) {
           c.put(k, newOrder(first, k));
         }
-        c.put("point", new Point(4));
+        c.put("point", new CodecsTest.Point(4));
       }
     }
     try (URLClassLoader added = new URLClassLoader(new URL[] {v1b}, app);
