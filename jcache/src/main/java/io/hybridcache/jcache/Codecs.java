@@ -16,9 +16,11 @@ import java.nio.ByteBuffer;
  */
 public final class Codecs {
   /**
-   * The default filter of the serializing codec: limits only (graph depth, references, array length, stream
-   * bytes), so any serializable class of the application passes while a hostile stream cannot exhaust the
-   * heap or the stack. Narrow it with {@link ProviderProperties#SERIAL_FILTER} (e.g. {@code com.example.*;!*}).
+   * The default {@code serial-filter}: limits only (graph depth, references, array length, stream bytes), so
+   * any serializable class of the application passes (but the deny-list of known gadget classes and the
+   * JVM-wide filter, which always apply: {@link SerialFilter}) while a hostile stream cannot exhaust the heap
+   * or the stack. Narrow it with {@link ProviderProperties#SERIAL_FILTER} (e.g. {@code com.example.*;java.base/*;!*}):
+   * a manager whose cache uses Java serialization without such an allow-list WARNs once.
    */
   public static final String DEFAULT_SERIAL_FILTER = "maxdepth=64;maxrefs=100000;maxarray=16777216;maxbytes=67108864";
 
@@ -46,15 +48,23 @@ public final class Codecs {
 
   /**
    * Java serialization; decoding resolves classes through {@code loader} and deserializes only what
-   * {@code filter} allows (an {@link java.io.InvalidClassException} otherwise, read by the cache as a miss).
+   * {@code filter}, the JVM-wide filter and the deny-list of known gadget classes allow. A decode that fails
+   * (a refused, missing or incompatibly changed class) throws an {@link IllegalStateException} naming the
+   * class; a cache reads it as a miss, removes the entry and counts it
+   * ({@link HybridCacheStatisticsMXBean#getUndecodableValues()}). An encode reads the value back once, so a
+   * value that would not read back fails there ({@link IllegalArgumentException} naming the class and limit).
    */
   public static <T> Codec<T> serializing(ClassLoader loader, ObjectInputFilter filter) {
-    return new SerializingCodec<>(loader, filter);
+    return new SerializingCodec<>(loader, SerialFilter.of(filter));
   }
 
   /** The fast codec for {@code type}, or the serializing one (with {@code filter}) for any other type. */
-  @SuppressWarnings("unchecked")
   public static <T> Codec<T> forType(Class<T> type, ClassLoader loader, ObjectInputFilter filter) {
+    return forType(type, loader, SerialFilter.of(filter));
+  }
+
+  @SuppressWarnings("unchecked")
+  static <T> Codec<T> forType(Class<T> type, ClassLoader loader, SerialFilter filter) {
     if (type == String.class) {
       return (Codec<T>) string();
     } else if (type == byte[].class) {
@@ -64,7 +74,7 @@ public final class Codecs {
     } else if (type == Integer.class) {
       return (Codec<T>) integers();
     }
-    return serializing(loader, filter);
+    return new SerializingCodec<>(loader, filter);
   }
 
   /**
@@ -72,13 +82,13 @@ public final class Codecs {
    * {@code serializable}, or a {@link Codec} class with a public no-argument constructor.
    */
   @SuppressWarnings("unchecked")
-  static <T> Codec<T> named(String name, ClassLoader loader, ObjectInputFilter filter) {
+  static <T> Codec<T> named(String name, ClassLoader loader, SerialFilter filter) {
     switch (name) {
       case "string": return (Codec<T>) string();
       case "bytes": return (Codec<T>) bytes();
       case "long": return (Codec<T>) longs();
       case "integer": return (Codec<T>) integers();
-      case "serializable": return serializing(loader, filter);
+      case "serializable": return new SerializingCodec<>(loader, filter);
       default:
         try {
           return (Codec<T>) Class.forName(name, true, loader).getConstructor().newInstance();

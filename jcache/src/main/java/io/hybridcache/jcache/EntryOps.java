@@ -8,6 +8,12 @@ import javax.cache.event.EventType;
  * The entry primitives of one cache (find live, create, update, remove, touch) with their expiry and
  * events, and the key lock every operation runs them under ({@link #locked}). Thread-safe: each
  * primitive is called with its key's lock held.
+ *
+ * <p>Design note: a stored value that does not decode ({@link Undecodable}) is a miss. An operation that needs
+ * the value reads it with {@link #read}, which removes the entry; the key's lock is held from the read to the
+ * removal, and every write of the key takes it, so only that stored version is removed, never a newer one.
+ * An entry being replaced or removed anyway gives its events and results no old value ({@link #old}). Either
+ * way it is counted and logged ({@link Undecodables}); it never reaches the caller as an exception.
  */
 final class EntryOps<K, V> {
   /** One operation on one key, run with the key's lock held. */
@@ -20,13 +26,40 @@ final class EntryOps<K, V> {
   private final Store<K, V> store;
   private final Expiry expiry;
   private final Listeners<K, V> listeners;
+  private final Undecodables undecodables;
   private final KeyLocks locks = new KeyLocks();
 
-  EntryOps(Cache<K, V> source, Store<K, V> store, Expiry expiry, Listeners<K, V> listeners) {
+  EntryOps(Cache<K, V> source, Store<K, V> store, Expiry expiry, Listeners<K, V> listeners,
+      Undecodables undecodables) {
     this.source = source;
     this.store = store;
     this.expiry = expiry;
     this.listeners = listeners;
+    this.undecodables = undecodables;
+  }
+
+  /**
+   * The value of live entry {@code s}, or null if it does not decode: then the entry is removed (that
+   * version: the key's lock is held), counted and logged, and the caller goes on as on a miss.
+   */
+  V read(Store.Slot<V> slot, Stored<V> s) {
+    try {
+      return s.value();
+    } catch (Undecodable e) {
+      slot.remove();
+      undecodables.found(e);
+      return null;
+    }
+  }
+
+  /** The value of an entry the caller replaces or removes, or null if it does not decode (counted and logged). */
+  V old(Stored<V> s) {
+    try {
+      return s.value();
+    } catch (Undecodable e) {
+      undecodables.found(e);
+      return null;
+    }
   }
 
   KeyLocks locks() {
@@ -64,7 +97,7 @@ final class EntryOps<K, V> {
     }
     slot.remove();
     if (events.wants(EventType.EXPIRED)) {
-      V old = s.value();
+      V old = old(s);
       events.add(EventType.EXPIRED, key, old, old);
     }
     return null;
@@ -86,14 +119,14 @@ final class EntryOps<K, V> {
   void update(K key, Store.Slot<V> slot, Stored<V> old, V value, long now, Events<K, V> events) {
     slot.put(value, expiry.onUpdate(now, old.expireAt()));
     if (events.wants(EventType.UPDATED)) {
-      events.add(EventType.UPDATED, key, value, old.value());
+      events.add(EventType.UPDATED, key, value, old(old));
     }
   }
 
   void remove(K key, Store.Slot<V> slot, Stored<V> old, Events<K, V> events) {
     slot.remove();
     if (events.wants(EventType.REMOVED)) {
-      V v = old.value();
+      V v = old(old);
       events.add(EventType.REMOVED, key, v, v);
     }
   }

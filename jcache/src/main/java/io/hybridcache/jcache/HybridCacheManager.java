@@ -2,7 +2,6 @@ package io.hybridcache.jcache;
 
 import io.hybridcache.core.api.Codec;
 import io.hybridcache.core.api.HybridCache;
-import java.io.ObjectInputFilter;
 import java.lang.ref.WeakReference;
 import java.net.URI;
 import java.nio.file.Files;
@@ -48,6 +47,7 @@ final class HybridCacheManager implements CacheManager {
   private final WeakReference<ClassLoader> classLoader;
   private final Properties properties;
   private final ManagerSettings settings;
+  private final SerialFilter serialFilter;
   private final ConcurrentHashMap<String, HybridJCache<?, ?>> caches = new ConcurrentHashMap<>();
   private SharedEngine.Lease lease;
   /** The eviction sinks of the open store-by-value caches, by name. */
@@ -64,6 +64,7 @@ final class HybridCacheManager implements CacheManager {
       this.properties.putAll(properties);
     }
     this.settings = ManagerSettings.resolve(uri, classLoader, this.properties);
+    this.serialFilter = SerialFilter.of(settings.serialFilter());
     createDeclared();
   }
 
@@ -120,9 +121,8 @@ final class HybridCacheManager implements CacheManager {
       SharedEngine.Lease l = lease();
       SharedEngine e = l.shared();
       shared = e.engine();
-      ObjectInputFilter filter = ObjectInputFilter.Config.createFilter(settings.serialFilter());
-      Codec<K> keys = codec(config.getKeyCodec(), cacheName, "key-codec", config.getKeyType(), filter);
-      Codec<V> values = codec(config.getValueCodec(), cacheName, "value-codec", config.getValueType(), filter);
+      Codec<K> keys = codec(config.getKeyCodec(), cacheName, "key", config.getKeyType());
+      Codec<V> values = codec(config.getValueCodec(), cacheName, "value", config.getValueType());
       namespace = namespaceOf(e.namespaces(), l, cacheName, settings.caches().clearOnStart(cacheName));
       store = new ValueStore<>(shared, e.namespaces(), namespace, keys, values);
     } else {
@@ -149,13 +149,23 @@ final class HybridCacheManager implements CacheManager {
     return cache;
   }
 
-  private <T> Codec<T> codec(Codec<T> given, String cacheName, String setting, Class<T> type, ObjectInputFilter filter) {
+  /**
+   * The {@code role} ("key" or "value") codec of a cache: given in code, named by {@code cache.NAME.ROLE-codec},
+   * else by type. One that serializes is checked against {@code serial-filter} ({@link SerialFilter#admit}).
+   */
+  private <T> Codec<T> codec(Codec<T> given, String cacheName, String role, Class<T> type) {
     if (given != null) {
       return given;
     }
-    String named = settings.caches().get(cacheName, setting);
+    String named = settings.caches().get(cacheName, role + "-codec");
     ClassLoader loader = loader();
-    return named != null ? Codecs.named(named, loader, filter) : Codecs.forType(type, loader, filter);
+    Codec<T> codec = named != null ? Codecs.named(named, loader, serialFilter) : Codecs.forType(type, loader, serialFilter);
+    if (codec instanceof SerializingCodec) {
+      String declared = role + "-type";
+      serialFilter.admit(cacheName, settings.caches().get(cacheName, declared) != null
+          ? ProviderProperties.CACHE_PREFIX + cacheName + "." + declared : "the " + role + " type", type);
+    }
+    return codec;
   }
 
   @SuppressWarnings("unchecked")

@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * stripes in ascending order. Events are made only when a listener is registered.
  *
  * <p>Design note: expiry times live in the stored value ({@link ValueStore}); an entry found expired is
- * removed and reported (EXPIRED) by the operation that finds it, as the spec allows.
+ * removed and reported (EXPIRED) by the operation that finds it, as the spec allows. A stored value that
+ * does not decode is a miss for every operation that reads it (removed, counted, logged: {@link EntryOps#read}),
+ * never a hit in the statistics and never an exception; the iterator skips it.
  */
 final class HybridJCache<K, V> implements Cache<K, V> {
   private static final Logger LOG = LoggerFactory.getLogger(HybridJCache.class);
@@ -70,11 +72,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     this.expiry = new Expiry(config.getExpiryPolicyFactory().create());
     this.integration = new Integration<>(config);
     this.listeners = new Listeners<>(pool);
-    this.ops = new EntryOps<>(this, store, expiry, listeners);
+    this.counts = new Recorder(config);
+    this.ops = new EntryOps<>(this, store, expiry, listeners, new Undecodables(name, counts.statistics()));
     for (CacheEntryListenerConfiguration<K, V> l : config.getCacheEntryListenerConfigurations()) {
       listeners.register(l);
     }
-    this.counts = new Recorder(config);
     this.configBean = new ConfigurationBean(config);
     updateBlindPut();
     if (config.isManagementEnabled()) {
@@ -100,9 +102,9 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   /** A get under the key's lock: access expiry on a hit, read-through on a miss. */
   private V getLocked(K key, Store.Slot<V> slot, long now, Events<K, V> events) {
     Stored<V> s = ops.live(key, slot, now, events);
-    counts.lookup(s != null);
-    if (s != null) {
-      V v = s.value();
+    V v = s == null ? null : ops.read(slot, s);
+    counts.lookup(v != null);
+    if (v != null) {
       ops.touch(slot, s, now);
       return v;
     }
@@ -127,12 +129,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     for (K k : keys) {
       V v = ops.locked(k, (slot, now, events) -> {
         Stored<V> s = ops.live(k, slot, now, events);
-        counts.lookup(s != null);
-        if (s == null) {
-          return null;
+        V found = s == null ? null : ops.read(slot, s);
+        counts.lookup(found != null);
+        if (found != null) {
+          ops.touch(slot, s, now);
         }
-        V found = s.value();
-        ops.touch(slot, s, now);
         return found;
       });
       if (v != null) {
@@ -234,7 +235,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
   /** A put under the key's lock, written through; the previous live entry or null. */
   private Stored<V> putLocked(K key, V value, Store.Slot<V> slot, long now, Events<K, V> events) {
-    Stored<V> s = ops.live(key, slot, now, events);
+    return putOver(key, value, ops.live(key, slot, now, events), slot, now, events);
+  }
+
+  /** A put over live entry {@code s} (or null), under the key's lock, written through; returns {@code s}. */
+  private Stored<V> putOver(K key, V value, Stored<V> s, Store.Slot<V> slot, long now, Events<K, V> events) {
     integration.write(key, value);
     boolean stored = true;
     if (s == null) {
@@ -252,8 +257,10 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     checkTypes(key, value);
     long start = System.nanoTime();
     Holder<V> old = ops.locked(key, (slot, now, events) -> {
-      Stored<V> s = putLocked(key, value, slot, now, events);
-      return new Holder<>(s == null ? null : s.value()); // the old entry's own bytes or reference
+      Stored<V> s = ops.live(key, slot, now, events);
+      V v = s == null ? null : ops.read(slot, s); // the old entry's own bytes or reference; undecodable: removed
+      putOver(key, value, v == null ? null : s, slot, now, events);
+      return new Holder<>(v);
     });
     counts.lookup(old.value != null);
     counts.getSince(start);
@@ -332,10 +339,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     long start = System.nanoTime();
     Outcome outcome = ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
-      if (s == null) {
+      V v = s == null ? null : ops.read(slot, s);
+      if (v == null) {
         return Outcome.MISS;
       }
-      if (!oldValue.equals(s.value())) {
+      if (!oldValue.equals(v)) {
         ops.touch(slot, s, now);
         return Outcome.HIT;
       }
@@ -358,11 +366,10 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     V old = ops.locked(key, (slot, now, events) -> {
       integration.delete(key);
       Stored<V> s = ops.live(key, slot, now, events);
-      if (s == null) {
-        return null;
+      V v = s == null ? null : ops.read(slot, s);
+      if (v != null) {
+        ops.remove(key, slot, s, events);
       }
-      V v = s.value();
-      ops.remove(key, slot, s, events);
       return v;
     });
     if (old != null) {
@@ -380,10 +387,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     long start = System.nanoTime();
     Outcome outcome = ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
-      if (s == null) {
+      V v = s == null ? null : ops.read(slot, s);
+      if (v == null) {
         return Outcome.MISS;
       }
-      if (!oldValue.equals(s.value())) {
+      if (!oldValue.equals(v)) {
         ops.touch(slot, s, now);
         return Outcome.HIT;
       }
@@ -416,12 +424,13 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     long start = System.nanoTime();
     Holder<V> old = ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
-      if (s == null) {
+      V v = s == null ? null : ops.read(slot, s);
+      if (v == null) {
         return null;
       }
       integration.write(key, value);
       ops.update(key, slot, s, value, now, events);
-      return new Holder<>(s.value());
+      return new Holder<>(v);
     });
     if (old != null) {
       counts.puts(1, start);
@@ -532,8 +541,8 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     long start = System.nanoTime();
     return ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
-      counts.conditional(s != null, start);
-      ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, s, integration.readThrough() ? integration::load : null);
+      ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, s, found -> ops.read(slot, found),
+          integration.readThrough() ? integration::load : null);
       T result;
       try {
         result = processor.process(entry, arguments);
@@ -541,8 +550,10 @@ final class HybridJCache<K, V> implements Cache<K, V> {
         throw e;
       } catch (Throwable e) {
         throw new EntryProcessorException(e);
+      } finally {
+        counts.conditional(entry.stored() != null, start); // an entry that did not decode is a miss
       }
-      apply(key, slot, s, entry, now, events);
+      apply(key, slot, entry.stored(), entry, now, events);
       return result;
     });
   }
@@ -644,10 +655,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     long start = System.nanoTime();
     return ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
-      if (s == null) {
-        return null;
+      V v = s == null ? null : ops.read(slot, s);
+      if (v == null) {
+        return null; // gone, or did not decode (removed): skipped
       }
-      Entry<K, V> e = new SimpleEntry<>(key, s.value());
+      Entry<K, V> e = new SimpleEntry<>(key, v);
       ops.touch(slot, s, now);
       counts.conditional(true, start);
       return e;
@@ -761,13 +773,17 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
   /**
    * This cache ({@code HybridJCache}), its configuration ({@code HybridCacheConfiguration} or any
-   * {@code Configuration} type it is), or for a store-by-value cache the manager's shared engine
-   * ({@link HybridCache}: its keys carry the cache's namespace prefix).
+   * {@code Configuration} type it is), its statistics ({@link HybridCacheStatisticsMXBean}, counted while
+   * statistics are enabled, but for the undecodable values, always counted), or for a store-by-value cache the
+   * manager's shared engine ({@link HybridCache}: its keys carry the cache's namespace prefix).
    */
   @Override
   public <T> T unwrap(Class<T> clazz) {
     if (clazz.isInstance(this)) {
       return clazz.cast(this);
+    }
+    if (clazz == HybridCacheStatisticsMXBean.class) {
+      return clazz.cast(counts.statistics());
     }
     if (clazz.isInstance(config)) {
       return clazz.cast(config);

@@ -13,15 +13,20 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
   enum Op { NONE, ACCESS, CREATE, LOAD, UPDATE, REMOVE }
 
   private final K key;
-  private final Stored<V> stored;
+  private Stored<V> stored;
+  private final Function<Stored<V>, V> reader;
   private final Function<K, V> loader;
   private V value;
   private Op op = Op.NONE;
 
-  /** @param stored the live entry, or null; @param loader a read-through load, or null */
-  ProcessorEntry(K key, Stored<V> stored, Function<K, V> loader) {
+  /**
+   * @param stored the live entry, or null; @param reader its value, or null if it does not decode (then it is
+   * gone: the entry is absent); @param loader a read-through load, or null
+   */
+  ProcessorEntry(K key, Stored<V> stored, Function<Stored<V>, V> reader, Function<K, V> loader) {
     this.key = key;
     this.stored = stored;
+    this.reader = reader;
     this.loader = loader;
   }
 
@@ -33,7 +38,10 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
   @Override
   public V getValue() {
     if (op == Op.NONE) {
-      value = stored == null ? null : stored.value();
+      value = stored == null ? null : reader.apply(stored);
+      if (value == null) {
+        stored = null; // it did not decode: removed, a miss
+      }
       if (value != null) {
         op = Op.ACCESS;
       } else if (loader != null) {
@@ -69,6 +77,11 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
   @Override
   public <T> T unwrap(Class<T> clazz) {
     return SimpleEntry.unwrap(this, clazz);
+  }
+
+  /** The live entry as the processor left it found: null if there was none or it did not decode. */
+  Stored<V> stored() {
+    return stored;
   }
 
   Op op() {

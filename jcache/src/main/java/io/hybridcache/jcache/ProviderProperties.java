@@ -38,7 +38,9 @@ public final class ProviderProperties {
   public static final String DIRECT_IO = "direct-io";
   /**
    * The JEP 290 filter pattern the Java-serialization codec deserializes through (default
-   * {@link Codecs#DEFAULT_SERIAL_FILTER}: limits only).
+   * {@link Codecs#DEFAULT_SERIAL_FILTER}: limits only), beside the deny-list of known gadget classes and the
+   * JVM-wide {@code jdk.serialFilter} ({@link SerialFilter}). A pattern that names classes is an allow-list:
+   * classes it does not name are refused. A declared key or value type it refuses fails the manager.
    */
   public static final String SERIAL_FILTER = "serial-filter";
   /**

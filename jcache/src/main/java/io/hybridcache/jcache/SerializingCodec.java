@@ -5,26 +5,31 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.ObjectInputFilter;
+import java.io.InvalidClassException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.ObjectStreamClass;
-import java.io.UncheckedIOException;
 import java.util.Objects;
 
 /**
  * Java serialization as a {@link Codec}: the fallback for types without a fast codec. Thread-safe.
  *
  * <p>Design note (security): a cache's files are written 0600 by the process that owns the cache, so
- * only that user (or root) can plant a stream; still, every decode runs through {@code filter}
- * (JEP 290), so a planted stream meets the limits of {@link Codecs#DEFAULT_SERIAL_FILTER} or whatever
- * class allow-list the user set, and classes resolve only through the manager's class loader.
+ * only that user (or root) can plant a stream; still, every decode runs through the manager's
+ * {@link SerialFilter} (JEP 290: the deny-list of gadget classes, {@code serial-filter}, the JVM-wide
+ * filter), and classes resolve only through the manager's class loader.
+ *
+ * <p>Design note (failures): {@link #encode} reads the value back once through the filter and the class
+ * loader, so a value that would not read back (a class the filter refuses, a graph over its limits, a class
+ * the manager's loader cannot see) fails its put with an {@link IllegalArgumentException} naming the class
+ * and the limit, not every later get. {@link #decode} throws {@link Undecodable} naming the class, which the
+ * cache reads as a miss.
  */
 final class SerializingCodec<T> implements Codec<T> {
   private final ClassLoader loader;
-  private final ObjectInputFilter filter;
+  private final SerialFilter filter;
 
-  SerializingCodec(ClassLoader loader, ObjectInputFilter filter) {
+  SerializingCodec(ClassLoader loader, SerialFilter filter) {
     this.loader = Objects.requireNonNull(loader, "loader");
     this.filter = Objects.requireNonNull(filter, "filter");
   }
@@ -38,20 +43,39 @@ final class SerializingCodec<T> implements Codec<T> {
       throw new IllegalArgumentException("cannot serialize a " + value.getClass().getName()
           + " (store-by-value needs Serializable keys and values, or a codec)", e);
     }
-    return bytes.toByteArray();
+    byte[] written = bytes.toByteArray();
+    try {
+      decode(written);
+    } catch (Undecodable e) {
+      throw new IllegalArgumentException("cannot store a " + value.getClass().getName()
+          + ": it would not read back: " + e.getMessage(), e);
+    }
+    return written;
   }
 
   @Override
   @SuppressWarnings("unchecked")
   public T decode(byte[] bytes) {
+    SerialFilter.Stream stream = filter.stream();
     try (ObjectInputStream in = new LoaderInputStream(new ByteArrayInputStream(bytes), loader)) {
-      in.setObjectInputFilter(filter);
+      in.setObjectInputFilter(stream);
       return (T) in.readObject();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot deserialize a cached value", e);
-    } catch (ClassNotFoundException e) {
-      throw new IllegalStateException("cannot deserialize a cached value", e);
+    } catch (IOException | ClassNotFoundException | RuntimeException | LinkageError e) {
+      String refusal = stream.refusal();
+      String className = refusal != null ? stream.refusedClass() : classOf(e, stream.refusedClass());
+      throw new Undecodable(className, refusal != null ? refusal
+          : "class " + className + " does not read back (changed incompatibly, moved or gone?): " + e, e);
     }
+  }
+
+  private static String classOf(Throwable e, String lastRead) {
+    if (e instanceof InvalidClassException ice && ice.classname != null) {
+      return ice.classname; // changed incompatibly (serialVersionUID, fields)
+    }
+    if (e instanceof ClassNotFoundException) {
+      return e.getMessage(); // moved or removed
+    }
+    return lastRead != null ? lastRead : "(unknown)";
   }
 
   /** Resolves classes through the cache manager's class loader. */

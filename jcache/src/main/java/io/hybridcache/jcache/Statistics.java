@@ -1,15 +1,14 @@
 package io.hybridcache.jcache;
 
 import java.util.concurrent.atomic.LongAdder;
-import javax.cache.management.CacheStatisticsMXBean;
 
 /**
  * One cache's JCache statistics (the spec's table: a get that finds an entry is a hit, one that does
  * not a miss; puts count entries stored, removals entries removed), exposed as
  * {@code javax.cache:type=CacheStatistics}. Times are kept in nanoseconds and reported as average
- * microseconds. Thread-safe (adders).
+ * microseconds; {@link #getUndecodableValues()} is counted whether statistics are on or not. Thread-safe (adders).
  */
-final class Statistics implements CacheStatisticsMXBean {
+final class Statistics implements HybridCacheStatisticsMXBean {
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
   private final LongAdder puts = new LongAdder();
@@ -18,6 +17,7 @@ final class Statistics implements CacheStatisticsMXBean {
   private final LongAdder getNanos = new LongAdder();
   private final LongAdder putNanos = new LongAdder();
   private final LongAdder removeNanos = new LongAdder();
+  private final LongAdder undecodable = new LongAdder();
 
   void hits(long n) { hits.add(n); }
   void misses(long n) { misses.add(n); }
@@ -31,13 +31,18 @@ final class Statistics implements CacheStatisticsMXBean {
   void removals(long n, long nanos) { removals.add(n); removeNanos.add(nanos); }
   void putTime(long nanos) { putNanos.add(nanos); }
   void removeTime(long nanos) { removeNanos.add(nanos); }
+  void undecodable() { undecodable.increment(); }
 
   @Override
   public void clear() {
-    for (LongAdder a : new LongAdder[] {hits, misses, puts, removals, evictions, getNanos, putNanos, removeNanos}) {
+    for (LongAdder a : new LongAdder[] {hits, misses, puts, removals, evictions, getNanos, putNanos, removeNanos,
+        undecodable}) {
       a.reset();
     }
   }
+
+  @Override
+  public long getUndecodableValues() { return undecodable.sum(); }
 
   @Override
   public long getCacheHits() { return hits.sum(); }

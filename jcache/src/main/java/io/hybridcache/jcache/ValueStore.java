@@ -119,10 +119,15 @@ final class ValueStore<K, V> implements Store<K, V> {
     };
   }
 
-  /** A stored value's payload (the codec's bytes, never changed), decoded on each {@link #value()}. */
+  /**
+   * A stored value's payload (the codec's bytes, never changed), decoded on each {@link #value()}; one that
+   * does not decode throws {@link Undecodable} (the same one on each call: it is counted once), which the
+   * cache reads as a miss. Confined to the operation that read it.
+   */
   private static final class Bytes<V> extends Stored<V> {
     private final byte[] payload;
     private final Codec<V> codec;
+    private Undecodable failure;
 
     Bytes(long expireAt, byte[] payload, Codec<V> codec) {
       super(expireAt);
@@ -132,11 +137,14 @@ final class ValueStore<K, V> implements Store<K, V> {
 
     @Override
     V value() {
+      if (failure != null) {
+        throw failure;
+      }
       try {
         return codec.decode(payload);
       } catch (RuntimeException e) {
-        throw new javax.cache.CacheException("a cached value does not decode with " + codec.getClass().getName()
-            + " (another codec, or refused by the serialization filter)", e);
+        failure = Undecodable.of(codec, e);
+        throw failure;
       }
     }
   }
