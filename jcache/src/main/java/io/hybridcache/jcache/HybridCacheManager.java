@@ -65,6 +65,7 @@ final class HybridCacheManager implements CacheManager {
     }
     this.settings = ManagerSettings.resolve(uri, classLoader, this.properties);
     this.serialFilter = SerialFilter.of(settings.serialFilter());
+    LOG.info("CacheManager {}: {}", uri, settings.describe());
     createDeclared();
   }
 
@@ -110,6 +111,9 @@ final class HybridCacheManager implements CacheManager {
     Objects.requireNonNull(cacheName, "cacheName");
     Objects.requireNonNull(configuration, "configuration");
     if (caches.containsKey(cacheName)) {
+      if (settings.caches().declared().contains(cacheName)) {
+        throw declaredTwice(cacheName);
+      }
       throw new CacheException("a cache named " + cacheName + " exists already in " + uri);
     }
     HybridCacheConfiguration<K, V> config = copy(configuration);
@@ -147,6 +151,20 @@ final class HybridCacheManager implements CacheManager {
       lease.shared().watch(sink);
     }
     return cache;
+  }
+
+  /**
+   * A declared cache created again: the file and the code (Spring Boot's {@code spring.cache.cache-names},
+   * which creates each listed cache right after getting the manager and drops the manager unclosed when
+   * that fails) both declare it. The application's start fails here, so the manager closes itself and its
+   * engine cleanly (the next start is warm, not a crash recovery), and the error names the remedy.
+   */
+  private CacheException declaredTwice(String cacheName) {
+    close();
+    return new CacheException("cache " + cacheName + " is declared in " + uri + " (" + ProviderProperties.CACHE_PREFIX
+        + cacheName + ".* properties) and so exists already: declare a cache in the provider's file or list it in "
+        + "spring.cache.cache-names (or create it in code), never both; this CacheManager is now closed, its "
+        + "engine closed cleanly");
   }
 
   /**

@@ -11,13 +11,14 @@ import javax.cache.spi.CachingProvider;
 
 /**
  * The JCache provider (registered in {@code META-INF/services/javax.cache.spi.CachingProvider}): one
- * {@code CacheManager} per URI and class loader, each URI with its own hybridcache engine and directory
- * (settings: {@link ProviderProperties}); managers of one URI with different class loaders share that engine
- * but not their caches ({@code SharedEngine}). Store-by-reference is supported (such caches stay on the
+ * {@code CacheManager} per URI and class loader, each with a hybridcache engine in its directory
+ * (settings: {@link ProviderProperties}; without a configured directory a private one, deleted at close);
+ * managers on one configured directory with different class loaders share that engine but not their caches
+ * ({@code SharedEngine}). Store-by-reference is supported (such caches stay on the
  * heap). Thread-safe (synchronized).
  */
 public final class HybridCachingProvider implements CachingProvider {
-  /** The default URI: managers asked for without one use it (its directory: ROOT/its name). */
+  /** The default URI: managers asked for without one use it (its directory: a private one unless configured). */
   public static final URI DEFAULT_URI = URI.create(HybridCachingProvider.class.getName());
 
   private final WeakHashMap<ClassLoader, Map<URI, HybridCacheManager>> managers = new WeakHashMap<>();

@@ -7,6 +7,8 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -15,13 +17,23 @@ import javax.cache.CacheException;
 
 /**
  * The settings of one {@code CacheManager}, read in one place ({@link #resolve}) from the sources
- * {@link ProviderProperties} lists, and validated: an error names the property and its value. Immutable.
+ * {@link ProviderProperties} lists, and validated: an error names the property, its minimum or range
+ * with its unit, and the value as given ({@code dram-bytes must be at least 1m, was 256k}). Immutable.
+ *
+ * <p>The directory: {@code directory} if set (persistent: what a restart finds warm); else a private
+ * one, a new random name under {@code root} (default {@code java.io.tmpdir}), made 0700 and deleted when
+ * the manager closes: without a configured directory nothing persists and nothing is shared, whatever
+ * the URI (it is never named from the URI, so a Spring Boot jar's path in it does not matter).
  */
 final class ManagerSettings {
   static final long DEFAULT_DRAM_BYTES = 64 * CacheConfig.MIB;
   static final long DEFAULT_FLASH_BYTES = CacheConfig.GIB;
 
+  private static final SecureRandom RANDOM = new SecureRandom();
+
   private final Path directory;
+  /** True if {@code directory} was configured; else the directory is private to this manager. */
+  private final boolean persistent;
   private final long dramBytes;
   private final long flashBytes;
   private final long segmentBytes;
@@ -34,10 +46,9 @@ final class ManagerSettings {
   private final CacheSettings cacheSettings;
 
   private ManagerSettings(Properties p, URI uri) {
-    Path root = Paths.get(p.getProperty(ProviderProperties.ROOT,
-        Paths.get(System.getProperty("java.io.tmpdir"), "hybridcache-jcache").toString()));
     String dir = p.getProperty(ProviderProperties.DIRECTORY);
-    this.directory = (dir != null ? Paths.get(dir) : root.resolve(directoryName(uri))).toAbsolutePath();
+    this.persistent = dir != null;
+    this.directory = (persistent ? Paths.get(dir.trim()) : privateDirectory(p)).toAbsolutePath();
     this.dramBytes = size(p, ProviderProperties.DRAM_BYTES, DEFAULT_DRAM_BYTES);
     this.flashBytes = size(p, ProviderProperties.FLASH_BYTES, DEFAULT_FLASH_BYTES);
     this.smallObjectShare = share(p, ProviderProperties.SMALL_OBJECT_SHARE, 0);
@@ -63,21 +74,42 @@ final class ManagerSettings {
       }
     }
     this.cacheSettings = new CacheSettings(perCache);
-    engineConfig(); // validates the budgets now, naming the bad one
+    SizeRules.check(p, dramBytes, flashBytes, segmentBytes, writeBufferBytes, smallObjectShare);
+    engineConfig(); // validates the rest now, naming the bad one
+  }
+
+  /** A new random name under {@code root} (default java.io.tmpdir): never named from the URI. */
+  private static Path privateDirectory(Properties p) {
+    String root = p.getProperty(ProviderProperties.ROOT);
+    byte[] id = new byte[12];
+    RANDOM.nextBytes(id);
+    return Paths.get(root != null ? root.trim() : System.getProperty("java.io.tmpdir"))
+        .resolve("hybridcache-jcache-" + HexFormat.of().formatHex(id));
   }
 
   /**
-   * The settings for a manager of {@code uri}: {@code given} over the file the URI names over the
-   * {@link ProviderProperties#SYSTEM_PREFIX} system properties.
+   * The settings for a manager of {@code uri}, most specific first: {@code given} (code), then the
+   * {@link ProviderProperties#SYSTEM_PREFIX} system properties, then the
+   * {@link ProviderProperties#ENVIRONMENT_PREFIX} environment, then the file the URI names.
    */
   static ManagerSettings resolve(URI uri, ClassLoader loader, Properties given) {
-    Properties merged = new Properties();
-    for (String name : System.getProperties().stringPropertyNames()) {
-      if (name.startsWith(ProviderProperties.SYSTEM_PREFIX)) {
-        merged.setProperty(name.substring(ProviderProperties.SYSTEM_PREFIX.length()), System.getProperty(name));
+    return resolve(uri, loader, given, System.getProperties(), System.getenv());
+  }
+
+  static ManagerSettings resolve(URI uri, ClassLoader loader, Properties given, Properties system,
+      Map<String, String> environment) {
+    Properties merged = fileNamedBy(uri, loader);
+    for (String name : ProviderProperties.MANAGER_PROPERTIES) {
+      String v = environment.get(ProviderProperties.ENVIRONMENT_PREFIX + name.toUpperCase(Locale.ROOT).replace('-', '_'));
+      if (v != null) {
+        merged.setProperty(name, v);
       }
     }
-    merged.putAll(fileNamedBy(uri, loader));
+    for (String name : system.stringPropertyNames()) {
+      if (name.startsWith(ProviderProperties.SYSTEM_PREFIX)) {
+        merged.setProperty(name.substring(ProviderProperties.SYSTEM_PREFIX.length()), system.getProperty(name));
+      }
+    }
     if (given != null) {
       for (String name : given.stringPropertyNames()) {
         merged.setProperty(name, given.getProperty(name));
@@ -112,16 +144,6 @@ final class ManagerSettings {
       throw new CacheException("cannot read the properties of CacheManager URI " + uri, e);
     }
     return p;
-  }
-
-  /** A file name for a URI: its safe characters, and a hash so that distinct URIs never share one. */
-  static String directoryName(URI uri) {
-    String s = uri.toString();
-    String safe = s.replaceAll("[^A-Za-z0-9._-]", "_");
-    if (safe.length() > 80) {
-      safe = safe.substring(safe.length() - 80);
-    }
-    return safe + "-" + Integer.toHexString(s.hashCode());
   }
 
   /** A share (CacheConfig validates the range it takes), {@code fallback} if not given. */
@@ -159,8 +181,19 @@ final class ManagerSettings {
     }
   }
 
-  /** The engine configuration of these settings (validated by {@link CacheConfig.Builder#build()}). */
+  /**
+   * The engine configuration of these settings (validated by {@link CacheConfig.Builder#build()}; its
+   * error names the property as the file spells it).
+   */
   CacheConfig engineConfig() {
+    try {
+      return engineConfigBuilder().build();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(SizeRules.propertyNames(e.getMessage()), e);
+    }
+  }
+
+  private CacheConfig.Builder engineConfigBuilder() {
     return CacheConfig.builder(directory.resolve("engine"))
         .name("jcache")
         .dramBytes(dramBytes)
@@ -171,11 +204,12 @@ final class ManagerSettings {
         .smallObjectShare(smallObjectShare)
         .smallObjectMaxBytes((int) Math.min(Integer.MAX_VALUE, smallObjectMaxBytes))
         .smallObjectLogShare(smallObjectLogShare)
-        .jmx(false)
-        .build();
+        .jmx(false);
   }
 
   Path directory() { return directory; }
+  /** True if the directory was configured (persistent); false: private to the manager, deleted at close. */
+  boolean persistent() { return persistent; }
   long dramBytes() { return dramBytes; }
   long flashBytes() { return flashBytes; }
   String serialFilter() { return serialFilter; }
@@ -183,6 +217,17 @@ final class ManagerSettings {
   /** The per-cache settings ({@code cache.NAME.SETTING}). */
   CacheSettings caches() {
     return cacheSettings;
+  }
+
+  /** The effective settings, for the INFO line of a manager's open. */
+  String describe() {
+    return "directory " + directory + (persistent ? " (persistent)" : " (private to this manager, deleted at close: "
+        + "persistence is off; set directory to keep entries across restarts)") + ", dram-bytes "
+        + SizeRules.format(dramBytes) + ", flash-bytes " + SizeRules.format(flashBytes) + ", segment-bytes "
+        + SizeRules.format(segmentBytes) + ", write-buffer-bytes " + SizeRules.format(writeBufferBytes)
+        + ", direct-io " + directIo + ", small-object-share " + smallObjectShare + ", serial-filter "
+        + (serialFilter.equals(Codecs.DEFAULT_SERIAL_FILTER) ? "limits only (no allow-list)" : serialFilter)
+        + ", declared caches " + cacheSettings.declared();
   }
 
   @Override

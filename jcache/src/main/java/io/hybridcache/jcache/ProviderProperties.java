@@ -1,27 +1,36 @@
 package io.hybridcache.jcache;
 
 /**
- * Names of the provider's settings. A {@code CacheManager} reads them, in this order of precedence, from
- * the {@code Properties} given to {@code getCacheManager}, from the properties file its URI names (a
- * {@code file:} or {@code jar:} URI, or {@code classpath:name.properties} resolved by the manager's class
- * loader), and from
- * system properties named {@link #SYSTEM_PREFIX} + name (defaults for every manager, e.g. for test runs).
- * Sizes are bytes ({@code 64m}, {@code 1g} and {@code 512k} are accepted too).
+ * Names of the provider's settings. A {@code CacheManager} reads them, most specific first (the first
+ * source that sets a property wins): the {@code Properties} given to {@code getCacheManager} (code, e.g.
+ * a Spring {@code JCachePropertiesCustomizer}); system properties named {@link #SYSTEM_PREFIX} + name
+ * ({@code -Dhybridcache.jcache.directory=...}: one instance's own directory); environment variables named
+ * {@link #ENVIRONMENT_PREFIX} + the name in upper case with {@code _} for {@code -}
+ * ({@code HYBRIDCACHE_JCACHE_DIRECTORY}; the manager properties below only, not
+ * {@code cache.*}); the properties file its URI names (a {@code file:} or {@code jar:} URI, or
+ * {@code classpath:name.properties} resolved by the manager's class loader). Sizes are bytes ({@code 64m},
+ * {@code 1g} and {@code 512k} are accepted too).
  */
 public final class ProviderProperties {
-  /** Prefix of the system properties that give defaults: {@code hybridcache.jcache.dram-bytes} etc. */
+  /** Prefix of the system properties: {@code hybridcache.jcache.dram-bytes} etc. */
   public static final String SYSTEM_PREFIX = "hybridcache.jcache.";
-  /** The manager's directory (the engine's files and the namespace table); default ROOT/name-of-URI. */
+  /** Prefix of the environment variables: {@code HYBRIDCACHE_JCACHE_DRAM_BYTES} etc. */
+  public static final String ENVIRONMENT_PREFIX = "HYBRIDCACHE_JCACHE_";
+  /**
+   * The manager's directory (the engine's files and the namespace table): persistent, warm after a
+   * restart. Without it a manager gets a private directory (a new random name under {@link #ROOT}, 0700),
+   * deleted at close: nothing persists, nothing is shared.
+   */
   public static final String DIRECTORY = "directory";
-  /** Parent of default manager directories; default {@code java.io.tmpdir}/hybridcache-jcache. */
+  /** Where private manager directories are made when no {@link #DIRECTORY} is set; default {@code java.io.tmpdir}. */
   public static final String ROOT = "root";
-  /** DRAM budget shared by the manager's caches (default 64 MiB). */
+  /** DRAM budget shared by the manager's caches (default 64 MiB, at least 1m). */
   public static final String DRAM_BYTES = "dram-bytes";
-  /** Flash budget shared by the manager's caches (default 1 GiB). */
+  /** Flash budget shared by the manager's caches (default 1 GiB, at least 6 segments of segment-bytes). */
   public static final String FLASH_BYTES = "flash-bytes";
-  /** Flash segment size (default 64 MiB, or flash-bytes / 16 when that is smaller). */
+  /** Flash segment size (default 64 MiB, or flash-bytes / 16 when that is smaller; a multiple of 4k from 64k to 128m). */
   public static final String SEGMENT_BYTES = "segment-bytes";
-  /** Flash write buffer size (default 1 MiB, at most segment-bytes / 4). */
+  /** Flash write buffer size (default 1 MiB, at most segment-bytes / 4; a multiple of 4k up to segment-bytes - 8k). */
   public static final String WRITE_BUFFER_BYTES = "write-buffer-bytes";
   /**
    * Share of flash-bytes for the small-object engine (default 0: off), as {@code CacheConfig.smallObjectShare}.
@@ -54,6 +63,11 @@ public final class ProviderProperties {
    * named by such a property is created with the manager. See {@code CacheSettings}.
    */
   public static final String CACHE_PREFIX = "cache.";
+
+  /** The manager (top-level) properties: those the environment can set too. */
+  static final java.util.List<String> MANAGER_PROPERTIES = java.util.List.of(DIRECTORY, ROOT, DRAM_BYTES,
+      FLASH_BYTES, SEGMENT_BYTES, WRITE_BUFFER_BYTES, SMALL_OBJECT_SHARE, SMALL_OBJECT_MAX_BYTES,
+      SMALL_OBJECT_LOG_SHARE, DIRECT_IO, SERIAL_FILTER);
 
   private ProviderProperties() {}
 }

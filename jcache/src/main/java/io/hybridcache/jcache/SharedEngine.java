@@ -3,15 +3,24 @@ package io.hybridcache.jcache;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.HybridCache;
 import io.hybridcache.core.api.RemovalCause;
+import io.hybridcache.core.device.AtomicFile;
+import io.hybridcache.core.device.DirectoryLock;
 import io.hybridcache.core.device.FileModes;
+import io.hybridcache.core.device.TrustedDirectory;
+import io.hybridcache.core.engine.CacheFiles;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.cache.CacheException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One engine and namespace table per manager directory in this JVM, shared by every {@code CacheManager}
@@ -23,12 +32,21 @@ import javax.cache.CacheException;
  * slot (the same URI with another class loader, open at the same time) gets namespaces of its own for its
  * caches ({@link #namespaceName}), so caches of different managers are distinct, as JSR-107 asks.
  *
+ * <p>The directory: a configured one is made 0700 if absent, and refused if it exists and belongs to
+ * another user or others may write it ({@code TrustedDirectory}); a private one must be new. Then the
+ * process takes the directory's {@code LOCK} (before the namespace table is read), so a second process on it
+ * fails, told that each process needs its own directory. A private directory is deleted at the last
+ * release: the engine's own files ({@code CacheFiles}), the namespace table, the lock.
+ *
  * <p>Concurrency: the registry, the reference counts and the slots are guarded by the class lock.
  */
 final class SharedEngine {
+  private static final Logger LOG = LoggerFactory.getLogger(SharedEngine.class);
   private static final Map<Path, SharedEngine> OPEN = new HashMap<>();
 
   private final Path directory;
+  private final boolean persistent;
+  private final DirectoryLock lock;
   private final HybridCache engine;
   private final Namespaces namespaces;
   /** Per namespace id: what to tell when the engine evicts one of its entries (a cache's statistics). */
@@ -43,9 +61,11 @@ final class SharedEngine {
     void evicted();
   }
 
-  private SharedEngine(Path directory, HybridCache engine, Namespaces namespaces,
-      ConcurrentHashMap<Integer, EvictionSink> sinks) {
+  private SharedEngine(Path directory, boolean persistent, DirectoryLock lock, HybridCache engine,
+      Namespaces namespaces, ConcurrentHashMap<Integer, EvictionSink> sinks) {
     this.directory = directory;
+    this.persistent = persistent;
+    this.lock = lock;
     this.engine = engine;
     this.namespaces = namespaces;
     this.sinks = sinks;
@@ -80,22 +100,28 @@ final class SharedEngine {
     Path dir = settings.directory();
     SharedEngine shared = OPEN.get(dir);
     if (shared == null) {
+      DirectoryLock lock = lockDirectory(dir, settings.persistent());
       try {
-        java.nio.file.Files.createDirectories(dir.getParent());
-        FileModes.createDirectory(dir, PosixFilePermissions.fromString("rwx------"));
-      } catch (IOException e) {
-        throw new CacheException("cannot create the CacheManager directory " + dir, e);
+        ConcurrentHashMap<Integer, EvictionSink> sinks = new ConcurrentHashMap<>();
+        CacheConfig config = settings.engineConfig().toBuilder()
+            .removalListener((key, value, cause) -> {
+              if (cause == RemovalCause.EVICTED) {
+                evicted(sinks, key);
+              }
+            })
+            .build();
+        Namespaces namespaces = new Namespaces(dir);
+        HybridCache engine;
+        try {
+          engine = HybridCache.open(config);
+        } catch (RuntimeException e) {
+          throw new CacheException("cannot open the engine of CacheManager directory " + dir + ": " + e.getMessage(), e);
+        }
+        shared = new SharedEngine(dir, settings.persistent(), lock, engine, namespaces, sinks);
+      } catch (RuntimeException | Error e) {
+        unlock(dir, settings.persistent(), lock, e);
+        throw e;
       }
-      ConcurrentHashMap<Integer, EvictionSink> sinks = new ConcurrentHashMap<>();
-      CacheConfig config = settings.engineConfig().toBuilder()
-          .removalListener((key, value, cause) -> {
-            if (cause == RemovalCause.EVICTED) {
-              evicted(sinks, key);
-            }
-          })
-          .build();
-      Namespaces namespaces = new Namespaces(dir);
-      shared = new SharedEngine(dir, HybridCache.open(config), namespaces, sinks);
       OPEN.put(dir, shared);
     }
     shared.references++;
@@ -104,7 +130,71 @@ final class SharedEngine {
     return new Lease(shared, slot);
   }
 
-  /** Lets go of this engine; the last release closes it (a clean close: the next open is warm). */
+  /**
+   * Makes (or checks) {@code dir} and takes its lock: a configured directory is made 0700 if absent, else
+   * must be trusted; a private one must be new.
+   */
+  private static DirectoryLock lockDirectory(Path dir, boolean persistent) {
+    Set<PosixFilePermission> mode = PosixFilePermissions.fromString("rwx------");
+    try {
+      Files.createDirectories(dir.getParent());
+      boolean made = FileModes.createDirectory(dir, mode);
+      if (!made && !persistent) {
+        throw new IOException("the private directory " + dir + " exists already: not made by this manager");
+      }
+      if (!made && FileModes.supported(dir)) {
+        TrustedDirectory.check(dir, mode);
+        FileModes.set(dir, mode); // a failure is fatal: the mode keeps others out
+      }
+    } catch (IOException e) {
+      throw new CacheException("cannot use the CacheManager directory " + dir + ": " + e.getMessage(), e);
+    }
+    try {
+      return DirectoryLock.acquire(dir, FileModes.supported(dir) ? PosixFilePermissions.fromString("rw-------") : null);
+    } catch (IOException e) {
+      throw new CacheException("cannot open the CacheManager directory " + dir + ": " + e.getMessage()
+          + "; each process needs its own directory (give each instance of an application its own, e.g. "
+          + "-D" + ProviderProperties.SYSTEM_PREFIX + ProviderProperties.DIRECTORY + "=... or "
+          + ProviderProperties.ENVIRONMENT_PREFIX + "DIRECTORY; without one a manager gets a private directory)",
+          e);
+    }
+  }
+
+  /** Releases the lock of {@code dir}, deleting first what a private directory holds. */
+  private static void unlock(Path dir, boolean persistent, DirectoryLock lock, Throwable failure) {
+    try {
+      if (!persistent) {
+        CacheFiles.delete(dir.resolve("engine"));
+        Files.deleteIfExists(dir.resolve(Namespaces.FILE));
+        Files.deleteIfExists(dir.resolve(Namespaces.FILE + AtomicFile.TEMP_SUFFIX));
+        Files.deleteIfExists(dir.resolve(DirectoryLock.FILE)); // no one can open it: the lock is held
+      }
+    } catch (IOException | RuntimeException e) {
+      if (failure != null) {
+        failure.addSuppressed(e);
+      } else {
+        LOG.warn("cannot delete the private CacheManager directory {}; delete it by hand", dir, e);
+      }
+    } finally {
+      try {
+        lock.close();
+        if (!persistent) {
+          Files.deleteIfExists(dir); // fails, leaving it, if anything not made by the cache is in it
+        }
+      } catch (IOException e) {
+        if (failure != null) {
+          failure.addSuppressed(e);
+        } else {
+          LOG.warn("cannot release or delete the CacheManager directory {}", dir, e);
+        }
+      }
+    }
+  }
+
+  /**
+   * Lets go of this engine; the last release closes it (a clean close: the next open of a persistent
+   * directory is warm) and deletes a private directory.
+   */
   private void release(int slot) {
     synchronized (SharedEngine.class) {
       slots.clear(slot);
@@ -113,7 +203,11 @@ final class SharedEngine {
       }
       OPEN.remove(directory);
     }
-    engine.close();
+    try {
+      engine.close();
+    } finally {
+      unlock(directory, persistent, lock, null);
+    }
   }
 
   /** Counts an eviction for the cache whose current namespace epoch {@code key} is of. */

@@ -142,7 +142,7 @@ class NamespaceTest {
     }
     assertEquals("mine", java.nio.file.Files.readString(foreign));
     try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
-      assertEquals(java.util.Set.of("notes.txt", "engine", Namespaces.FILE),
+      assertEquals(java.util.Set.of("notes.txt", "engine", Namespaces.FILE, io.hybridcache.core.device.DirectoryLock.FILE),
           files.map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.toSet()));
     }
   }

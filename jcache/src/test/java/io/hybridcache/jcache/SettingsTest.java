@@ -16,20 +16,40 @@ import org.junit.jupiter.api.io.TempDir;
 class SettingsTest {
   @TempDir Path dir;
 
+  /** The file sets what nothing more specific sets (this module's surefire system properties left out). */
   @Test
   void theFileTheUriNamesSetsTheBudgetsAndGivenPropertiesWin() {
     Properties given = new Properties();
     given.setProperty(ProviderProperties.DIRECTORY, dir.toString());
     given.setProperty(ProviderProperties.FLASH_BYTES, "8m");
-    try (CacheManager manager = new HybridCachingProvider().getCacheManager(
-        URI.create("classpath:jcache-settings-test.properties"), getClass().getClassLoader(), given)) {
-      manager.createCache("c", new MutableConfiguration<String, String>());
-      CacheConfig config = manager.unwrap(HybridCache.class).config();
-      assertEquals(2 * CacheConfig.MIB, config.dramBytes());
-      assertEquals(8 * CacheConfig.MIB, config.flashBytes());
-      assertEquals(256 * CacheConfig.KIB, config.segmentBytes());
-      assertEquals(dir.resolve("engine"), config.directory());
-    }
+    CacheConfig config = ManagerSettings.resolve(URI.create("classpath:jcache-settings-test.properties"),
+        getClass().getClassLoader(), given, new Properties(), java.util.Map.of()).engineConfig();
+    assertEquals(2 * CacheConfig.MIB, config.dramBytes());
+    assertEquals(8 * CacheConfig.MIB, config.flashBytes());
+    assertEquals(256 * CacheConfig.KIB, config.segmentBytes());
+    assertEquals(dir.resolve("engine"), config.directory());
+  }
+
+  /**
+   * Most specific first (issue 35 item 16): code's Properties, then system properties, then the
+   * environment, then the file (jcache-settings-test.properties: dram-bytes 2m, flash-bytes 4m, segment-bytes 256k).
+   */
+  @Test
+  void codeWinsOverSystemPropertiesOverTheEnvironmentOverTheFile() {
+    URI uri = URI.create("classpath:jcache-settings-test.properties");
+    Properties given = new Properties();
+    given.setProperty(ProviderProperties.DRAM_BYTES, "5m");
+    Properties system = new Properties();
+    system.setProperty("hybridcache.jcache.dram-bytes", "4m");
+    system.setProperty("hybridcache.jcache.flash-bytes", "16m");
+    java.util.Map<String, String> env = java.util.Map.of("HYBRIDCACHE_JCACHE_DRAM_BYTES", "3m",
+        "HYBRIDCACHE_JCACHE_FLASH_BYTES", "12m", "HYBRIDCACHE_JCACHE_SEGMENT_BYTES", "512k");
+    CacheConfig c = ManagerSettings.resolve(uri, getClass().getClassLoader(), given, system, env).engineConfig();
+    assertEquals(5 * CacheConfig.MIB, c.dramBytes(), "code's Properties");
+    assertEquals(16 * CacheConfig.MIB, c.flashBytes(), "a system property over the environment");
+    assertEquals(512 * CacheConfig.KIB, c.segmentBytes(), "the environment over the file");
+    c = ManagerSettings.resolve(uri, getClass().getClassLoader(), null, new Properties(), env).engineConfig();
+    assertEquals(3 * CacheConfig.MIB, c.dramBytes(), "the environment over the file");
   }
 
   @Test
@@ -97,6 +117,32 @@ class SettingsTest {
       IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
           () -> ManagerSettings.resolve(uri, getClass().getClassLoader(), given));
       org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains(bad), e.getMessage());
+    }
+  }
+
+  /**
+   * A size below its minimum is named as the file spells it, with its unit (issue 35 item 17): not the
+   * engine's field name and a byte count.
+   */
+  @Test
+  void aSizeBelowItsMinimumIsNamedWithItsUnit() {
+    String[][] cases = {
+        {ProviderProperties.DRAM_BYTES, "256k", "dram-bytes must be at least 1m, was 256k"},
+        {ProviderProperties.SEGMENT_BYTES, "32k", "segment-bytes must be a multiple of 4k from 64k to 128m, was 32k"},
+        {ProviderProperties.FLASH_BYTES, "256k",
+            "flash-bytes must be at least 6 segments of segment-bytes (6 x 64k = 384k), was 256k"},
+        {ProviderProperties.WRITE_BUFFER_BYTES, "63k",
+            "write-buffer-bytes must be a multiple of 4k from 4k to segment-bytes - 8k (504k), was 63k"}};
+    for (String[] c : cases) {
+      Properties given = TestManagers.small(dir);
+      given.setProperty(c[0], c[1]);
+      if (c[0].equals(ProviderProperties.FLASH_BYTES)) {
+        given.setProperty(ProviderProperties.SEGMENT_BYTES, "64k");
+        given.setProperty(ProviderProperties.WRITE_BUFFER_BYTES, "16k");
+      }
+      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> new HybridCachingProvider().getCacheManager(URI.create("test:min"), getClass().getClassLoader(), given));
+      assertEquals(c[2], e.getMessage());
     }
   }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -20,6 +21,11 @@ import java.util.Set;
  *
  * <p>A replacement that fails (a full disk) leaves the old file and deletes the temp file it opened, so
  * its space goes back at once; a temp path it could not open as a file (not its own) is left alone.
+ *
+ * <p>The temp file is always made new ({@code CREATE_NEW}, which never follows a symbolic link): a stale
+ * one of a crash, or a symbolic link in its place, is deleted first (the link, never what it points at),
+ * so a link planted at {@code NAME.tmp} cannot make a replacement write into another file. Anything else
+ * in its place (a directory) fails the replacement and is left alone.
  *
  * <p>The new file gets the permissions of its directory without the x bits ({@link FileModes}), set on
  * the temp file before anything is written to it.
@@ -39,11 +45,14 @@ public final class AtomicFile {
   public static void replace(Path file, Contents contents) throws IOException {
     Path tmp = file.resolveSibling(file.getFileName() + TEMP_SUFFIX);
     Set<PosixFilePermission> perms = FileModes.inDirectory(file.toAbsolutePath().getParent());
-    FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING), FileModes.attributes(perms));
+    if (Files.isRegularFile(tmp, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(tmp)) {
+      Files.deleteIfExists(tmp); // a crash's stale temp file, or a link: itself, never its target
+    }
+    FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+        LinkOption.NOFOLLOW_LINKS), FileModes.attributes(perms));
     try {
       try (ch) {
-        FileModes.trySet(tmp, perms); // exactly: past the umask, and over a stale temp file of a crash
+        FileModes.trySet(tmp, perms); // exactly: past the umask
         contents.writeTo(ch);
         ch.force(true);
       }

@@ -8,6 +8,7 @@ import io.hybridcache.core.device.AtomicFile;
 import io.hybridcache.core.device.Device;
 import io.hybridcache.core.device.DirectoryLock;
 import io.hybridcache.core.device.FileModes;
+import io.hybridcache.core.device.TrustedDirectory;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe: used once by the opening thread, before the writer thread starts.
  *
- * <p>Ownership: open first refuses a directory holding anything but the cache's own files
+ * <p>Ownership: open first refuses an existing directory of another user or one its group or others may
+ * write beyond the configured permissions ({@link TrustedDirectory}), then one holding anything but the cache's own files
  * ({@link OwnedFiles}; before making anything, so a foreign directory does not even get a lock file),
  * makes the directory (permissions from {@link CacheConfig#filePermissions()}) if needed, then takes the
  * {@link DirectoryLock} before it reads or deletes anything else, checks again, and hands the lock to
@@ -46,6 +48,9 @@ import org.slf4j.LoggerFactory;
  * <p>Permissions: the directory and {@code segments/} get the configured file permissions plus x where
  * r, own files the configured ones (both set at every open, so a change of the setting or an upgrade
  * from files made 0644 applies), and files made later follow their directory ({@link FileModes}).
+ *
+ * <p>The INFO line of an open says "new" for a directory the cache never used (no layout record, no
+ * {@code segments/}), else "warm", "recovered from checkpoint" or "recovered".
  *
  * <p>Restart: a clean close leaves {@value #CLEAN_MARKER}, the saved segment table and the flushed
  * index; open deletes the marker first, so a crash at any later point is seen as unclean. Warm open
@@ -110,8 +115,9 @@ final class FlashOpener {
       LifetimeClasses classes, int tagBits, UnaryOperator<Index> indexView) throws IOException {
     Path dir = config.directory();
     OwnedFiles own = new OwnedFiles(dir, config.writeTrace());
-    own.refuseForeign();
     Set<PosixFilePermission> perms = FileModes.supported(dir) ? config.filePermissionSet() : null;
+    TrustedDirectory.check(dir, FileModes.forDirectory(perms)); // before anything in it is read or made
+    own.refuseForeign();
     Path parent = dir.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);
@@ -133,6 +139,7 @@ final class FlashOpener {
       DeviceFactory devices, Counters counters, AtomicLong sequence, LifetimeClasses classes, int tagBits,
       UnaryOperator<Index> indexView) throws IOException {
     Path dir = config.directory();
+    boolean fresh = !Files.exists(dir.resolve(OwnedFiles.LAYOUT)) && !Files.exists(dir.resolve(OwnedFiles.SEGMENTS));
     boolean clean = Files.exists(dir.resolve(CLEAN_MARKER));
     if (checkLayout(config, own)) {
       clean = false;
@@ -142,7 +149,7 @@ final class FlashOpener {
     own.applyPermissions(perms);
     List<Closeable> opened = new ArrayList<>(); // closed if the open fails part way
     try {
-      return openFiles(config, devices, counters, sequence, classes, clean, opened, tagBits, indexView);
+      return openFiles(config, devices, counters, sequence, classes, fresh, clean, opened, tagBits, indexView);
     } catch (Throwable t) {
       for (Closeable c : opened) {
         closeQuietly(c, t);
@@ -152,7 +159,7 @@ final class FlashOpener {
   }
 
   private static FlashTier openFiles(CacheConfig config, DeviceFactory devices, Counters counters,
-      AtomicLong sequence, LifetimeClasses classes, boolean clean, List<Closeable> opened, int tagBits,
+      AtomicLong sequence, LifetimeClasses classes, boolean fresh, boolean clean, List<Closeable> opened, int tagBits,
       UnaryOperator<Index> indexView) throws IOException {
     Path dir = config.directory();
     Device device = devices.open(dir.resolve(OwnedFiles.SEGMENTS), config.segmentCount(), config.segmentBytes(),
@@ -228,7 +235,8 @@ final class FlashOpener {
     BootId.record(dir); // last: until the state of another boot is made safe, the next open distrusts it too
     LOG.info("{}: opened {} ({}, {} segments, {} index entries, direct I/O {}; index {} ms, segment table {} ms,"
         + " base checkpoint {} ms)", config.name(), dir,
-        clean ? "warm" : recovered != null ? "recovered from checkpoint" : "recovered", table.segments().size(),
+        fresh ? "new" : clean ? "warm" : recovered != null ? "recovered from checkpoint" : "recovered",
+        table.segments().size(),
         index.size(), device.directIo(), (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, (t4 - t3) / 1_000_000);
     FlashTier tier = new FlashTier(config, device, indexView.apply(index), table, writer, placement, trace, counters,
         sequence, lease);

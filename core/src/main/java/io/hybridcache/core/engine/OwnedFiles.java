@@ -169,8 +169,9 @@ final class OwnedFiles {
   /**
    * Gives every own file (not the write trace) {@code filePerms} and the directory and {@value #SEGMENTS}/
    * (unless a symbolic link) the matching {@link FileModes#forDirectory directory permissions}; null
-   * leaves all as they are. Failures (e.g. the directory belongs to another user) are logged in one
-   * warning and leave those as they are.
+   * leaves all as they are. A directory whose permissions cannot be set fails the open (its mode is what
+   * keeps others out: {@code TrustedDirectory}); a file's failure is logged in one warning and leaves it as
+   * it is (its directory keeps others out).
    */
   void applyPermissions(Set<PosixFilePermission> filePerms) throws IOException {
     if (filePerms == null) {
@@ -178,7 +179,7 @@ final class OwnedFiles {
     }
     Set<PosixFilePermission> dirPerms = FileModes.forDirectory(filePerms);
     List<Path> failed = new ArrayList<>();
-    set(directory, dirPerms, failed);
+    setDirectory(directory, dirPerms);
     for (String name : files) {
       Path p = directory.resolve(name);
       if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
@@ -188,7 +189,7 @@ final class OwnedFiles {
     for (String sub : List.of(SEGMENTS, SMALL)) {
       Path segments = directory.resolve(sub);
       if (Files.isDirectory(segments, LinkOption.NOFOLLOW_LINKS)) {
-        set(segments, dirPerms, failed);
+        setDirectory(segments, dirPerms);
       }
       if (Files.isDirectory(segments)) {
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(segments)) {
@@ -199,8 +200,18 @@ final class OwnedFiles {
       }
     }
     if (!failed.isEmpty()) {
-      LOG.warn("cannot set the permissions of {} of the cache's files and directories in {} (first: {}); "
+      LOG.warn("cannot set the permissions of {} of the cache's files in {} (first: {}); "
           + "they keep theirs, and new files follow their directory", failed.size(), directory, failed.get(0));
+    }
+  }
+
+  private static void setDirectory(Path dir, Set<PosixFilePermission> perms) throws IOException {
+    try {
+      FileModes.set(dir, perms);
+    } catch (IOException | RuntimeException e) {
+      throw new IOException("cannot set the permissions of the cache directory " + dir + " to "
+          + java.nio.file.attribute.PosixFilePermissions.toString(perms) + " (" + e + "); refusing to use a "
+          + "directory whose mode the cache cannot control", e);
     }
   }
 

@@ -41,4 +41,28 @@ class AtomicFileTest {
     assertThrows(IOException.class, () -> AtomicFile.replace(file, ch -> { }));
     assertTrue(Files.isDirectory(foreign), "a directory in the temp file's place was not made by us: kept");
   }
+
+  /**
+   * The temp file is made new (CREATE_NEW, no link followed): a symbolic link planted at {@code NAME.tmp}
+   * never makes a replacement write through it to the file it points at (issue 35 item 4).
+   */
+  @Test
+  void aSymbolicLinkInTheTempFilesPlaceIsNeverFollowed() throws IOException {
+    Path file = dir.resolve("layout.properties");
+    Path victim = Files.write(dir.resolve("victim"), new byte[] {7, 7, 7});
+    Files.createSymbolicLink(dir.resolve("layout.properties" + AtomicFile.TEMP_SUFFIX), victim);
+    AtomicFile.replace(file, ch -> AtomicFile.writeFully(ch, ByteBuffer.wrap(new byte[] {1, 2})));
+    assertArrayEquals(new byte[] {7, 7, 7}, Files.readAllBytes(victim), "the replacement wrote through a link");
+    assertArrayEquals(new byte[] {1, 2}, Files.readAllBytes(file));
+    assertFalse(Files.isSymbolicLink(file), "the link itself was renamed over the target");
+  }
+
+  /** A stale temp file of a crash (a regular file) is replaced, not written into. */
+  @Test
+  void aStaleTempFileOfACrashIsReplaced() throws IOException {
+    Path file = dir.resolve("segments.meta");
+    Files.write(dir.resolve("segments.meta" + AtomicFile.TEMP_SUFFIX), new byte[] {9, 9, 9, 9});
+    AtomicFile.replace(file, ch -> AtomicFile.writeFully(ch, ByteBuffer.wrap(new byte[] {1})));
+    assertArrayEquals(new byte[] {1}, Files.readAllBytes(file));
+  }
 }

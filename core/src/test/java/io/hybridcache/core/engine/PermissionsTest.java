@@ -133,4 +133,46 @@ class PermissionsTest {
         () -> TestCaches.small(dir(), IndexType.HEAP).filePermissions(bad).build());
     assertTrue(e.getMessage().contains("filePermissions") && e.getMessage().contains("was " + bad), e.getMessage());
   }
+
+  /**
+   * A directory others could write is not trusted: they could have planted a file the cache reads back
+   * (issue 35 item 4). The message names the directory and its mode, and nothing in it is changed.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"rwxrwxrwx", "rwxrwx---", "rwx---rwx"})
+  void aDirectoryOthersCanWriteIsRefusedNamingItsMode(String mode) throws IOException {
+    Files.createDirectory(dir());
+    Files.setPosixFilePermissions(dir(), PosixFilePermissions.fromString(mode));
+    java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class,
+        () -> TestCaches.open(TestCaches.small(dir(), IndexType.HEAP).build()));
+    assertTrue(e.getMessage().contains(dir().toString()) && e.getMessage().contains(mode), e.getMessage());
+    assertEquals(mode, mode(dir()), "the refused directory was changed");
+    assertEquals(List.of(), fileModes(), "the refused directory got files");
+  }
+
+  /** Unless the configured permissions give that write themselves (a group-shared cache). */
+  @Test
+  void aGroupWritableDirectoryIsTrustedWhenTheConfigurationAsksForGroupWrite() throws IOException {
+    Files.createDirectory(dir());
+    Files.setPosixFilePermissions(dir(), PosixFilePermissions.fromString("rwxrwx---"));
+    fill(TestCaches.small(dir(), IndexType.HEAP).filePermissions("rw-rw----").build());
+    assertEquals("rwxrwx---", mode(dir()));
+  }
+
+  /** A directory of another user is refused, naming its owner (run as root: the test makes one). */
+  @Test
+  void aDirectoryOfAnotherUserIsRefusedNamingItsOwner() throws IOException {
+    Files.createDirectory(dir());
+    java.nio.file.attribute.UserPrincipal nobody;
+    try {
+      nobody = dir().getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
+      Files.setOwner(dir(), nobody);
+    } catch (IOException | UnsupportedOperationException e) {
+      assumeTrue(false, "cannot give a directory to another user here (not root): " + e);
+      return;
+    }
+    java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class,
+        () -> TestCaches.open(TestCaches.small(dir(), IndexType.HEAP).build()));
+    assertTrue(e.getMessage().contains(dir().toString()) && e.getMessage().contains("nobody"), e.getMessage());
+  }
 }
