@@ -706,7 +706,8 @@ final class SmallLog implements SmallStore {
       if (lost) { // before the unlink: an unreadable object may have shadowed an older version of its key
         sets.drop(set);
       }
-      // the set first: between the two steps a lookup still finds the log's newer version, not the set's older one
+      // the set first: between the two steps a lookup still finds the log's newer version, not the set's older
+      // one; a set page it cannot read or verify is poisoned, so the unlink never uncovers an older version
       boolean inSet = sets.remove(key);
       unlink(set, gone);
       return inSet || found;

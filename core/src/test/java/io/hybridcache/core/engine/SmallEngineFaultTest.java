@@ -191,6 +191,37 @@ class SmallEngineFaultTest {
   }
 
   /**
+   * Issue 34 item 2 through the cache: each key is removed (or put again with a TTL, which removes its
+   * small-engine versions too) while the engine's next read returns a flipped bit (the remove's first page
+   * read: the key's log page or its set page); then the device heals and DRAM is dropped: no key may be
+   * served again (before: a set page that failed its check was left as it was, and a clean read served it).
+   */
+  @Test
+  void aRemoveWhosePageReadFailsItsCheckStillMakesTheKeyUnreachable() {
+    try (Engine cache = filledAndQuiet()) {
+      int served = KEYS - readAll(cache, 1);
+      assertTrue(served > KEYS / 2, served + " small hits");
+      for (int i = 0; i < KEYS; i++) {
+        device.get().corruptNextReads(1);
+        if (i % 2 == 0) {
+          cache.remove(key(i));
+        } else {
+          cache.put(key(i), value(i, 2, SMALL), Duration.ofHours(1));
+        }
+        device.get().heal();
+      }
+      assertTrue(device.get().injectedCorruptions() > 0, "removes read pages");
+      cache.dramTier().clear(); // the TTL puts' new versions were in DRAM only
+      int stillServed = 0;
+      for (int i = 0; i < KEYS; i++) {
+        stillServed += cache.get(key(i)) != null ? 1 : 0;
+      }
+      assertEquals(0, stillServed, "keys served after their remove: " + cache.stats().smallObjects());
+      assertTrue(cache.stats().smallObjects().damagedPages() > 0, "counted: " + cache.stats().smallObjects());
+    }
+  }
+
+  /**
    * A Throwable on the reclaimer thread (its reclaim reads the oldest log page): counted, the engine
    * emptied, and the thread lives on and reclaims again once the device heals.
    */
