@@ -662,8 +662,9 @@ final class SmallLog implements SmallStore {
 
   /**
    * As {@link #remove}, waiting for the log's I/O (a flush or reclaim in progress) at most until {@code
-   * deadlineNanos}: an {@link IllegalStateException} then, nothing removed (a device that hangs; the caller
-   * must make the key's versions unreachable otherwise).
+   * deadlineNanos}: an {@link IoWaitTimeout} then, nothing removed (a device that hangs; the caller must
+   * make the key's versions unreachable otherwise). The removal's own I/O that follows is not bounded
+   * here: {@link SmallTier} runs this call on a thread of its own and waits for it until the deadline.
    */
   boolean remove(byte[] key, long deadlineNanos) {
     boolean locked;
@@ -680,10 +681,18 @@ final class SmallLog implements SmallStore {
       Thread.currentThread().interrupt();
     }
     if (!locked) {
-      throw new IllegalStateException("a remove waited too long for the log's device (a flush or reclaim that"
-          + " does not finish)");
+      throw new IoWaitTimeout();
     }
     return removeLocked(key);
+  }
+
+  /** {@link #remove(byte[], long)} waited for the log's I/O until its deadline and removed nothing. */
+  static final class IoWaitTimeout extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    IoWaitTimeout() {
+      super("a remove waited too long for the log's device (a flush or reclaim that does not finish)");
+    }
   }
 
   /** {@link #remove} under {@link #ioLock}, which it releases. */
