@@ -7,7 +7,6 @@ import io.hybridcache.core.device.AtomicFile;
 import io.hybridcache.core.device.DirectoryLock;
 import io.hybridcache.core.device.FileModes;
 import io.hybridcache.core.device.TrustedDirectory;
-import io.hybridcache.core.engine.CacheFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * another user or others may write it ({@code TrustedDirectory}); a private one must be new. Then the
  * process takes the directory's {@code LOCK} (before the namespace table is read), so a second process on it
  * fails, told that each process needs its own directory. A private directory is deleted at the last
- * release: the engine's own files ({@code CacheFiles}), the namespace table, the lock.
+ * release: the engine's own files ({@code HybridCache.deleteFiles}), the namespace table, the lock.
  *
  * <p>Concurrency: the registry, the reference counts and the slots are guarded by the class lock.
  */
@@ -164,7 +163,7 @@ final class SharedEngine {
   private static void unlock(Path dir, boolean persistent, DirectoryLock lock, Throwable failure) {
     try {
       if (!persistent) {
-        CacheFiles.delete(dir.resolve("engine"));
+        HybridCache.deleteFiles(dir.resolve("engine"));
         Files.deleteIfExists(dir.resolve(Namespaces.FILE));
         Files.deleteIfExists(dir.resolve(Namespaces.FILE + AtomicFile.TEMP_SUFFIX));
         Files.deleteIfExists(dir.resolve(DirectoryLock.FILE)); // no one can open it: the lock is held

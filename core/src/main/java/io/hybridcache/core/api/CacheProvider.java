@@ -9,4 +9,7 @@ public interface CacheProvider {
 
   /** Opens (creating or warm-restarting) the cache described by {@code config}. */
   HybridCache open(CacheConfig config);
+
+  /** See {@link HybridCache#deleteFiles}. */
+  void deleteFiles(java.nio.file.Path directory) throws java.io.IOException;
 }

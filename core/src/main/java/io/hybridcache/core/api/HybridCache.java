@@ -22,6 +22,19 @@ public interface HybridCache extends Closeable {
     return CacheProviders.provider().open(config);
   }
 
+  /**
+   * Deletes a closed cache's directory: only what a cache made there (its segment and small-object files,
+   * index, checkpoints, markers; the lock file last, while held), then the directory itself if that leaves
+   * it empty (anything else in it stays, and so does the directory); nothing if it does not exist. For a
+   * directory meant to live no longer than one process.
+   *
+   * @throws java.io.IOException deleting nothing, if a cache has it open (its lock) or it holds an entry a
+   *     cache does not make
+   */
+  static void deleteFiles(java.nio.file.Path directory) throws java.io.IOException {
+    CacheProviders.provider().deleteFiles(directory);
+  }
+
   /** The value for {@code key}, or null on a miss. A flash hit is promoted to DRAM. */
   byte[] get(byte[] key);
 

@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * to live no longer than one process (a JCache manager without a configured directory). Thread-safe:
  * stateless; the directory's {@link DirectoryLock} keeps an open cache's files from being deleted.
  */
-public final class CacheFiles {
+final class CacheFiles {
   private CacheFiles() {}
 
   /**
@@ -20,7 +20,7 @@ public final class CacheFiles {
    * itself if that leaves it empty (anything else in it stays, and so does the directory); nothing if it
    * does not exist. Fails, deleting nothing, if a cache has it open or it holds a foreign entry.
    */
-  public static void delete(Path directory) throws IOException {
+  static void delete(Path directory) throws IOException {
     if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }

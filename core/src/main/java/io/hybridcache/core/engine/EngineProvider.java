@@ -17,4 +17,9 @@ public final class EngineProvider implements CacheProvider {
   public HybridCache open(CacheConfig config) {
     return Engine.open(config);
   }
+
+  @Override
+  public void deleteFiles(java.nio.file.Path directory) throws java.io.IOException {
+    CacheFiles.delete(directory);
+  }
 }

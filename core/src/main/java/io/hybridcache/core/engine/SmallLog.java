@@ -703,8 +703,9 @@ final class SmallLog implements SmallStore {
 
   /**
    * As {@link #remove}, waiting for the log's I/O (a flush or reclaim in progress) at most until {@code
-   * deadlineNanos}: an {@link IllegalStateException} then, nothing removed (a device that hangs; the caller
-   * must make the key's versions unreachable otherwise).
+   * deadlineNanos}: an {@link IoWaitTimeout} then, nothing removed (a device that hangs; the caller must
+   * make the key's versions unreachable otherwise). The removal's own I/O that follows is not bounded
+   * here: {@link SmallTier} runs this call on a thread of its own and waits for it until the deadline.
    */
   boolean remove(byte[] key, long deadlineNanos) {
     boolean locked = ioLock.tryLock();
@@ -724,10 +725,25 @@ final class SmallLog implements SmallStore {
       Thread.currentThread().interrupt();
     }
     if (!locked) {
-      throw new WaitTimeout("a remove waited too long for the log's device (a flush or reclaim that"
-          + " does not finish)");
+      throw new IoWaitTimeout();
     }
     return removeLocked(key);
+  }
+
+  /**
+   * A remove waited for the log's device until its deadline and removed nothing: {@link #remove(byte[], long)}'s
+   * wait for the log's I/O, or its caller's wait for the removal ({@link SmallTier}).
+   */
+  static final class IoWaitTimeout extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    IoWaitTimeout() {
+      this("a remove waited too long for the log's device (a flush or reclaim that does not finish)");
+    }
+
+    IoWaitTimeout(String message) {
+      super(message);
+    }
   }
 
   /** {@link #remove} under {@link #ioLock}, which it releases. */
@@ -750,7 +766,8 @@ final class SmallLog implements SmallStore {
       if (lost) { // before the unlink: an unreadable object may have shadowed an older version of its key
         sets.drop(set);
       }
-      // the set first: between the two steps a lookup still finds the log's newer version, not the set's older one
+      // the set first: between the two steps a lookup still finds the log's newer version, not the set's older
+      // one; a set page it cannot read or verify is poisoned, so the unlink never uncovers an older version
       boolean inSet = sets.remove(key);
       unlink(set, gone);
       return inSet || found;
@@ -1081,14 +1098,6 @@ final class SmallLog implements SmallStore {
     }
   }
 
-  /** {@link #remove(byte[], long)} waited its deadline out: nothing was removed. */
-  static final class WaitTimeout extends IllegalStateException {
-    private static final long serialVersionUID = 1L;
-
-    WaitTimeout(String message) {
-      super(message);
-    }
-  }
 
   /**
    * The object in slot {@code id}, from the buffer or its log page (cached in {@code loaded}); null if

@@ -544,7 +544,8 @@ final class SmallSets implements SmallStore {
 
   /**
    * Makes {@code key} unreachable in its set: rewrites the page without it, or, if the page cannot be
-   * read or written, poisons the set. True if a version was found and removed.
+   * read, fails its check (a damaged page, counted) or cannot be written, poisons the set. True if a
+   * version was found and removed.
    */
   @Override
   public boolean remove(byte[] key) {
@@ -569,8 +570,10 @@ final class SmallSets implements SmallStore {
         return false;
       }
       Page old = SmallSetPage.decode(page, set, epoch);
-      if (old == null) {
-        return false; // no verified page: nothing of the set is served
+      if (old == null) { // bytes that fail their check (CRC, epoch, set id): a clean read may still serve the key
+        counters.damagedPages.increment();
+        publishPoisonLocked(set);
+        return false;
       }
       List<Entry> kept = new ArrayList<>(old.entries().size());
       for (Entry e : old.entries()) {

@@ -28,16 +28,20 @@ import org.slf4j.LoggerFactory;
  * CacheConfig#smallObjectMaxBytes()}; everything else goes to the log engine
  * ({@link FlashTier}).
  *
- * <p>Thread-safe. <b>Concurrency.</b> Every call runs on the caller's thread; one thread of its own, the
- * reclaimer, writes the log's full buffer ({@link SmallLog#flushIfWanted}) and empties the log's oldest
- * pages ahead of the puts ({@link SmallLog#reclaimAhead}). An eviction ({@link #put}) never writes on the
- * caller's thread: with the buffer full it waits for the reclaimer's flush until its deadline (the log
+ * <p>Thread-safe. <b>Concurrency.</b> Every call runs on the caller's thread but a removal's I/O; one thread
+ * of its own, the reclaimer, writes the log's full buffer ({@link SmallLog#flushIfWanted}) and empties the
+ * log's oldest pages ahead of the puts ({@link SmallLog#reclaimAhead}). An eviction ({@link #put}) never
+ * writes on the caller's thread: with the buffer full it waits for the reclaimer's flush until its deadline (the log
  * engine's back-pressure: {@code cascadeWait}, 5 ms on a reading thread), then is refused and counted; a
  * wait that timed out stalls the engine (evictions refused at once) until a flush ends, so a hung device
  * costs one wait. Each wait (an eviction's for room, a remove's for the log's I/O) is a cascade wait of the
  * cache's figures, and a timeout is said in a WARN at most every {@value StallReports#SECONDS} s, as the log
- * engine's are. {@link #invalidate} waits for the log's I/O at most {@code max(cascadeWait, 1 s)}; past
- * that it empties the engine (a new epoch: no version of the key stays reachable) rather than hang. The
+ * engine's are. {@link #invalidate} of a key the engine may hold ({@link SmallLog#mayHold}, DRAM only; any
+ * other costs no I/O) runs the removal (its wait for the log's I/O, its page reads and rewrite) on a second
+ * thread of its own, the remover, and waits for it at most {@code max(cascadeWait, 1 s)}; past that it
+ * empties the engine (a new epoch: no version of the key stays reachable; the hung write, when it lands, is
+ * a page of the old epoch, a miss) rather than hang, and while that removal stays hung, later ones empty it
+ * at once ({@link Removal}): a hung device costs one wait and holds the remover alone. The
  * engine calls {@link #put} inside Caffeine's atomic removal of the evicted key and {@link #invalidate}
  * and {@link #supersede} inside the DRAM tier's {@code compute} for the key, so a key's writes to this tier
  * are ordered by its map-bin lock, as for the log engine. {@link #invalidate} removes every version of the
@@ -118,12 +122,25 @@ final class SmallTier implements Closeable {
   private final java.util.concurrent.atomic.LongAccumulator maxSequence =
       new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
   /**
-   * How long {@link #invalidate} waits for the log's I/O before it empties the engine instead: {@code
-   * cascadeWait}, at least {@value #MIN_REMOVE_WAIT_MILLIS} ms (a reclaim's page takes milliseconds; only a
-   * device that hangs takes this long).
+   * How long {@link #invalidate} waits for a removal (the log's I/O lock, then the removal's page reads and
+   * writes) before it empties the engine instead: {@code cascadeWait}, at least {@value
+   * #MIN_REMOVE_WAIT_MILLIS} ms (a reclaim's page takes milliseconds; only a device that hangs takes this
+   * long).
    */
   private final long removeWaitNanos;
   static final long MIN_REMOVE_WAIT_MILLIS = 1000;
+  /**
+   * Runs every removal that may need I/O ({@link Removal}), so its caller waits at most {@link
+   * #removeWaitNanos}: one daemon thread, started by the first removal (removals take the log's I/O lock,
+   * one at a time, anyway), stopped by close once it is idle.
+   */
+  private final java.util.concurrent.ThreadPoolExecutor remover;
+  /**
+   * The removal whose caller gave up while it ran (a hung device holds the {@link #remover}), null once it
+   * ended; until then, {@link #invalidate} empties the engine at once instead of waiting behind it.
+   */
+  private final java.util.concurrent.atomic.AtomicReference<Removal> stuckRemoval =
+      new java.util.concurrent.atomic.AtomicReference<>();
   /**
    * The log whose flush an eviction waited for in vain, and its flush count then ({@link #put}): stalled
    * until a flush ends (of that log, or of the region that replaced it).
@@ -162,6 +179,12 @@ final class SmallTier implements Closeable {
     });
     this.removeWaitNanos = Math.max(cascadeWait.toNanos(), MIN_REMOVE_WAIT_MILLIS * 1_000_000L);
     this.cascadeWaitNanos = cascadeWait.toNanos();
+    this.remover = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, java.util.concurrent.TimeUnit.NANOSECONDS,
+        new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, "hybridcache-small-remove-" + name);
+          t.setDaemon(true); // never keeps the application's JVM alive
+          return t;
+        });
     this.device = device;
     this.checkpoint = checkpoint;
     Region r = null;
@@ -469,10 +492,9 @@ final class SmallTier implements Closeable {
   boolean invalidate(byte[] key, long keyHash) {
     boolean found;
     try {
-      // waits for a flush or reclaim in progress, but not for a hung device: then it empties the engine
-      found = region.log().remove(key, System.nanoTime() + removeWaitNanos);
+      found = remove(region.log(), key, keyHash);
     } catch (Throwable t) {
-      if (t instanceof SmallLog.WaitTimeout) {
+      if (t instanceof SmallLog.IoWaitTimeout) {
         reportStall("a remove", removeWaitNanos, "the engine is emptied instead (a new epoch)");
       }
       fault("remove", t); // the region is replaced: no version of anything in it stays reachable
@@ -480,6 +502,121 @@ final class SmallTier implements Closeable {
     }
     stamps.incrementAndGet(stripe(keyHash));
     return found;
+  }
+
+  /**
+   * Removes every version of the key from {@code log} (and its sets), waiting at most {@link
+   * #removeWaitNanos}: a key the engine cannot hold costs DRAM lookups only ({@link SmallLog#mayHold});
+   * any other is removed on the {@link #remover} thread, which this caller waits for (the handoff, a queue
+   * offer and two thread wake-ups, measured at 6-9 us a remove against 0.5 us before for a key in the log's
+   * DRAM buffer alone; a set page's read and rewrite take about 250 us). Throws (the caller empties the
+   * engine) if the removal did not end by then, or the remover is still held by one that did not: a hung
+   * device costs one wait.
+   */
+  private boolean remove(SmallLog log, byte[] key, long keyHash) throws Throwable {
+    if (!log.mayHold(keyHash)) {
+      return false; // no version of it in the log or its set; only a put, ordered after this call, adds one
+    }
+    if (stuckRemoval.get() != null) {
+      throw new IllegalStateException("an earlier remove still waits for the small-object engine's device");
+    }
+    Removal removal = new Removal(log, key, System.nanoTime() + removeWaitNanos);
+    remover.execute(removal); // rejected once closed: a fault, the engine emptied
+    return removal.await();
+  }
+
+  /**
+   * One removal, run on the {@link #remover} thread and waited for by its caller until its deadline (the
+   * log's wait for its I/O lock ends then too). A caller that gives up abandons it: one that has not
+   * started never runs; one that runs (a device that hangs) is left to end when the device moves, its
+   * region already replaced by the caller's fault, and marks the engine stalled until then ({@link
+   * #stuckRemoval}); a Throwable it ends with then is counted (no reset: its region is gone).
+   */
+  private final class Removal implements Runnable {
+    private static final int QUEUED = 0;
+    private static final int RUNNING = 1;
+    private static final int ENDED = 2;
+    private static final int ABANDONED = 3;
+
+    private final SmallLog log;
+    private final byte[] key;
+    private final long deadlineNanos;
+    private final java.util.concurrent.atomic.AtomicInteger state =
+        new java.util.concurrent.atomic.AtomicInteger(QUEUED);
+    private final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
+    /** Written by the remover before it counts {@link #ended} down, read by the caller after that. */
+    private boolean found;
+    private Throwable failed;
+
+    Removal(SmallLog log, byte[] key, long deadlineNanos) {
+      this.log = log;
+      this.key = key;
+      this.deadlineNanos = deadlineNanos;
+    }
+
+    @Override
+    public void run() {
+      if (!state.compareAndSet(QUEUED, RUNNING)) {
+        return; // its caller gave up before it started
+      }
+      try {
+        found = log.remove(key, deadlineNanos);
+      } catch (Throwable t) {
+        failed = t;
+      } finally {
+        ended.countDown(); // the outcome is written
+        if (state.getAndSet(ENDED) == ABANDONED) { // its caller already emptied the engine for it
+          stuckRemoval.compareAndSet(this, null); // the remover is free again
+          if (failed != null && !(failed instanceof SmallLog.IoWaitTimeout)) {
+            faults.increment(); // a late failure, counted; nothing to reset: its region is gone
+          }
+        }
+      }
+    }
+
+    /** Its outcome, waiting until its deadline (an interrupt meanwhile is kept for after); throws past it. */
+    boolean await() throws Throwable {
+      boolean interrupted = false;
+      try {
+        while (true) {
+          try {
+            long left = Math.max(0, deadlineNanos - System.nanoTime());
+            if (ended.await(left, java.util.concurrent.TimeUnit.NANOSECONDS)) {
+              break;
+            }
+            if (abandon()) {
+              throw new SmallLog.IoWaitTimeout("a remove waited " + removeWaitNanos / 1_000_000
+                  + " ms for the small-object engine's device (a device that hangs)");
+            }
+          } catch (InterruptedException e) {
+            interrupted = true; // the wait is bounded: an interrupt must not cost the engine
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      if (failed != null) {
+        throw failed;
+      }
+      return found;
+    }
+
+    /** Gives it up unless it has ended: true if it will never run, or runs on with no caller. */
+    private boolean abandon() {
+      while (ended.getCount() > 0) {
+        int s = state.get();
+        if (s == RUNNING) {
+          stuckRemoval.set(this); // before it is abandoned: run's end, seeing that, clears it
+        }
+        if (s != ENDED && state.compareAndSet(s, ABANDONED)) {
+          return true;
+        }
+        stuckRemoval.compareAndSet(this, null); // it moved on (started, or ended) meanwhile: look again
+      }
+      return false;
+    }
   }
 
   /**
@@ -639,9 +776,9 @@ final class SmallTier implements Closeable {
    * Stops the reclaimer and closes the device. With {@code save}, when no call runs any more and the
    * reclaimer stopped by {@code deadlineNanos}, first writes the log's buffer and a checkpoint of the
    * engine's state so the next open is warm; a failure there is logged and that open is cold (never served
-   * from a state older than the pages). Then waits for the reclaimer to end, for ever if a hung device
-   * holds it (the caller, the cache's close thread, is itself waited for only until the deadline): the
-   * directory's lock is never released beside a thread of this engine.
+   * from a state older than the pages). Then waits for the reclaimer and the remover to end, for ever if a
+   * hung device holds one (the caller, the cache's close thread, is itself waited for only until the
+   * deadline): the directory's lock is never released beside a thread of this engine.
    */
   void close(boolean save, long deadlineNanos) throws IOException {
     close(save, deadlineNanos, true);
@@ -650,16 +787,34 @@ final class SmallTier implements Closeable {
   private void close(boolean save, long deadlineNanos, boolean awaitReclaimer) throws IOException {
     try {
       stopReclaiming();
+      remover.shutdown(); // no call runs any more: no removal comes
       boolean stopped = joinReclaimer(deadlineNanos);
       if (save && stopped) { // a reclaimer stuck in a hung device holds the log: no save, the next open is cold
         save();
       }
       if (awaitReclaimer) {
         awaitReclaimerEnd();
+        awaitRemoverEnd(); // a removal its caller gave up on (a hung device): no late write after the close
       }
     } finally {
       ioThreads.shutdownNow(); // a read stuck in a hung device stays behind, on a daemon thread
+      remover.shutdownNow();
       device.close();
+    }
+  }
+
+  /** Waits for the remover thread to end, however long; an interrupt meanwhile is kept for after. */
+  private void awaitRemoverEnd() {
+    boolean interrupted = false;
+    while (!remover.isTerminated()) {
+      try {
+        remover.awaitTermination(1, java.util.concurrent.TimeUnit.DAYS);
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 

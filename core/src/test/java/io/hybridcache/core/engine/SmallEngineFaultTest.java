@@ -211,6 +211,37 @@ class SmallEngineFaultTest {
   }
 
   /**
+   * Issue 34 item 2 through the cache: each key is removed (or put again with a TTL, which removes its
+   * small-engine versions too) while the engine's next read returns a flipped bit (the remove's first page
+   * read: the key's log page or its set page); then the device heals and DRAM is dropped: no key may be
+   * served again (before: a set page that failed its check was left as it was, and a clean read served it).
+   */
+  @Test
+  void aRemoveWhosePageReadFailsItsCheckStillMakesTheKeyUnreachable() {
+    try (Engine cache = filledAndQuiet()) {
+      int served = KEYS - readAll(cache, 1);
+      assertTrue(served > KEYS / 2, served + " small hits");
+      for (int i = 0; i < KEYS; i++) {
+        device.get().corruptNextReads(1);
+        if (i % 2 == 0) {
+          cache.remove(key(i));
+        } else {
+          cache.put(key(i), value(i, 2, SMALL), Duration.ofHours(1));
+        }
+        device.get().heal();
+      }
+      assertTrue(device.get().injectedCorruptions() > 0, "removes read pages");
+      cache.dramTier().clear(); // the TTL puts' new versions were in DRAM only
+      int stillServed = 0;
+      for (int i = 0; i < KEYS; i++) {
+        stillServed += cache.get(key(i)) != null ? 1 : 0;
+      }
+      assertEquals(0, stillServed, "keys served after their remove: " + cache.stats().smallObjects());
+      assertTrue(cache.stats().smallObjects().damagedPages() > 0, "counted: " + cache.stats().smallObjects());
+    }
+  }
+
+  /**
    * A Throwable on the reclaimer thread (its reclaim reads the oldest log page): counted, the engine
    * emptied, and the thread lives on and reclaims again once the device heals.
    */
@@ -263,6 +294,104 @@ class SmallEngineFaultTest {
     try (Engine again = open(config)) {
       again.put(key(0), value(0, 2, SMALL));
       assertArrayEquals(value(0, 2, SMALL), again.get(key(0)));
+    }
+  }
+
+  /**
+   * Issue 34 item 5: with the reclaimer idle (the log's I/O lock free) and the device's writes held, a
+   * remove of a key in a set page (its rewrite is the write that hangs) returns within 5 s: it waits for
+   * the removal's I/O at most {@code max(cascadeWait, 1 s)}, then empties the engine (a counted fault), so
+   * the key then reads null, also once the held write lands. A hung device costs one wait: the other
+   * removes return at once (nothing of theirs is left to remove).
+   */
+  @Test
+  void aRemoveReturnsWhileTheDeviceHangsAndTheKeyThenReadsNull() throws Exception {
+    Engine cache = filledAndQuiet();
+    try {
+      int served = KEYS - readAll(cache, 1);
+      assertTrue(served > KEYS / 2, served + " small hits");
+      device.get().holdWrites();
+      int[] hung = {-1};
+      int[] slow = {0};
+      long[] longest = {0};
+      assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+        for (int i = 0; i < KEYS; i++) {
+          long t0 = System.nanoTime();
+          cache.remove(key(i));
+          long ms = (System.nanoTime() - t0) / 1_000_000;
+          longest[0] = Math.max(longest[0], ms);
+          slow[0] += ms >= SmallTier.MIN_REMOVE_WAIT_MILLIS / 2 ? 1 : 0;
+          if (hung[0] < 0 && device.get().awaitHeldWrite(0, TimeUnit.SECONDS)) {
+            hung[0] = i; // this remove's set-page rewrite hangs in the device
+          }
+        }
+      }, "a remove hangs behind the hung small-engine device");
+      assertTrue(hung[0] >= 0, "a remove reached a set-page write");
+      assertTrue(longest[0] < 5000, "a remove took " + longest[0] + " ms");
+      assertTrue(slow[0] <= 1, slow[0] + " removes waited for the hung device");
+      SmallObjectStats s = cache.stats().smallObjects();
+      assertTrue(s.faults() > 0 && s.resets() > 0, "the engine was emptied, counted: " + s);
+      assertEquals(null, cache.get(key(hung[0])), "the removed key");
+      // the hung write still holds the removal's thread: a remove of a key the new region holds (in its log's
+      // DRAM buffer) neither waits behind it nor starts another thread; it empties the engine at once
+      cache.put(key(KEYS), value(KEYS, 1, SMALL));
+      cache.writeBackAndDropDram();
+      assertArrayEquals(value(KEYS, 1, SMALL), cache.get(key(KEYS)), "the new region holds it");
+      long resets = cache.stats().smallObjects().resets();
+      long t0 = System.nanoTime();
+      assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertTrue(cache.remove(key(KEYS))));
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertTrue(ms < SmallTier.MIN_REMOVE_WAIT_MILLIS / 2, "a remove behind the hung one waited " + ms + " ms");
+      assertEquals(resets + 1, cache.stats().smallObjects().resets(), "emptied instead");
+      assertEquals(null, cache.get(key(KEYS)));
+      long removers = Thread.getAllStackTraces().keySet().stream()
+          .filter(t -> t.getName().startsWith("hybridcache-small-remove-")).count();
+      assertEquals(1, removers, "one removal thread, however many removes met the hung device");
+      device.get().releaseWrites(); // the held write lands now, on a page of the new epoch
+      for (int i = 0; i < KEYS; i++) {
+        assertEquals(null, cache.get(key(i)), "key " + i + " after the held write landed");
+      }
+    } finally {
+      device.get().releaseWrites();
+      assertTimeoutPreemptively(Duration.ofSeconds(20), cache::close);
+    }
+  }
+
+  /**
+   * Issue 34 item 5 at close: flagged DRAM entries (a put of a large value over a key the small engine
+   * holds: its older version must be removed before the new one is written back to the log engine) and a
+   * device whose writes hang. close() returns within {@code closeTimeout} + 5 s; once the device moves, the
+   * close that went on behind it ends, and a reopen serves the new version or nothing, never the older one.
+   */
+  @Test
+  void closeReturnsWhileTheRemovalOfAFlaggedEntrysOlderVersionHangs() throws Exception {
+    Duration closeTimeout = Duration.ofSeconds(1);
+    CacheConfig config = SmallEngineWiringTest.config(dir).closeTimeout(closeTimeout).build();
+    Engine cache = open(config);
+    int large = 200; // fit in DRAM: no eviction before the close
+    try {
+      for (int i = 0; i < KEYS; i++) {
+        cache.put(key(i), value(i, 1, SMALL));
+      }
+      cache.writeBackAndDropDram();
+      cache.smallTier().stopReclaimingAndWait(); // the log's I/O lock stays free
+      for (int i = 0; i < large; i++) {
+        cache.put(key(i), value(i, 2, SmallEngineWiringTest.LARGE)); // flagged: the small engine holds v1
+      }
+      device.get().holdWrites();
+      assertTimeoutPreemptively(closeTimeout.plusSeconds(5), cache::close, "close hangs behind the removal");
+      assertTrue(device.get().awaitHeldWrite(0, TimeUnit.SECONDS), "the close's removals reached a device write");
+    } finally {
+      device.get().releaseWrites();
+    }
+    assertTrue(cache.flashTier().awaitClosed(30, TimeUnit.SECONDS), "the background close ends once the device moved");
+    try (Engine again = open(config)) {
+      for (int i = 0; i < large; i++) {
+        byte[] v = again.get(key(i));
+        if (v != null) {
+          assertArrayEquals(value(i, 2, SmallEngineWiringTest.LARGE), v, "key " + i);
+        }
+      }
     }
   }
 

@@ -154,6 +154,30 @@ class SmallLogTest {
     assertNull(sets.get(key(1)));
   }
 
+  /**
+   * Version 2 in the log, version 1 in the set, and the remove's set-page read fails its check (a flipped
+   * bit): the remove unlinks version 2, so it must make the set's version 1 unreachable too (poison the set),
+   * never uncover it; nor may a set-only version survive such a remove.
+   */
+  @Test
+  void aRemoveWhoseSetPageFailsItsCheckUncoversNoOlderVersion() {
+    SmallLog log = versionOneInSetVersionTwoLogged(8, 1_000, 0); // version 2 in the buffer: no log page read
+    int other = 2;
+    while (sets.setOf(KeyHash.of(key(other))) == sets.setOf(KeyHash.of(key(1)))) {
+      other++; // a set of its own: the first remove's poison must not hide the second case
+    }
+    sets.put(key(other), value(other, 1, VALUE), 3, 0); // only in its set
+    int[] keys = {1, other};
+    for (int i = 0; i < keys.length; i++) {
+      int k = keys[i];
+      device.corruptNextReads(1);
+      log.remove(key(k));
+      assertEquals(i + 1, device.injectedCorruptions(), "the remove's set-page read was the corrupted one");
+      device.heal();
+      assertNull(log.get(key(k)), "key " + k + ": the page reads clean again, version 1 must not come back");
+    }
+  }
+
   /** The newest version's log page cannot be read: a miss, never the older version in the set. */
   @Test
   void anUnreadableLogPageIsAMissNotAnOlderVersion() {

@@ -73,6 +73,22 @@ class SmallSetsFaultTest {
     assertNull(sets.get(key(3)), "not merged back by the next rewrite");
   }
 
+  /**
+   * The remove's page read returns bytes that fail their check (one flipped bit: the CRC): the key may be
+   * there, so the set is poisoned as for a read error, counted; the next clean read must not serve it.
+   */
+  @Test
+  void aRemoveWhosePageFailsItsCheckStillMakesTheKeyUnreachable() {
+    device.corruptNextReads(1);
+    assertFalse(sets.remove(key(3)));
+    assertEquals(1, device.injectedCorruptions(), "the remove's page read was the corrupted one");
+    device.heal();
+    assertNull(sets.get(key(3)), "the page reads clean again: version 1 must not come back");
+    assertEquals(1, sets.stats().damagedPages(), "counted");
+    sets.put(key(4), value(4, 2, VALUE), 100, 0);
+    assertNull(sets.get(key(3)), "not merged back by the next rewrite");
+  }
+
   @Test
   void aRemoveThatCannotReadThePageStillMakesTheKeyUnreachable() {
     device.failNextReads(1);
