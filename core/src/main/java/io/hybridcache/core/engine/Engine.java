@@ -78,8 +78,12 @@ final class Engine implements HybridCache {
   private final DramTier dram;
   private final FlashTier flash;
   private final SmallTier small; // null when smallObjectShare is 0
-  /** Clears begun ({@link #clear}): a flash read that saw another count never promotes. */
+  /**
+   * Twice the clears ended, plus one while a {@link #clear} runs (a seqlock count): a flash read whose count
+   * was odd, or changed before its promotion, never promotes.
+   */
   private final java.util.concurrent.atomic.AtomicLong clearsBegun = new java.util.concurrent.atomic.AtomicLong();
+  private final Object clearLock = new Object();
   private final StatsMXBean mbean;
   private final CallGate calls;
   private final KeysIterator.Promotions promotions = new KeysIterator.Promotions();
@@ -286,18 +290,19 @@ final class Engine implements HybridCache {
 
   /**
    * Installs {@code promoted} (a clean copy of what flash served) in DRAM under the key's map-bin lock if
-   * DRAM holds nothing for the key, {@code still} says the read version is still the newest and no
-   * {@link #clear} began since {@code clearsSeen} (taken before the flash read); returns its value (a copy
-   * if {@code copy} and DRAM kept the array). A clear that begins while the copy goes in may already have
-   * passed the key's bin: the count is read again after the install, and a copy it missed is taken out,
-   * so no promotion outlives a clear.
+   * DRAM holds nothing for the key, {@code still} says the read version is still the newest, and no
+   * {@link #clear} overlapped the read: {@code clearsSeen} (taken before the flash read) is even (no clear
+   * was running: a clear makes the count odd while it runs, even again when it ends) and unchanged. Returns
+   * its value (a copy if {@code copy} and DRAM kept the array). A clear that begins while the copy goes in
+   * may already have passed the key's bin: the count is read again after the install, and a copy it missed
+   * is taken out, so no promotion outlives a clear.
    */
   private byte[] promote(ByteKey promotedKey, DramEntry promoted, java.util.function.Predicate<ByteKey> still,
       boolean copy, long clearsSeen) {
     byte[] v = promoted.value();
-    if (dram.map().compute(promotedKey, (kk, cur) -> cur != null ? cur
+    if ((clearsSeen & 1) != 0 || dram.map().compute(promotedKey, (kk, cur) -> cur != null ? cur
         : clearsBegun.get() == clearsSeen && still.test(kk) ? promoted : null) != promoted) {
-      return v; // not promoted: nobody else holds this array
+      return v; // not promoted (read during a clear, or a clear began since): nobody else holds this array
     }
     if (clearsBegun.get() != clearsSeen) {
       dram.map().remove(promotedKey, promoted); // a clear began during the install
@@ -548,29 +553,40 @@ final class Engine implements HybridCache {
    * {@inheritDoc} First forbids the promotion of every flash read begun before it ({@link #promote}) and
    * every small-engine read until it ends ({@link SmallTier#beginClear}): a put over a small-engine
    * version leaves that version in place behind a flagged DRAM entry, so once DRAM is emptied the older
-   * version must not be served nor promoted while the small engine is not yet emptied.
+   * version must not be served nor promoted while the small engine is not yet emptied. Clears run one at a
+   * time (the count's parity says whether one runs).
    */
   @Override
   public void clear() {
     calls.enter();
     try {
-      if (small != null) {
-        small.beginClear();
+      synchronized (clearLock) {
+        clearLocked();
       }
-      clearsBegun.incrementAndGet();
+    } finally {
+      calls.exit();
+    }
+  }
+
+  private void clearLocked() {
+    if (small != null) {
+      small.beginClear();
+    }
+    clearsBegun.incrementAndGet(); // odd while it runs
+    try {
+      dram.clear();
+      flash.clear(deadline());
+    } finally {
       try {
-        dram.clear();
-        flash.clear(deadline());
         if (small != null) {
           small.clear();
         }
       } finally {
+        clearsBegun.incrementAndGet(); // even again, and another count than any read overlapping it took
         if (small != null) {
           small.endClear();
         }
       }
-    } finally {
-      calls.exit();
     }
   }
 

@@ -101,6 +101,45 @@ class SmallEngineInterleavingTest {
     }
   }
 
+  /**
+   * Reads while {@code clear()} empties the log engine's index (stopped inside its first stripe, DRAM
+   * already emptied): a read may serve a value of before the clear while the clear runs, but none may
+   * install it in DRAM, where it would outlive the clear (the review's finding on item 3).
+   */
+  @Test
+  void aReadDuringAClearNeverPromotesALogEngineValuePastTheClear() throws Exception {
+    try (Engine cache = TestCaches.open(SmallEngineWiringTest.config(dir).build())) {
+      int keys = 40;
+      for (int i = 0; i < keys; i++) {
+        cache.put(key(i), value(i, 1, LARGE));
+      }
+      cache.writeBackAndDropDram();
+      java.util.concurrent.atomic.AtomicInteger served = new java.util.concurrent.atomic.AtomicInteger();
+      java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+      ((HeapIndex) cache.flashTier().index()).probe(region -> {
+        if (region.equals("clear") && once.compareAndSet(false, true)) { // one stripe locked, the rest readable
+          Thread reader = new Thread(() -> {
+            for (int i = 0; i < keys; i++) {
+              served.addAndGet(cache.get(key(i)) != null ? 1 : 0);
+            }
+          }, "reader-during-clear");
+          reader.start();
+          try {
+            reader.join(TimeUnit.SECONDS.toMillis(10));
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      });
+      cache.clear();
+      assertTrue(once.get(), "the clear emptied the index");
+      assertTrue(served.get() > 0, "some reads during the clear found the log engine's entries");
+      for (int i = 0; i < keys; i++) {
+        assertTrue(cache.get(key(i)) == null, "key " + i + " served after clear() returned");
+      }
+    }
+  }
+
   private void raceRead(String engine, int v1Length, int v2Length) throws Exception {
     try (Engine cache = TestCaches.open(SmallEngineWiringTest.config(dir).build())) {
       byte[] k = key(5);
