@@ -100,8 +100,12 @@ final class Engine implements HybridCache {
     this.flash = FlashOpener.open(config, devices, counters, sequence, classes, tagBits, indexView);
     SmallTier smallTier = null;
     try {
-      smallTier = config.smallObjectsEnabled() ? SmallTier.open(config, devices,
-          FileModes.supported(config.directory()) ? config.filePermissionSet() : null) : null;
+      if (config.smallObjectsEnabled()) {
+        smallTier = SmallTier.open(config, devices,
+            FileModes.supported(config.directory()) ? config.filePermissionSet() : null);
+      } else { // its files, checkpoint included, would bring back versions removed while it was off
+        SmallTier.deleteSlotFiles(config.directory().resolve(OwnedFiles.SMALL));
+      }
       this.small = smallTier;
       if (smallTier != null) { // a warm small engine beside a log engine that opened unclean: never below its versions
         sequence.accumulateAndGet(smallTier.maxSequence(), Math::max);

@@ -39,6 +39,30 @@ class SmallEngineWiringTest {
     return TestCaches.small(dir, IndexType.HEAP).smallObjectShare(0.5).smallObjectMaxBytes(2048);
   }
 
+  /**
+   * The engine on, a clean close (its checkpoint saved), then an open with it off on a log engine of the same
+   * layout that removes a key, then on again: the removed version must not come back from the first
+   * session's checkpoint (the review's finding: an open with the engine off leaves no file of it behind).
+   */
+  @Test
+  void anOpenWithTheEngineOffLeavesNothingOfItThatAnOpenWithItOnCouldServe() throws Exception {
+    CacheConfig on = config(dir).build();
+    CacheConfig off = TestCaches.small(dir, IndexType.HEAP).flashBytes(on.logFlashBytes()).build();
+    assertEquals(on.segmentCount(), off.segmentCount(), "the log engine's layout is the same: no layout change");
+    try (Engine cache = TestCaches.open(on)) {
+      cache.put(key(1), value(1, 1, SMALL));
+      cache.writeBackAndDropDram();
+      assertArrayEquals(value(1, 1, SMALL), cache.smallTier().get(key(1)), "v1 in the small engine");
+    }
+    try (Engine cache = TestCaches.open(off)) {
+      assertNull(cache.smallTier());
+      cache.remove(key(1));
+    }
+    try (Engine cache = TestCaches.open(on)) {
+      assertTrue(cache.get(key(1)) == null, "removed while the engine was off, served again");
+    }
+  }
+
   @Test
   void offByDefaultAndTodaysBehaviourIsUnchanged() throws Exception {
     CacheConfig c = TestCaches.small(dir, IndexType.HEAP).build();
