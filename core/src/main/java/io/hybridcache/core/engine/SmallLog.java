@@ -66,12 +66,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * readmitted object leaves its old slot and takes its new one in one step under {@code lock}
  * ({@code SmallLogInterleavingTest}). Lock order: {@code ioLock}, {@code lock}, then a set's stripe lock
  * (inside {@link SmallSets}). Buffers: {@code io}, the flush's page, belongs to the flush (under {@code
- * ioLock}), which encodes and writes it; nothing reads into it. Every log-page read (a lookup's, the
- * reclaim's, a set move's on any thread, a prefetch's, a remove's) takes a page buffer of the region's
- * bounded pool ({@link SmallSets#acquireOrNull}) for that one read and gives it back once the page is
- * decoded (entries are copied out), so reads side by side never fill one buffer; a key scan reads into
- * its own chunk ({@link #keysOnPage}). No buffer per thread: the moves and prefetches add no direct
- * memory beyond the pool's bound ({@code SmallLogParallelMovesTest}).
+ * ioLock}), which encodes and writes it; nothing reads into it. Every log-page read takes a page buffer
+ * for that one read and gives it back once the page is decoded (entries are copied out), so reads side by
+ * side never fill one buffer: a lookup's from the region's lookup pool, the reclaim's, a set move's on any
+ * thread, a prefetch's and a remove's from its writers' pool ({@link SmallSets#acquireWriterOrNull}, one
+ * buffer per thread that does them, so the reclaim, which holds {@code ioLock}, never waits behind
+ * lookups); a key scan reads into its own chunk ({@link #keysOnPage}). No buffer per thread: the moves and
+ * prefetches add no direct memory beyond the pools' bounds ({@code SmallLogParallelMovesTest}).
  *
  * <p><b>Format.</b> Log pages are {@link SmallSetPage} pages whose set id is the ring position and whose
  * generation is the page number (monotonic), so a page overwritten by a later lap reads as another page.
@@ -1208,7 +1209,7 @@ final class SmallLog implements SmallStore {
    * overwritten) or no direct memory was left for the buffer (counted by the region).
    */
   private Page readPageUncounted(int pos, long number) throws IOException {
-    ByteBuffer buffer = sets.acquireOrNull();
+    ByteBuffer buffer = sets.acquireWriterOrNull();
     if (buffer == null) {
       return null;
     }
@@ -1217,7 +1218,7 @@ final class SmallLog implements SmallStore {
       Page page = SmallSetPage.decode(buffer, pos, epoch); // copies the entries out of the buffer
       return page == null || page.generation() != number ? null : page;
     } finally {
-      sets.buffers().release(buffer);
+      sets.releaseWriter(buffer);
     }
   }
 

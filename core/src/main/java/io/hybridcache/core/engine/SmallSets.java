@@ -117,8 +117,15 @@ final class SmallSets implements SmallStore {
   /** Sets whose last write failed: empty (lookups miss, the next insert starts from nothing). */
   private final Set<Integer> poisoned = ConcurrentHashMap.newKeySet();
   private final SmallSetCounters counters = new SmallSetCounters();
-  /** Page buffers for every read and rewrite, bounded in total; a thread holds at most one at a time. */
+  /** Page buffers for lookups and key scans, bounded in total; a thread holds at most one at a time. */
   private final ReadBuffers buffers;
+  /**
+   * Page buffers of the writers (set rewrites and removes) and of the log's reads for its reclaim, moves,
+   * prefetches and removes: {@value #WRITER_BUFFERS}, one for each thread that does them (the reclaimer,
+   * its {@value SmallTier#IO_THREADS} I/O threads, the remover), so the reclaim never waits behind lookups.
+   */
+  private final ReadBuffers writerBuffers;
+  static final int WRITER_BUFFERS = SmallTier.IO_THREADS + 2;
   /** Per slot of the region, true once its file is known to be allocated ({@link #allocated}). */
   private final boolean[] slotsAllocated;
   private volatile Probe probe = Probe.NONE;
@@ -176,6 +183,7 @@ final class SmallSets implements SmallStore {
     }
     this.versions = new AtomicLongArray(stripes);
     this.buffers = new ReadBuffers(options.readBuffers(), SmallSetPage.PAGE_BYTES);
+    this.writerBuffers = new ReadBuffers(WRITER_BUFFERS, SmallSetPage.PAGE_BYTES);
     this.slotsAllocated = new boolean[slotCount];
     if (restored != null) {
       long entries = 0;
@@ -411,15 +419,25 @@ final class SmallSets implements SmallStore {
 
 
   /**
-   * A page buffer of the region's pool ({@link #buffers}, give it back there), or null (counted as a
-   * writer's out-of-memory) if direct memory is exhausted. The log in front of the region reads its pages
-   * into these too.
+   * A page buffer of the writers' pool ({@link #writerBuffers}: give it back with {@link #releaseWriter}), or
+   * null (counted as a writer's out-of-memory) if direct memory is exhausted. The log in front of the region
+   * reads its pages for reclaim, moves, prefetches and removes into these too: the reclaim, which holds the
+   * log's I/O lock, never waits behind the lookups for a buffer.
    */
-  ByteBuffer acquireOrNull() {
-    return acquireOrNull(counters.outOfMemory);
+  ByteBuffer acquireWriterOrNull() {
+    try {
+      return writerBuffers.acquire(SmallSetPage.PAGE_BYTES);
+    } catch (OutOfMemoryError e) {
+      counters.outOfMemory.increment();
+      return null;
+    }
   }
 
-  /** A page buffer, or null (counted in {@code oom}) if direct memory is exhausted. */
+  void releaseWriter(ByteBuffer b) {
+    writerBuffers.release(b);
+  }
+
+  /** A page buffer of the lookups' pool, or null (counted in {@code oom}) if direct memory is exhausted. */
   private ByteBuffer acquireOrNull(java.util.concurrent.atomic.LongAdder oom) {
     try {
       return buffers.acquire(SmallSetPage.PAGE_BYTES);
@@ -511,7 +529,7 @@ final class SmallSets implements SmallStore {
         throw new IllegalArgumentException("entry of set " + setOf(e.keyHash()) + " in a batch for set " + set);
       }
     }
-    ByteBuffer page = acquireOrNull(counters.outOfMemory);
+    ByteBuffer page = acquireWriterOrNull();
     if (page == null) {
       drop(set); // no rewrite possible: no older version of a batch key may stay reachable
       counters.objectsLost.add(batch.size());
@@ -538,7 +556,7 @@ final class SmallSets implements SmallStore {
       return written;
     } finally {
       lock.unlock();
-      buffers.release(page);
+      writerBuffers.release(page);
     }
   }
 
@@ -554,7 +572,7 @@ final class SmallSets implements SmallStore {
     if (!bloom.mightContain(set, hash)) {
       return false;
     }
-    ByteBuffer page = acquireOrNull(counters.outOfMemory);
+    ByteBuffer page = acquireWriterOrNull();
     if (page == null) {
       drop(set);
       return false;
@@ -590,7 +608,7 @@ final class SmallSets implements SmallStore {
       return true;
     } finally {
       lock.unlock();
-      buffers.release(page);
+      writerBuffers.release(page);
     }
   }
 

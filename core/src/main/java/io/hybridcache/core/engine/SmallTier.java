@@ -272,13 +272,13 @@ final class SmallTier implements Closeable {
   }
 
   /**
-   * The direct memory the engine holds, however many threads call it: its sets' pool of page buffers (the
-   * log's page reads share it) and the log's write page (about 0.2 MiB); a {@link #keys} scan holds 1 MiB
-   * more while it runs.
+   * The direct memory the engine holds, however many threads call it: its sets' pools of page buffers (the
+   * lookups' and the writers', which the log's page reads share) and the log's write page (about 0.27 MiB);
+   * a {@link #keys} scan holds 1 MiB more while it runs.
    */
   static long directBoundBytes() {
-    return ReadBuffers.boundBytes(SmallSets.Options.DEFAULT.readBuffers(), SmallSetPage.PAGE_BYTES)
-        + Device.roundUp(SmallSetPage.PAGE_BYTES) + Device.ALIGNMENT;
+    return ReadBuffers.boundBytes(SmallSets.Options.DEFAULT.readBuffers() + SmallSets.WRITER_BUFFERS,
+        SmallSetPage.PAGE_BYTES) + Device.roundUp(SmallSetPage.PAGE_BYTES) + Device.ALIGNMENT;
   }
 
   /**
