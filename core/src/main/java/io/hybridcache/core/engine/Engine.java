@@ -909,6 +909,9 @@ final class Engine implements HybridCache {
       return;
     }
     boolean stopped = false;
+    if (small != null) {
+      small.closing(deadline); // its removes (of flagged entries' older versions) wait no longer than this close
+    }
     try {
       if (!flash.degraded()) {
         writeBack(deadline, true); // small entries into the small engine's log: it is saved for a warm open

@@ -128,6 +128,9 @@ final class SmallTier implements Closeable {
    * long).
    */
   private final long removeWaitNanos;
+  /** The cache's close deadline once its close began ({@link #closing}), else {@link #NOT_CLOSING}. */
+  private volatile long closeDeadlineNanos = NOT_CLOSING;
+  private static final long NOT_CLOSING = Long.MIN_VALUE;
   static final long MIN_REMOVE_WAIT_MILLIS = 1000;
   /**
    * Runs every removal that may need I/O ({@link Removal}), so its caller waits at most {@link
@@ -480,6 +483,15 @@ final class SmallTier implements Closeable {
         region.log().flushes(), StallReports.SECONDS);
   }
 
+  /**
+   * The cache's close began, to end by {@code deadlineNanos}: from now on a remove (the close's write-back of
+   * a flagged entry removes the older version here) waits at most until then, so close stays within its
+   * {@code closeTimeout}; one that times out empties the engine as any other.
+   */
+  void closing(long deadlineNanos) {
+    closeDeadlineNanos = deadlineNanos == NOT_CLOSING ? deadlineNanos + 1 : deadlineNanos;
+  }
+
   /** Evictions refused for want of room in the log's buffer (a flush that did not come in time). */
   long refusals() {
     return refusals.sum();
@@ -520,7 +532,12 @@ final class SmallTier implements Closeable {
     if (stuckRemoval.get() != null) {
       throw new IllegalStateException("an earlier remove still waits for the small-object engine's device");
     }
-    Removal removal = new Removal(log, key, System.nanoTime() + removeWaitNanos);
+    long deadline = System.nanoTime() + removeWaitNanos;
+    long closing = closeDeadlineNanos;
+    if (closing != NOT_CLOSING && closing - deadline < 0) {
+      deadline = closing; // the cache's close is bounded by its closeTimeout: no remove waits past it
+    }
+    Removal removal = new Removal(log, key, deadline);
     remover.execute(removal); // rejected once closed: a fault, the engine emptied
     return removal.await();
   }

@@ -360,13 +360,16 @@ class SmallEngineFaultTest {
   /**
    * Issue 34 item 5 at close: flagged DRAM entries (a put of a large value over a key the small engine
    * holds: its older version must be removed before the new one is written back to the log engine) and a
-   * device whose writes hang. close() returns within {@code closeTimeout} + 5 s; once the device moves, the
+   * device whose writes hang. close() returns within {@code closeTimeout} (+ 2 s of slack), also with a
+   * {@code cascadeWait} of 10 s (a remove's own wait); once the device moves, the
    * close that went on behind it ends, and a reopen serves the new version or nothing, never the older one.
    */
   @Test
   void closeReturnsWhileTheRemovalOfAFlaggedEntrysOlderVersionHangs() throws Exception {
     Duration closeTimeout = Duration.ofSeconds(1);
-    CacheConfig config = SmallEngineWiringTest.config(dir).closeTimeout(closeTimeout).build();
+    // a remove waits max(cascadeWait, 1 s) for the device: 10 s here, which the close must not add to its own
+    CacheConfig config = SmallEngineWiringTest.config(dir).closeTimeout(closeTimeout)
+        .cascadeWait(Duration.ofSeconds(10)).build();
     Engine cache = open(config);
     int large = 200; // fit in DRAM: no eviction before the close
     try {
@@ -379,7 +382,8 @@ class SmallEngineFaultTest {
         cache.put(key(i), value(i, 2, SmallEngineWiringTest.LARGE)); // flagged: the small engine holds v1
       }
       device.get().holdWrites();
-      assertTimeoutPreemptively(closeTimeout.plusSeconds(5), cache::close, "close hangs behind the removal");
+      assertTimeoutPreemptively(closeTimeout.plusSeconds(2), cache::close,
+          "close waits past its closeTimeout behind the removal");
       assertTrue(device.get().awaitHeldWrite(0, TimeUnit.SECONDS), "the close's removals reached a device write");
     } finally {
       device.get().releaseWrites();
