@@ -148,6 +148,12 @@ final class SmallLog implements SmallStore {
   private volatile java.util.concurrent.ExecutorService ioThreads;
   /** Told of each object that left the engine for room (counted in {@link #objectsEvicted}); any thread. */
   private volatile java.util.function.Consumer<Entry> onEvicted = e -> { };
+  private volatile boolean tellEvictions;
+  /** Evictions a reclaim made, told by the thread that held {@link #ioLock} once it released it. */
+  private final java.util.concurrent.ConcurrentLinkedQueue<Entry> toTell =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  /** Throwables of the {@link #onEvicted} sink (tests). */
+  final LongAdder sinkFailures = new LongAdder();
 
   final LongAdder bytesAdmitted = new LongAdder();
   final LongAdder logPagesWritten = new LongAdder();
@@ -257,7 +263,7 @@ final class SmallLog implements SmallStore {
     try {
       flush(0);
     } finally {
-      ioLock.unlock();
+      unlockIo();
     }
   }
 
@@ -279,7 +285,7 @@ final class SmallLog implements SmallStore {
       index.writeTo(out);
     } finally {
       lock.unlock();
-      ioLock.unlock();
+      unlockIo();
     }
   }
 
@@ -418,7 +424,7 @@ final class SmallLog implements SmallStore {
           flush(e.bytes()); // readmitted objects leave room for e (other puts may take it: look again)
         }
       } finally {
-        ioLock.unlock();
+        unlockIo();
       }
     }
   }
@@ -485,7 +491,7 @@ final class SmallLog implements SmallStore {
       flush(reserve);
       return true;
     } finally {
-      ioLock.unlock();
+      unlockIo();
     }
   }
 
@@ -561,7 +567,7 @@ final class SmallLog implements SmallStore {
       backgroundReclaims.increment();
       return true;
     } finally {
-      ioLock.unlock();
+      unlockIo();
     }
   }
 
@@ -773,7 +779,7 @@ final class SmallLog implements SmallStore {
       unlink(set, gone);
       return inSet || found;
     } finally {
-      ioLock.unlock();
+      ioLock.unlock(); // a remove evicts nothing: the evictions of a reclaim are its own thread's to tell
     }
   }
 
@@ -1086,15 +1092,29 @@ final class SmallLog implements SmallStore {
     return out;
   }
 
-  /** Counts and tells the objects that left the engine for room; a sink's Throwable stays with the sink. */
+  /**
+   * Counts the objects that left the engine for room and queues them for {@link #onEvicted}, which {@link
+   * #unlockIo} tells once the log's I/O lock is released (a listener run on the evicting thread may call
+   * the cache, whose removes take that lock).
+   */
   private void evicted(List<Entry> gone) {
     objectsEvicted.add(gone.size());
-    java.util.function.Consumer<Entry> sink = onEvicted;
-    for (Entry e : gone) {
-      try {
-        sink.accept(e);
-      } catch (RuntimeException ex) {
-        // the tier's sink hands events to the listener's executor; never a reclaim's failure
+    if (tellEvictions) {
+      toTell.addAll(gone);
+    }
+  }
+
+  /** Releases {@link #ioLock}; once this thread holds it no more, tells the evictions queued meanwhile. */
+  private void unlockIo() {
+    ioLock.unlock();
+    if (!ioLock.isHeldByCurrentThread() && !toTell.isEmpty()) {
+      java.util.function.Consumer<Entry> sink = onEvicted;
+      for (Entry e; (e = toTell.poll()) != null; ) {
+        try {
+          sink.accept(e);
+        } catch (Throwable t) { // the sink hands events to the listener's executor; never the engine's fault
+          sinkFailures.increment();
+        }
       }
     }
   }
@@ -1192,10 +1212,12 @@ final class SmallLog implements SmallStore {
   /**
    * Tells {@code sink} of every object that leaves the engine for room from now on: a log object a reclaim
    * drops (not readmitted, no newer version of its key in the log), a set object a rewrite evicts by RRIP
-   * (the key not logged again meanwhile). Called on the reclaiming thread or a move's, outside every lock.
+   * (the key not logged again meanwhile). Called on the thread that reclaimed, after it released every lock
+   * of the log; a Throwable of the sink is counted ({@link #sinkFailures}) and goes no further.
    */
   void onEvicted(java.util.function.Consumer<Entry> sink) {
     onEvicted = java.util.Objects.requireNonNull(sink, "sink");
+    tellEvictions = true;
   }
 
   /** Threads for {@link #prefetch} and {@link #moveSets} (null: the reclaim does both on its own thread); the tier owns them. */

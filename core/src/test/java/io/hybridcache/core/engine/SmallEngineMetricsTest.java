@@ -124,6 +124,40 @@ class SmallEngineMetricsTest {
     }
   }
 
+  /**
+   * A removal listener on the evicting thread (a direct executor) that calls the cache back, here a remove
+   * of a key the small engine holds: the engine tells its evictions once its log's I/O lock is released,
+   * so the remove does not wait for the reclaim that is telling it (before: it waited its second out, then
+   * emptied the engine as a fault, the review's finding on item 9).
+   */
+  @Test
+  void aListenerOnTheEvictingThreadMayCallTheCacheBack() {
+    java.util.concurrent.atomic.AtomicReference<Engine> ref = new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicInteger callbacks = new AtomicInteger();
+    int held = 1_000_000; // keys the small engine holds, removed by the listener
+    CacheConfig c = SmallEngineWiringTest.config(dir).removalExecutor(Runnable::run)
+        .removalListener((k, v, cause) -> {
+          if (cause == RemovalCause.EVICTED && Thread.currentThread().getName().startsWith("hybridcache-small-")
+              && callbacks.get() < 20) {
+            ref.get().remove(key(held + callbacks.getAndIncrement() % 10));
+          }
+        }).build();
+    try (Engine cache = TestCaches.open(c)) {
+      ref.set(cache);
+      for (int i = 0; i < 10; i++) {
+        cache.put(key(held + i), value(held + i, 1, SMALL));
+      }
+      cache.writeBackAndDropDram();
+      for (int i = 0; i < 20_000 && callbacks.get() < 20; i++) {
+        cache.put(key(i), value(i, 1, SMALL));
+      }
+      cache.smallTier().stopReclaimingAndWait();
+      assertTrue(callbacks.get() > 0, "the listener ran on the small engine's threads");
+      assertEquals(0, cache.stats().smallObjects().faults(), "no remove timed out: " + cache.stats().smallObjects());
+      assertEquals(0, cache.stats().smallObjects().resets(), "never emptied");
+    }
+  }
+
   @Test
   void smallEngineWaitsAreCascadeWaitsAndATimeoutIsReported() throws Exception {
     CacheConfig c = SmallEngineWiringTest.config(dir).cascadeWait(Duration.ofMillis(200)).build();
