@@ -92,6 +92,11 @@ final class SmallTier implements Closeable {
   private volatile Region region;
   private final AtomicLongArray stamps = new AtomicLongArray(STAMP_STRIPES);
   private final AtomicLong clears = new AtomicLong();
+  /**
+   * True while a reset that had to empty the engine failed (no memory for the new region): lookups miss,
+   * puts are refused and keys() lists nothing until the reclaimer's next reset succeeds.
+   */
+  private volatile boolean broken;
   /** Cache-wide clears under way ({@link #beginClear}): lookups miss meanwhile. */
   private final java.util.concurrent.atomic.AtomicInteger clearing = new java.util.concurrent.atomic.AtomicInteger();
   /** Reclaims log pages ahead of the puts, off their threads (null for a tier opened without it). */
@@ -217,6 +222,10 @@ final class SmallTier implements Closeable {
   private void reclaimLoop() {
     while (!stopping) {
       try {
+        if (broken && !retryReset()) {
+          java.util.concurrent.locks.LockSupport.parkNanos(this, 100_000_000L);
+          continue;
+        }
         Region r = region;
         while (!stopping && (r.log().flushIfWanted() | r.log().reclaimAhead())) {
           // a waiting eviction's flush first, then one page of reclaim per turn
@@ -339,7 +348,27 @@ final class SmallTier implements Closeable {
         || fileName.equals(SmallCheckpoint.FILE + AtomicFile.TEMP_SUFFIX);
   }
 
+  /** Test seam: the next {@code n} new regions fail as with no memory left ({@link #cannotEmpty}). */
+  void failNewRegions(int n) {
+    failNewRegions.set(n);
+  }
+
+  private final java.util.concurrent.atomic.AtomicInteger failNewRegions = new java.util.concurrent.atomic.AtomicInteger();
+
+  /** True unless a failed reset keeps the engine out of service ({@link #broken}). */
+  boolean inService() {
+    return !broken;
+  }
+
+  /** Test seam: the reclaimer's retry of a failed reset, on the caller's thread; true once emptied. */
+  boolean retryResetNow() {
+    return retryReset();
+  }
+
   private Region newRegion(SmallCheckpoint.Loaded saved) {
+    if (failNewRegions.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      throw new OutOfMemoryError("test: no memory for a new region");
+    }
     SmallSets sets = new SmallSets(device, logSlots, SLOTS - logSlots, SmallSets.Options.DEFAULT,
         saved == null ? null : saved.sets());
     SmallLog log = new SmallLog(device, 0, logSlots, sets, THRESHOLD, true, SmallLog.TAG_BITS,
@@ -393,8 +422,9 @@ final class SmallTier implements Closeable {
    */
   SmallSetPage.Entry lookup(byte[] key) {
     lookups.increment();
-    if (clearing.get() > 0) {
-      return null; // a clear is under way: DRAM may have dropped a newer version this engine still shadows
+    if (clearing.get() > 0 || broken) {
+      return null; // a clear is under way (DRAM may have dropped a newer version this engine still shadows),
+                   // or the engine could not be emptied: it serves nothing until it is
     }
     SmallSetPage.Entry e;
     try {
@@ -424,6 +454,10 @@ final class SmallTier implements Closeable {
    */
   boolean put(byte[] key, long keyHash, byte[] value, long sequence, long expiryMillis, long deadlineNanos) {
     maxSequence.accumulate(sequence); // before it can be held: a save always covers it
+    if (broken) {
+      refusals.increment();
+      return false;
+    }
     try {
       SmallLog log = region.log();
       boolean stored;
@@ -654,9 +688,13 @@ final class SmallTier implements Closeable {
     return mayHold;
   }
 
-  /** Makes every object unreachable (a new epoch over the same slots); returns when done. */
+  /** Makes every object unreachable (a new epoch over the same slots); returns when done, never throws. */
   void clear() {
-    reset();
+    try {
+      reset();
+    } catch (Throwable t) {
+      cannotEmpty(t);
+    }
   }
 
   /**
@@ -679,6 +717,9 @@ final class SmallTier implements Closeable {
    * (logged and counted), so every key is returned or invalidated, never silently left out.
    */
   java.util.Iterator<byte[]> keys() {
+    if (broken) {
+      return java.util.Collections.emptyIterator(); // it serves nothing: no key of it is held
+    }
     Region r = region;
     return new SmallKeyScan(r.sets(), r.log(), this::scanFailed);
   }
@@ -699,7 +740,22 @@ final class SmallTier implements Closeable {
   /** As {@link #clear}, for a bulk operation that cannot list the region, logged. */
   void dropAll(String reason) {
     LOG.info("{}: small-object engine emptied: {}", name, reason);
-    reset();
+    try {
+      reset();
+    } catch (Throwable t) {
+      cannotEmpty(t);
+    }
+  }
+
+  /** The reclaimer's retry of a reset that failed ({@link #broken}); true once the engine is emptied. */
+  private boolean retryReset() {
+    try {
+      reset(true);
+      LOG.info("{}: the small-object engine is emptied and in service again", name);
+      return true;
+    } catch (Throwable t) { // still no memory: the engine stays out of service, the next turn tries again
+      return false;
+    }
   }
 
   private synchronized void reset() {
@@ -713,6 +769,7 @@ final class SmallTier implements Closeable {
       objectsLostToResets.add(old.sets().stats().entries() + old.log().liveObjects());
     }
     region = newRegion(null);
+    broken = false;
     clears.incrementAndGet();
     regionResets.increment();
     long[] f = figures(old);
@@ -726,9 +783,20 @@ final class SmallTier implements Closeable {
     LOG.warn("{}: small-object engine {} failed ({}); emptying it (a new epoch)", name, where, t.toString());
     try {
       reset(true);
-    } catch (Throwable again) { // no direct memory for the new region's buffers: keep counting, never throw
-      faults.increment();
+    } catch (Throwable again) { // no memory for the new region: keep counting, never throw
+      cannotEmpty(again);
     }
+  }
+
+  /**
+   * The engine could not be emptied (no memory for a new region): it serves and takes nothing until the
+   * reclaimer's next turn empties it ({@link #broken}), so no version the failed reset was to hide is served.
+   */
+  private void cannotEmpty(Throwable t) {
+    faults.increment();
+    broken = true;
+    LOG.warn("{}: the small-object engine cannot be emptied ({}); it serves nothing until it can", name,
+        t.toString());
   }
 
   private static long[] figures(Region r) {

@@ -242,6 +242,27 @@ class SmallEngineFaultTest {
   }
 
   /**
+   * A clear (or a fault) whose new region cannot be made (no memory left): clear() does not throw, and the
+   * engine serves and takes nothing (it was to be emptied) until a later reset succeeds (the reclaimer's
+   * next turn; called here on the test's thread), then it serves again (the review's finding on item 5).
+   */
+  @Test
+  void anEngineThatCannotBeEmptiedServesNothingUntilItIs() {
+    try (Engine cache = filledAndQuiet()) {
+      assertTrue(readAll(cache, 1) < KEYS / 2, "the engine holds most keys");
+      cache.smallTier().failNewRegions(1);
+      cache.clear(); // must not throw
+      assertTrue(!cache.smallTier().inService(), "out of service");
+      assertEquals(KEYS, readAll(cache, 1), "nothing of before the clear is served");
+      assertTrue(cache.smallTier().retryResetNow(), "emptied once memory is back");
+      assertEquals(KEYS, readAll(cache, 1), "still nothing of before the clear");
+      cache.put(key(1), value(1, 2, SMALL));
+      cache.writeBackAndDropDram();
+      assertArrayEquals(value(1, 2, SMALL), cache.get(key(1)), "in service again");
+    }
+  }
+
+  /**
    * A Throwable on the reclaimer thread (its reclaim reads the oldest log page): counted, the engine
    * emptied, and the thread lives on and reclaims again once the device heals.
    */
