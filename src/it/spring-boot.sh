@@ -42,6 +42,11 @@ cache.items.key-type=java.lang.Long
 cache.items.value-type=java.lang.String
 cache.default-update-timestamps-region.store-by-reference=true
 cache.default-query-results-region.clear-on-start=true
+# the entity and collection regions Hibernate creates on demand: warm across restarts (without warm=true a
+# cache created on demand starts empty at each start)
+cache.demo.Customer.warm=true
+cache.demo.Customer.purchases.warm=true
+cache.demo.Purchase.warm=true
 PROPS
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL=http://127.0.0.1:$PORT

@@ -18,17 +18,27 @@ import javax.cache.expiry.TouchedExpiryPolicy;
  * {@code expire-after-write} and {@code expire-after-access} (a duration: {@code 500ms}, {@code 30s},
  * {@code 10m}, {@code 2h}, {@code 1d}), {@code statistics} and {@code management} ({@code true} or
  * {@code false}), {@code key-type} and {@code value-type} (class names, default {@code java.lang.Object}),
- * {@code store-by-reference} ({@code true}: a heap map, never evicted, never on flash, gone at close: e.g.
- * Hibernate's update-timestamps region) and {@code clear-on-start} ({@code true}: the cache starts empty each
- * time the manager creates it, e.g. Hibernate's query-results region, whose entries are only as good as the
- * timestamps region).
+ * {@code store-by-reference} ({@code true}: a heap map, never on flash, gone at close) with {@code max-entries}
+ * (its bound, default {@link #DEFAULT_MAX_ENTRIES}), {@code clear-on-start} ({@code true}: the cache starts
+ * empty each time the manager creates it) and {@code warm} (whether a store-by-value cache keeps its entries
+ * across restarts; {@code clear-on-start=true} is {@code warm=false}).
  * An expiry applies only to a configuration that left the default (eternal) policy. Every cache named by
- * such a property is declared: the manager creates it when it is made ({@link #declared}).
+ * such a property, but {@code warm}, is declared: the manager creates it when it is made ({@link #declared});
+ * {@code warm} alone leaves the cache to be created on demand (by Spring's {@code cache-names}, by Hibernate).
+ *
+ * <p>Defaults ({@link #startsEmpty}, {@link #maxEntries}, {@link #applyTo}): a declared cache is warm, a cache
+ * created on demand starts empty at each start (a Hibernate region created with a plain
+ * {@code MutableConfiguration} could otherwise serve rows changed while the application was down); Hibernate's
+ * update-timestamps region ({@link HibernateRegion}) is store-by-reference and unbounded, its query-results
+ * region starts empty. An explicit setting wins over each default.
  * Immutable; validated when the manager is made (an error names the property and its value).
  */
 final class CacheSettings {
   static final Set<String> NAMES = Set.of("key-codec", "value-codec", "expire-after-write", "expire-after-access",
-      "statistics", "management", "key-type", "value-type", "store-by-reference", "clear-on-start");
+      "statistics", "management", "key-type", "value-type", "store-by-reference", "clear-on-start", "warm",
+      "max-entries");
+  /** The bound of a store-by-reference cache without {@code max-entries} (but the update-timestamps region). */
+  static final int DEFAULT_MAX_ENTRIES = 100_000;
 
   private final Map<String, String> settings;
 
@@ -45,18 +55,33 @@ final class CacheSettings {
       if (setting.startsWith("expire-")) {
         duration(key, e.getValue());
       } else if (setting.equals("statistics") || setting.equals("management") || setting.equals("store-by-reference")
-          || setting.equals("clear-on-start")) {
+          || setting.equals("clear-on-start") || setting.equals("warm")) {
         bool(key, e.getValue());
+      } else if (setting.equals("max-entries")) {
+        positiveLong(key, e.getValue());
       }
     }
     this.settings = Map.copyOf(settings);
+    for (String key : settings.keySet()) {
+      if (key.endsWith(".warm")) {
+        String cacheName = key.substring(0, key.length() - ".warm".length());
+        String clear = get(cacheName, "clear-on-start");
+        if (clear != null && bool(cacheName + ".clear-on-start", clear) == bool(key, settings.get(key))) {
+          throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + key + " and "
+              + ProviderProperties.CACHE_PREFIX + cacheName + ".clear-on-start disagree (clear-on-start=true is "
+              + "warm=false): set one, was " + settings.get(key) + " and " + clear);
+        }
+      }
+    }
   }
 
   /** The names of the caches these settings declare (each named by at least one {@code cache.NAME.SETTING}), sorted. */
   Set<String> declared() {
     Set<String> names = new TreeSet<>();
     for (String key : settings.keySet()) {
-      names.add(key.substring(0, key.lastIndexOf('.')));
+      if (!key.endsWith(".warm")) {
+        names.add(key.substring(0, key.lastIndexOf('.')));
+      }
     }
     return names;
   }
@@ -91,7 +116,10 @@ final class CacheSettings {
     return settings.get(cacheName + "." + setting);
   }
 
-  /** Applies the expiry, statistics and management settings of {@code cacheName} to {@code config}. */
+  /**
+   * Applies the expiry, statistics, management and store-by-reference settings of {@code cacheName} to
+   * {@code config}; Hibernate's update-timestamps region is store-by-reference unless {@code store-by-reference} says.
+   */
   void applyTo(String cacheName, MutableConfiguration<?, ?> config) {
     String write = get(cacheName, "expire-after-write");
     String access = get(cacheName, "expire-after-access");
@@ -108,6 +136,8 @@ final class CacheSettings {
     String byReference = get(cacheName, "store-by-reference");
     if (byReference != null) {
       config.setStoreByValue(!bool(cacheName + ".store-by-reference", byReference));
+    } else if (HibernateRegion.of(cacheName) == HibernateRegion.UPDATE_TIMESTAMPS) {
+      config.setStoreByValue(false); // never evicted, never stale after a restart
     }
     String management = get(cacheName, "management");
     if (management != null) {
@@ -115,10 +145,33 @@ final class CacheSettings {
     }
   }
 
-  /** {@code cache.NAME.clear-on-start}: whether {@code cacheName} starts empty each time it is created. */
-  boolean clearOnStart(String cacheName) {
-    String v = get(cacheName, "clear-on-start");
-    return v != null && bool(cacheName + ".clear-on-start", v);
+  /**
+   * Whether store-by-value cache {@code cacheName} starts empty each time the manager creates it: as
+   * {@code warm} or {@code clear-on-start} say; else true for Hibernate's query-results region and for a
+   * cache created on demand (not {@link #declared}), false for a declared one.
+   */
+  boolean startsEmpty(String cacheName) {
+    String warm = get(cacheName, "warm");
+    if (warm != null) {
+      return !bool(cacheName + ".warm", warm);
+    }
+    String clear = get(cacheName, "clear-on-start");
+    if (clear != null) {
+      return bool(cacheName + ".clear-on-start", clear);
+    }
+    return HibernateRegion.of(cacheName) == HibernateRegion.QUERY_RESULTS || !declared().contains(cacheName);
+  }
+
+  /**
+   * The bound of store-by-reference cache {@code cacheName}: {@code max-entries}; else none
+   * ({@code Long.MAX_VALUE}) for Hibernate's update-timestamps region, {@link #DEFAULT_MAX_ENTRIES} for others.
+   */
+  long maxEntries(String cacheName) {
+    String v = get(cacheName, "max-entries");
+    if (v != null) {
+      return positiveLong(cacheName + ".max-entries", v);
+    }
+    return HibernateRegion.of(cacheName) == HibernateRegion.UPDATE_TIMESTAMPS ? Long.MAX_VALUE : DEFAULT_MAX_ENTRIES;
   }
 
   static Duration duration(String key, String value) {
@@ -143,6 +196,19 @@ final class CacheSettings {
       throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + key
           + " must be a positive duration with a unit (ms, s, m, h, d), was " + value, e);
     }
+  }
+
+  private static long positiveLong(String key, String value) {
+    try {
+      long n = Long.parseLong(value.trim());
+      if (n > 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + key + " must be a positive number of entries, was "
+        + value);
   }
 
   private static boolean bool(String key, String value) {

@@ -66,6 +66,11 @@ final class HybridCacheManager implements CacheManager {
     this.settings = ManagerSettings.resolve(uri, classLoader, this.properties);
     this.serialFilter = SerialFilter.of(settings.serialFilter());
     LOG.info("CacheManager {}: {}", uri, settings.describe());
+    if (settings.cacheVersion() != null && settings.cacheVersion().contains("${")) {
+      LOG.warn("CacheManager {}: cache-version is {}, a placeholder nothing replaced (is Maven resource filtering "
+          + "on for the provider's file?): a constant, so a deploy never starts the caches empty", uri,
+          settings.cacheVersion());
+    }
     createDeclared();
   }
 
@@ -118,6 +123,8 @@ final class HybridCacheManager implements CacheManager {
     }
     HybridCacheConfiguration<K, V> config = copy(configuration);
     settings.caches().applyTo(cacheName, config);
+    warnOfHibernateRegion(cacheName, config);
+    java.util.concurrent.atomic.AtomicReference<HybridJCache<K, V>> made = new java.util.concurrent.atomic.AtomicReference<>();
     Store<K, V> store;
     HybridCache shared = null;
     Namespace namespace = null;
@@ -127,12 +134,23 @@ final class HybridCacheManager implements CacheManager {
       shared = e.engine();
       Codec<K> keys = codec(config.getKeyCodec(), cacheName, "key", config.getKeyType());
       Codec<V> values = codec(config.getValueCodec(), cacheName, "value", config.getValueType());
-      namespace = namespaceOf(e.namespaces(), l, cacheName, settings.caches().clearOnStart(cacheName));
+      if (settings.caches().get(cacheName, "max-entries") != null) {
+        throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + cacheName + ".max-entries applies only to a "
+            + "store-by-reference cache (cache." + cacheName + ".store-by-reference=true); a store-by-value cache "
+            + "shares the manager's dram-bytes and flash-bytes, was " + settings.caches().get(cacheName, "max-entries"));
+      }
+      namespace = namespaceOf(e.namespaces(), l, cacheName, settings.caches().startsEmpty(cacheName));
       store = new ValueStore<>(shared, e.namespaces(), namespace, keys, values);
     } else {
-      store = new ReferenceStore<>();
+      store = new ReferenceStore<>(settings.caches().maxEntries(cacheName), System::nanoTime, () -> {
+        HybridJCache<K, V> c = made.get();
+        if (c != null) {
+          c.evicted();
+        }
+      });
     }
     HybridJCache<K, V> cache = new HybridJCache<>(this, cacheName, config, store, shared, pool());
+    made.set(cache);
     caches.put(cacheName, cache);
     if (namespace != null) {
       Namespace ns = namespace;
@@ -151,6 +169,25 @@ final class HybridCacheManager implements CacheManager {
       lease.shared().watch(sink);
     }
     return cache;
+  }
+
+  /**
+   * WARNs of a Hibernate region configured so that a cached query result could be stale: the update-timestamps
+   * region store-by-value (evictable; warm after a restart, or empty beside a warm query-results region), or
+   * the query-results region warm (checked after a restart against timestamps that start empty).
+   */
+  private void warnOfHibernateRegion(String cacheName, CompleteConfiguration<?, ?> config) {
+    HibernateRegion region = HibernateRegion.of(cacheName);
+    if (region == HibernateRegion.UPDATE_TIMESTAMPS && config.isStoreByValue()) {
+      LOG.warn("cache {} is Hibernate's update-timestamps region and is store-by-value: the engine may evict its "
+          + "entries, and a lost timestamp lets a stale cached query result through; leave it store-by-reference "
+          + "(the default: remove {}{}.store-by-reference=false)", cacheName, ProviderProperties.CACHE_PREFIX, cacheName);
+    } else if (region == HibernateRegion.QUERY_RESULTS && config.isStoreByValue()
+        && !settings.caches().startsEmpty(cacheName)) {
+      LOG.warn("cache {} is Hibernate's query-results region and is warm: after a restart its results are checked "
+          + "against update timestamps that start empty, so a result cached before rows changed can be served; "
+          + "remove {}{}.warm=true or clear-on-start=false", cacheName, ProviderProperties.CACHE_PREFIX, cacheName);
+    }
   }
 
   /**
@@ -205,13 +242,14 @@ final class HybridCacheManager implements CacheManager {
   /**
    * The namespace of cache {@code cacheName} of this manager. A manager in slot 0 (the first open on its
    * directory) uses the cache's durable namespace, warm from earlier runs; another manager's namespace is
-   * its own and starts empty (emptied if an earlier manager of that slot left entries). A cache set to
-   * {@code clear-on-start} starts empty too.
+   * its own and starts empty (emptied if an earlier manager of that slot left entries). A cache that
+   * {@link CacheSettings#startsEmpty starts empty} (created on demand, Hibernate's query-results region,
+   * {@code clear-on-start}) gets a new epoch of its namespace.
    */
   private static Namespace namespaceOf(Namespaces namespaces, SharedEngine.Lease lease, String cacheName,
-      boolean clearOnStart) {
+      boolean startsEmpty) {
     String name = lease.namespaceName(cacheName);
-    Namespace earlier = lease.slot() == 0 && !clearOnStart ? null : namespaces.find(name);
+    Namespace earlier = lease.slot() == 0 && !startsEmpty ? null : namespaces.find(name);
     if (earlier != null) {
       namespaces.bump(earlier);
       return earlier;

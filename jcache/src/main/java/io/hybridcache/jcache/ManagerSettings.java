@@ -43,6 +43,8 @@ final class ManagerSettings {
   private final long smallObjectMaxBytes;
   private final double smallObjectLogShare;
   private final String serialFilter;
+  /** {@code cache-version}: another value than the directory's last starts every cache empty; null if not set. */
+  private final String cacheVersion;
   private final CacheSettings cacheSettings;
 
   private ManagerSettings(Properties p, URI uri) {
@@ -67,6 +69,8 @@ final class ManagerSettings {
     }
     this.directIo = Boolean.parseBoolean(io);
     this.serialFilter = p.getProperty(ProviderProperties.SERIAL_FILTER, Codecs.DEFAULT_SERIAL_FILTER);
+    String version = p.getProperty(ProviderProperties.CACHE_VERSION);
+    this.cacheVersion = version == null || version.isBlank() ? null : version.trim();
     Map<String, String> perCache = new TreeMap<>();
     for (String name : p.stringPropertyNames()) {
       if (name.startsWith(ProviderProperties.CACHE_PREFIX)) {
@@ -207,6 +211,8 @@ final class ManagerSettings {
         .jmx(false);
   }
 
+  /** The {@code cache-version} (trimmed), or null if not set. */
+  String cacheVersion() { return cacheVersion; }
   Path directory() { return directory; }
   /** True if the directory was configured (persistent); false: private to the manager, deleted at close. */
   boolean persistent() { return persistent; }
@@ -227,6 +233,7 @@ final class ManagerSettings {
         + SizeRules.format(segmentBytes) + ", write-buffer-bytes " + SizeRules.format(writeBufferBytes)
         + ", direct-io " + directIo + ", small-object-share " + smallObjectShare + ", serial-filter "
         + (serialFilter.equals(Codecs.DEFAULT_SERIAL_FILTER) ? "limits only (no allow-list)" : serialFilter)
+        + ", cache-version " + (cacheVersion == null ? "not set" : cacheVersion)
         + ", declared caches " + cacheSettings.declared();
   }
 

@@ -59,15 +59,26 @@ public final class ProviderProperties {
    * {@code cache.NAME.expire-after-write} or {@code expire-after-access} (e.g. {@code 10m}: for a cache
    * created with the default eternal policy), {@code cache.NAME.statistics} and {@code management}
    * ({@code true}/{@code false}); {@code cache.NAME.key-type} and {@code value-type} (class names);
-   * {@code cache.NAME.store-by-reference} and {@code clear-on-start} ({@code true}/{@code false}). Every cache
-   * named by such a property is created with the manager. See {@code CacheSettings}.
+   * {@code cache.NAME.store-by-reference} and {@code clear-on-start} ({@code true}/{@code false});
+   * {@code cache.NAME.max-entries} (a store-by-reference cache's bound, default 100000); {@code cache.NAME.warm}
+   * ({@code true}: the cache keeps its entries across restarts; a cache created on demand starts empty without
+   * it). Every cache named by such a property, but {@code warm}, is created with the manager. See
+   * {@code CacheSettings}.
    */
   public static final String CACHE_PREFIX = "cache.";
+  /**
+   * The version of what the manager's caches hold, e.g. the application's build version
+   * ({@code cache-version=${project.version}} with Maven resource filtering): a manager opening its directory
+   * with another value than the one recorded there starts every cache empty, old entries never read (no
+   * scan: every cache gets a new namespace). Compared as text; not set is a value too (setting it or removing
+   * it starts empty once).
+   */
+  public static final String CACHE_VERSION = "cache-version";
 
   /** The manager (top-level) properties: those the environment can set too. */
   static final java.util.List<String> MANAGER_PROPERTIES = java.util.List.of(DIRECTORY, ROOT, DRAM_BYTES,
       FLASH_BYTES, SEGMENT_BYTES, WRITE_BUFFER_BYTES, SMALL_OBJECT_SHARE, SMALL_OBJECT_MAX_BYTES,
-      SMALL_OBJECT_LOG_SHARE, DIRECT_IO, SERIAL_FILTER);
+      SMALL_OBJECT_LOG_SHARE, DIRECT_IO, SERIAL_FILTER, CACHE_VERSION);
 
   private ProviderProperties() {}
 }

@@ -34,8 +34,10 @@ import org.slf4j.LoggerFactory;
  * <p>The directory: a configured one is made 0700 if absent, and refused if it exists and belongs to
  * another user or others may write it ({@code TrustedDirectory}); a private one must be new. Then the
  * process takes the directory's {@code LOCK} (before the namespace table is read), so a second process on it
- * fails, told that each process needs its own directory. A private directory is deleted at the last
- * release: the engine's own files ({@code HybridCache.deleteFiles}), the namespace table, the lock.
+ * fails, told that each process needs its own directory. The namespace table is read after the engine opens
+ * ({@link Namespaces#open}: checked against the mark the engine's directory keeps, {@link EngineMark}, and the
+ * {@code cache-version}). A private directory is deleted at the last release: the mark, the engine's own
+ * files ({@code HybridCache.deleteFiles}), the namespace table, the lock.
  *
  * <p>Concurrency: the registry, the reference counts and the slots are guarded by the class lock.
  */
@@ -109,12 +111,23 @@ final class SharedEngine {
               }
             })
             .build();
-        Namespaces namespaces = new Namespaces(dir);
+        boolean engineExisted = Files.exists(config.directory());
         HybridCache engine;
         try {
           engine = HybridCache.open(config);
         } catch (RuntimeException e) {
           throw new CacheException("cannot open the engine of CacheManager directory " + dir + ": " + e.getMessage(), e);
+        }
+        Namespaces namespaces;
+        try {
+          namespaces = Namespaces.open(dir, config.directory(), settings.cacheVersion(), engineExisted, engine::clear);
+        } catch (RuntimeException | Error e) {
+          try {
+            engine.close();
+          } catch (RuntimeException suppressed) {
+            e.addSuppressed(suppressed);
+          }
+          throw e;
         }
         shared = new SharedEngine(dir, settings.persistent(), lock, engine, namespaces, sinks);
       } catch (RuntimeException | Error e) {
@@ -163,6 +176,7 @@ final class SharedEngine {
   private static void unlock(Path dir, boolean persistent, DirectoryLock lock, Throwable failure) {
     try {
       if (!persistent) {
+        EngineMark.delete(dir.resolve("engine"));
         HybridCache.deleteFiles(dir.resolve("engine"));
         Files.deleteIfExists(dir.resolve(Namespaces.FILE));
         Files.deleteIfExists(dir.resolve(Namespaces.FILE + AtomicFile.TEMP_SUFFIX));

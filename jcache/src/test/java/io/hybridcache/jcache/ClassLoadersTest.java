@@ -32,8 +32,8 @@ class ClassLoadersTest {
     URI uri = URI.create("test:loaders");
     ClassLoader first = getClass().getClassLoader();
     try (URLClassLoader second = new URLClassLoader(new URL[0], first)) {
-      CacheManager a = provider.getCacheManager(uri, first, TestManagers.small(dir));
-      CacheManager b = provider.getCacheManager(uri, second, TestManagers.small(dir));
+      CacheManager a = provider.getCacheManager(uri, first, TestManagers.small(dir, "c"));
+      CacheManager b = provider.getCacheManager(uri, second, TestManagers.small(dir, "c"));
       assertNotSame(a, b);
       Cache<String, String> ca = a.createCache("c", STRINGS);
       Cache<String, String> cb = b.createCache("c", STRINGS);
@@ -46,7 +46,7 @@ class ClassLoadersTest {
       assertEquals("of a", ca.get("k"), "clearing b's cache cleared a's");
       cb.put("left", "by b");
       b.close();
-      CacheManager b2 = provider.getCacheManager(uri, second, TestManagers.small(dir));
+      CacheManager b2 = provider.getCacheManager(uri, second, TestManagers.small(dir, "c"));
       Cache<String, String> cb2 = b2.createCache("c", STRINGS);
       assertNull(cb2.get("left"), "a second manager's cache must start empty, not find an earlier one's entries");
       b2.destroyCache("c");
@@ -54,7 +54,7 @@ class ClassLoadersTest {
       b2.close();
       a.close();
       // the directory alone, reopened: the first manager's cache is warm, the other's entries are gone
-      try (CacheManager again = provider.getCacheManager(uri, second, TestManagers.small(dir))) {
+      try (CacheManager again = provider.getCacheManager(uri, second, TestManagers.small(dir, "c"))) {
         Cache<String, String> c = again.createCache("c", STRINGS);
         assertEquals("of a", c.get("k"));
         assertNull(c.get("left"));

@@ -26,6 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * expired before the kill never does (the engine journals removes; the namespace epoch is synced).
  */
 class KillTest {
+  /** The caches, created on demand, that must come back warm ({@code cache.NAME.warm=true}). */
+  private static final String[] WARM = {"users", "cleared", "ttl"};
   static final int USERS = 2000;
   static final String PAD = "p".repeat(300);
 
@@ -37,7 +39,7 @@ class KillTest {
 
   /** The child: fills three caches, flushes, then removes, clears, says READY and waits to be killed. */
   public static void main(String[] args) throws Exception {
-    CacheManager manager = TestManagers.open(new HybridCachingProvider(), Path.of(args[0]));
+    CacheManager manager = TestManagers.open(new HybridCachingProvider(), Path.of(args[0]), WARM);
     Cache<String, String> users = manager.createCache("users", strings());
     Cache<String, String> cleared = manager.createCache("cleared", strings());
     Cache<String, String> ttl = manager.createCache("ttl", strings().setExpiryPolicyFactory(
@@ -77,7 +79,7 @@ class KillTest {
     while (System.currentTimeMillis() <= expiresBy) { // the clock must pass the expiry
       Thread.onSpinWait();
     }
-    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir.resolve("cache"))) {
+    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir.resolve("cache"), WARM)) {
       Cache<String, String> users = manager.createCache("users", strings());
       Cache<String, String> cleared = manager.createCache("cleared", strings());
       Cache<String, String> ttl = manager.createCache("ttl", strings());

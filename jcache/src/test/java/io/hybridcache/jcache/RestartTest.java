@@ -27,7 +27,7 @@ class RestartTest {
   @Test
   void entriesComeBackButExpiredRemovedAndClearedOnesDoNot() {
     long expiresBy;
-    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir)) {
+    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir, "users", "ttl", "cleared", "old")) {
       Cache<String, String> users = manager.createCache("users", strings());
       Cache<String, String> ttl = manager.createCache("ttl", strings().setExpiryPolicyFactory(
           FactoryBuilder.factoryOf(new CreatedExpiryPolicy(new Duration(TimeUnit.MILLISECONDS, 50)))));
@@ -48,7 +48,7 @@ class RestartTest {
       Thread.onSpinWait();
     }
 
-    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir)) {
+    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir, "users", "ttl", "cleared", "old")) {
       Cache<String, String> users = manager.createCache("users", strings());
       Cache<String, String> ttl = manager.createCache("ttl", strings());
       Cache<String, String> cleared = manager.createCache("cleared", strings());
@@ -70,17 +70,17 @@ class RestartTest {
 
   @Test
   void destroyingACacheOfAnEarlierRunEmptiesIt() {
-    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir)) {
+    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir, "users", "ttl", "cleared", "old")) {
       manager.createCache("old", strings()).put("k", "v");
     }
-    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir)) {
+    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir, "users", "ttl", "cleared", "old")) {
       manager.destroyCache("old"); // not opened by this manager
       assertNull(manager.createCache("old", strings()).get("k"), "a destroyed cache's entry came back");
     }
-    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir)) {
+    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir, "users", "ttl", "cleared", "old")) {
       manager.createCache("old", strings()).put("k2", "v2");
     }
-    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir)) {
+    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir, "users", "ttl", "cleared", "old")) {
       assertEquals("v2", manager.createCache("old", strings()).get("k2"), "an entry of a cache not destroyed was lost");
     }
   }

@@ -23,4 +23,19 @@ final class TestManagers {
     return provider.getCacheManager(URI.create("test:" + dir.getFileName()), TestManagers.class.getClassLoader(),
         small(dir));
   }
+
+  /** As {@link #small}, with {@code cache.NAME.warm=true} for each of {@code warm}: created on demand, yet warm. */
+  static Properties small(Path dir, String... warm) {
+    Properties p = small(dir);
+    for (String name : warm) {
+      p.setProperty(ProviderProperties.CACHE_PREFIX + name + ".warm", "true");
+    }
+    return p;
+  }
+
+  /** As {@link #open(HybridCachingProvider, Path)}, the caches named {@code warm} created on demand, yet warm. */
+  static CacheManager open(HybridCachingProvider provider, Path dir, String... warm) {
+    return provider.getCacheManager(URI.create("test:" + dir.getFileName()), TestManagers.class.getClassLoader(),
+        small(dir, warm));
+  }
 }

@@ -179,7 +179,7 @@ class UndecodableTest {
   }
 
   private CacheManager manager(HybridCachingProvider provider, ClassLoader loader, String filter) {
-    Properties p = TestManagers.small(dir.resolve("cache"));
+    Properties p = TestManagers.small(dir.resolve("cache"), "orders");
     if (filter != null) {
       p.setProperty(ProviderProperties.SERIAL_FILTER, filter);
     }
