@@ -70,21 +70,35 @@ final class EntryOps<K, V> {
     return store;
   }
 
-  /** Runs {@code op} on {@code key} under its lock, then hands its events to the listeners (still locked). */
+  /**
+   * Runs {@code op} on {@code key} under its lock (by the store's hash of it: {@link Store.Slot#hash()}), then
+   * hands its events to the listeners (still locked).
+   */
   <T> T locked(K key, KeyOp<K, V, T> op) {
-    ReentrantLock lock = locks.of(key);
+    Store.Slot<V> slot = store.slot(key);
+    ReentrantLock lock = locks.of(slot.hash());
     lock.lock();
     try {
-      return run(key, op);
+      return run(key, slot, op);
     } finally {
       lock.unlock();
     }
   }
 
-  /** As {@link #locked} for a caller that holds the key's lock already. */
-  <T> T run(K key, KeyOp<K, V, T> op) {
+  /** Locks the stripes of {@code slots} (ascending, as {@link KeyLocks#lockAll}); unlock with {@code locks()}. */
+  int[] lockAll(java.util.Collection<Store.Slot<V>> slots) {
+    int[] hashes = new int[slots.size()];
+    int i = 0;
+    for (Store.Slot<V> s : slots) {
+      hashes[i++] = s.hash();
+    }
+    return locks.lockAll(hashes);
+  }
+
+  /** As {@link #locked} for a caller that holds the lock of {@code slot}'s key already ({@link #lockAll}). */
+  <T> T run(K key, Store.Slot<V> slot, KeyOp<K, V, T> op) {
     Events<K, V> events = new Events<>(source, listeners);
-    T result = op.apply(store.slot(key), System.currentTimeMillis(), events);
+    T result = op.apply(slot, System.currentTimeMillis(), events);
     events.dispatch();
     return result;
   }

@@ -10,11 +10,6 @@ import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.cache.Cache;
 import javax.cache.CacheException;
 import javax.cache.CacheManager;
@@ -41,6 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 final class HybridCacheManager implements CacheManager {
   private static final Logger LOG = LoggerFactory.getLogger(HybridCacheManager.class);
+  private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
 
   private final HybridCachingProvider provider;
   private final URI uri;
@@ -49,10 +45,11 @@ final class HybridCacheManager implements CacheManager {
   private final ManagerSettings settings;
   private final SerialFilter serialFilter;
   private final ConcurrentHashMap<String, HybridJCache<?, ?>> caches = new ConcurrentHashMap<>();
-  private SharedEngine.Lease lease;
+  private final ManagerResources resources;
+  private final java.lang.ref.Cleaner.Cleanable cleanable;
+  private final Thread shutdownHook;
   /** The eviction sinks of the open store-by-value caches, by name. */
   private final ConcurrentHashMap<String, SharedEngine.EvictionSink> sinks = new ConcurrentHashMap<>();
-  private ExecutorService pool;
   private volatile boolean closed;
 
   HybridCacheManager(HybridCachingProvider provider, URI uri, ClassLoader classLoader, Properties properties) {
@@ -65,11 +62,17 @@ final class HybridCacheManager implements CacheManager {
     }
     this.settings = ManagerSettings.resolve(uri, classLoader, this.properties);
     this.serialFilter = SerialFilter.of(settings.serialFilter());
+    this.resources = new ManagerResources(settings);
+    this.cleanable = CLEANER.register(this, resources); // a manager dropped without close lets go of its engine
+    this.shutdownHook = settings.shutdownHook() ? new Thread(this::close, "hybridcache-jcache-shutdown") : null;
     LOG.info("CacheManager {}: {}", uri, settings.describe());
     if (settings.cacheVersion() != null && settings.cacheVersion().contains("${")) {
       LOG.warn("CacheManager {}: cache-version is {}, a placeholder nothing replaced (is Maven resource filtering "
           + "on for the provider's file?): a constant, so a deploy never starts the caches empty", uri,
           settings.cacheVersion());
+    }
+    if (shutdownHook != null) {
+      Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
     createDeclared();
   }
@@ -126,6 +129,7 @@ final class HybridCacheManager implements CacheManager {
     warnOfHibernateRegion(cacheName, config);
     java.util.concurrent.atomic.AtomicReference<HybridJCache<K, V>> made = new java.util.concurrent.atomic.AtomicReference<>();
     Store<K, V> store;
+    Statistics statistics = new Statistics();
     HybridCache shared = null;
     Namespace namespace = null;
     if (config.isStoreByValue()) {
@@ -140,7 +144,8 @@ final class HybridCacheManager implements CacheManager {
             + "shares the manager's dram-bytes and flash-bytes, was " + settings.caches().get(cacheName, "max-entries"));
       }
       namespace = namespaceOf(e.namespaces(), l, cacheName, settings.caches().startsEmpty(cacheName));
-      store = new ValueStore<>(shared, e.namespaces(), namespace, keys, values);
+      store = new ValueStore<>(shared, e.namespaces(), namespace, keys, values,
+          new Oversized(cacheName, statistics, shared.config()), loader());
     } else {
       store = new ReferenceStore<>(settings.caches().maxEntries(cacheName), System::nanoTime, () -> {
         HybridJCache<K, V> c = made.get();
@@ -149,24 +154,13 @@ final class HybridCacheManager implements CacheManager {
         }
       });
     }
-    HybridJCache<K, V> cache = new HybridJCache<>(this, cacheName, config, store, shared, pool());
+    HybridJCache<K, V> cache = new HybridJCache<>(this, cacheName, config, store, shared, pool(), statistics);
     made.set(cache);
     caches.put(cacheName, cache);
     if (namespace != null) {
-      Namespace ns = namespace;
-      SharedEngine.EvictionSink sink = new SharedEngine.EvictionSink() {
-        @Override
-        public Namespace namespace() {
-          return ns;
-        }
-
-        @Override
-        public void evicted() {
-          cache.evicted();
-        }
-      };
+      SharedEngine.EvictionSink sink = sinkOf(namespace, new WeakReference<>(cache));
       sinks.put(cacheName, sink);
-      lease.shared().watch(sink);
+      resources.lease().shared().watch(sink);
     }
     return cache;
   }
@@ -188,6 +182,28 @@ final class HybridCacheManager implements CacheManager {
           + "against update timestamps that start empty, so a result cached before rows changed can be served; "
           + "remove {}{}.warm=true or clear-on-start=false", cacheName, ProviderProperties.CACHE_PREFIX, cacheName);
     }
+  }
+
+  /**
+   * What the engine tells of {@code cache}'s evictions. Static and weak: the engine is held by a static registry
+   * and must reach neither the manager nor the cache (their configuration's types would pin the manager's class
+   * loader for as long as the engine is open).
+   */
+  private static SharedEngine.EvictionSink sinkOf(Namespace ns, WeakReference<HybridJCache<?, ?>> cache) {
+    return new SharedEngine.EvictionSink() {
+      @Override
+      public Namespace namespace() {
+        return ns;
+      }
+
+      @Override
+      public void evicted() {
+        HybridJCache<?, ?> c = cache.get();
+        if (c != null) {
+          c.evicted();
+        }
+      }
+    };
   }
 
   /**
@@ -257,24 +273,12 @@ final class HybridCacheManager implements CacheManager {
     return namespaces.of(name);
   }
 
-  private synchronized SharedEngine.Lease lease() {
-    if (lease == null) {
-      lease = SharedEngine.acquire(settings);
-    }
-    return lease;
+  private SharedEngine.Lease lease() {
+    return resources.lease();
   }
 
-  private synchronized ExecutorService pool() {
-    if (pool == null) {
-      AtomicInteger n = new AtomicInteger();
-      ThreadFactory threads = r -> {
-        Thread t = new Thread(r, "hybridcache-jcache-" + n.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      };
-      pool = Executors.newCachedThreadPool(threads);
-    }
-    return pool;
+  private java.util.concurrent.Executor pool() {
+    return resources.pool(classLoader::get);
   }
 
   @Override
@@ -288,12 +292,11 @@ final class HybridCacheManager implements CacheManager {
     if (cache == null) {
       return null;
     }
-    CompleteConfiguration<?, ?> c = cache.getConfiguration(CompleteConfiguration.class);
-    if (!keyType.equals(c.getKeyType())) {
-      throw new ClassCastException("cache " + cacheName + " has keys of " + c.getKeyType() + ", not " + keyType);
+    if (!keyType.equals(cache.keyType())) {
+      throw new ClassCastException("cache " + cacheName + " has keys of " + cache.keyType() + ", not " + keyType);
     }
-    if (!valueType.equals(c.getValueType())) {
-      throw new ClassCastException("cache " + cacheName + " has values of " + c.getValueType() + ", not " + valueType);
+    if (!valueType.equals(cache.valueType())) {
+      throw new ClassCastException("cache " + cacheName + " has values of " + cache.valueType() + ", not " + valueType);
     }
     return (Cache<K, V>) cache;
   }
@@ -325,7 +328,7 @@ final class HybridCacheManager implements CacheManager {
     if (cache != null) {
       cache.clear();
       cache.close();
-    } else if (lease != null || Files.exists(settings.directory().resolve(Namespaces.FILE))) {
+    } else if (resources.leaseIfOpen() != null || Files.exists(settings.directory().resolve(Namespaces.FILE))) {
       SharedEngine.Lease l = lease();
       Namespace ns = l.shared().namespaces().find(l.namespaceName(cacheName));
       if (ns != null) {
@@ -359,7 +362,7 @@ final class HybridCacheManager implements CacheManager {
     if (caches.remove(cache.getName(), cache)) {
       SharedEngine.EvictionSink sink = sinks.remove(cache.getName());
       if (sink != null) {
-        lease.shared().unwatch(sink);
+        resources.lease().shared().unwatch(sink);
       }
     }
   }
@@ -373,27 +376,28 @@ final class HybridCacheManager implements CacheManager {
       closed = true;
     }
     provider.release(this);
+    long drainDeadline = System.nanoTime() + settings.drainNanos();
     for (HybridJCache<?, ?> cache : caches.values()) {
       try {
-        cache.close();
+        cache.close(drainDeadline);
       } catch (RuntimeException e) {
         LOG.warn("closing cache {} of {} failed", cache.getName(), uri, e);
       }
     }
-    synchronized (this) {
-      if (pool != null) {
-        pool.shutdown();
-        try {
-          pool.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      if (lease != null) {
-        lease.release();
-        lease = null;
+    resources.close(drainDeadline);
+    cleanable.clean(); // done: nothing left for the collector's clean-up
+    if (shutdownHook != null && Thread.currentThread() != shutdownHook) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(shutdownHook);
+      } catch (IllegalStateException e) {
+        // the JVM is shutting down
       }
     }
+  }
+
+  /** How long a cache's close waits for its asynchronous listeners (the manager's drain time). */
+  long drainNanos() {
+    return settings.drainNanos();
   }
 
   @Override

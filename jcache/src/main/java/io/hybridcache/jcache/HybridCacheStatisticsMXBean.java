@@ -13,4 +13,13 @@ public interface HybridCacheStatisticsMXBean extends CacheStatisticsMXBean {
    * Counted whether statistics are enabled or not; {@link #clear()} resets it with the other counts.
    */
   long getUndecodableValues();
+
+  /**
+   * Writes of entries the engine cannot keep as asked: a key over 65,535 bytes encoded (not stored; a read of it
+   * is a miss), an entry over the flash tier's largest entry ({@code write-buffer-bytes}: kept in DRAM only, lost
+   * at its eviction and at a restart) or over the DRAM budget ({@code dram-bytes}: kept on flash only; over
+   * both, not stored). The first per cache is logged at WARN. Counted whether statistics are enabled or not;
+   * {@link #clear()} resets it.
+   */
+  long getOversizedEntries();
 }

@@ -1,5 +1,6 @@
 package io.hybridcache.jcache;
 
+import java.lang.ref.WeakReference;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Map;
@@ -21,19 +22,46 @@ public final class HybridCachingProvider implements CachingProvider {
   /** The default URI: managers asked for without one use it (its directory: a private one unless configured). */
   public static final URI DEFAULT_URI = URI.create(HybridCachingProvider.class.getName());
 
-  private final WeakHashMap<ClassLoader, Map<URI, HybridCacheManager>> managers = new WeakHashMap<>();
+  private final WeakHashMap<ClassLoader, Map<URI, Held>> managers = new WeakHashMap<>();
+  private final ClassLoader defaultLoader = new ContextFirstClassLoader(HybridCachingProvider.class.getClassLoader());
+
+  /**
+   * A manager as the provider holds it: strongly if its class loader lives as long as the provider (the
+   * default loader, the provider's own or one of its parents), else weakly, so that a manager of an
+   * application's loader dropped without close does not pin that loader (its caches' types would); such a
+   * manager is closed by the collector ({@code ManagerResources}).
+   */
+  private record Held(HybridCacheManager strong, WeakReference<HybridCacheManager> weak) {
+    HybridCacheManager get() {
+      return strong != null ? strong : weak.get();
+    }
+  }
 
   @Override
   public synchronized CacheManager getCacheManager(URI uri, ClassLoader classLoader, Properties properties) {
     URI u = uri == null ? getDefaultURI() : uri;
     ClassLoader l = classLoader == null ? getDefaultClassLoader() : classLoader;
-    Map<URI, HybridCacheManager> byUri = managers.computeIfAbsent(l, k -> new HashMap<>());
-    HybridCacheManager m = byUri.get(u);
+    Map<URI, Held> byUri = managers.computeIfAbsent(l, k -> new HashMap<>());
+    Held held = byUri.get(u);
+    HybridCacheManager m = held == null ? null : held.get();
     if (m == null || m.isClosed()) {
       m = new HybridCacheManager(this, u, l, properties);
-      byUri.put(u, m);
+      byUri.put(u, livesWithProvider(l) ? new Held(m, null) : new Held(null, new WeakReference<>(m)));
     }
     return m;
+  }
+
+  /** Whether {@code l} is the default loader, the provider's own or a parent of it. */
+  private boolean livesWithProvider(ClassLoader l) {
+    if (l == defaultLoader) {
+      return true;
+    }
+    for (ClassLoader own = HybridCachingProvider.class.getClassLoader(); own != null; own = own.getParent()) {
+      if (own == l) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override
@@ -46,9 +74,13 @@ public final class HybridCachingProvider implements CachingProvider {
     return getCacheManager(getDefaultURI(), getDefaultClassLoader());
   }
 
+  /**
+   * One loader per provider that tries the calling thread's context class loader first, then the provider's
+   * own ({@link ContextFirstClassLoader}), as Ehcache's default loader does.
+   */
   @Override
   public ClassLoader getDefaultClassLoader() {
-    return getClass().getClassLoader();
+    return defaultLoader;
   }
 
   @Override
@@ -79,8 +111,9 @@ public final class HybridCachingProvider implements CachingProvider {
   public void close(URI uri, ClassLoader classLoader) {
     HybridCacheManager m;
     synchronized (this) {
-      Map<URI, HybridCacheManager> byUri = managers.get(classLoader == null ? getDefaultClassLoader() : classLoader);
-      m = byUri == null ? null : byUri.get(uri == null ? getDefaultURI() : uri);
+      Map<URI, Held> byUri = managers.get(classLoader == null ? getDefaultClassLoader() : classLoader);
+      Held held = byUri == null ? null : byUri.get(uri == null ? getDefaultURI() : uri);
+      m = held == null ? null : held.get();
     }
     if (m != null) {
       m.close();
@@ -89,9 +122,14 @@ public final class HybridCachingProvider implements CachingProvider {
 
   private synchronized java.util.List<HybridCacheManager> all(ClassLoader only) {
     java.util.List<HybridCacheManager> list = new java.util.ArrayList<>();
-    for (Map.Entry<ClassLoader, Map<URI, HybridCacheManager>> e : managers.entrySet()) {
+    for (Map.Entry<ClassLoader, Map<URI, Held>> e : managers.entrySet()) {
       if (only == null || e.getKey() == only) {
-        list.addAll(e.getValue().values());
+        for (Held h : e.getValue().values()) {
+          HybridCacheManager m = h.get();
+          if (m != null) {
+            list.add(m);
+          }
+        }
       }
     }
     return list;
@@ -99,9 +137,12 @@ public final class HybridCachingProvider implements CachingProvider {
 
   /** Called by a closing manager: a later request for its URI and loader makes a new one. */
   synchronized void release(HybridCacheManager m) {
-    Map<URI, HybridCacheManager> byUri = managers.get(m.getClassLoader());
+    Map<URI, Held> byUri = managers.get(m.getClassLoader());
     if (byUri != null) {
-      byUri.remove(m.getURI(), m);
+      Held h = byUri.get(m.getURI());
+      if (h != null && h.get() == m) {
+        byUri.remove(m.getURI());
+      }
       if (byUri.isEmpty()) {
         managers.remove(m.getClassLoader());
       }

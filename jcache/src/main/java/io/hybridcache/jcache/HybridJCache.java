@@ -55,6 +55,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   private final Executor pool;
   private final Recorder counts;
   private final ConfigurationBean configBean;
+  private final MBeans mbeans;
   private volatile boolean closed;
   /**
    * True while a put needs nothing from the entry it replaces (eternal expiry, no listener for created,
@@ -63,7 +64,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   private volatile boolean blindPut;
 
   HybridJCache(HybridCacheManager manager, String name, MutableConfiguration<K, V> config, Store<K, V> store,
-      HybridCache engine, Executor pool) {
+      HybridCache engine, Executor pool, Statistics statistics) {
     this.manager = manager;
     this.name = name;
     this.config = config;
@@ -72,18 +73,19 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     this.expiry = new Expiry(config.getExpiryPolicyFactory().create());
     this.integration = new Integration<>(config);
     this.listeners = new Listeners<>(pool);
-    this.counts = new Recorder(config);
+    this.counts = new Recorder(config, statistics);
     this.ops = new EntryOps<>(this, store, expiry, listeners, new Undecodables(name, counts.statistics()));
     for (CacheEntryListenerConfiguration<K, V> l : config.getCacheEntryListenerConfigurations()) {
       listeners.register(l);
     }
     this.configBean = new ConfigurationBean(config);
+    this.mbeans = new MBeans(this);
     updateBlindPut();
     if (config.isManagementEnabled()) {
-      MBeans.register(this, MBeans.Kind.CacheConfiguration, configBean);
+      mbeans.register(MBeans.Kind.CacheConfiguration, configBean);
     }
     if (config.isStatisticsEnabled()) {
-      MBeans.register(this, MBeans.Kind.CacheStatistics, counts.statistics());
+      mbeans.register(MBeans.Kind.CacheStatistics, counts.statistics());
     }
   }
 
@@ -222,6 +224,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     long start = System.nanoTime();
     if (blindPut) {
       ops.locked(key, (slot, now, events) -> {
+        slot.prepare(value); // a value that cannot be stored fails before the writer is called
         integration.write(key, value);
         slot.put(value, Stored.ETERNAL); // nothing to learn from the old entry: no read (no flash read)
         return null;
@@ -240,6 +243,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
   /** A put over live entry {@code s} (or null), under the key's lock, written through; returns {@code s}. */
   private Stored<V> putOver(K key, V value, Stored<V> s, Store.Slot<V> slot, long now, Events<K, V> events) {
+    slot.prepare(value);
     integration.write(key, value);
     boolean stored = true;
     if (s == null) {
@@ -275,7 +279,13 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       checkTypes(e.getKey(), e.getValue());
     }
     Map<K, V> toPut = new LinkedHashMap<>(map);
-    applyBatch(toPut.keySet(), keys -> {
+    Map<K, Store.Slot<V>> slots = new LinkedHashMap<>();
+    for (Map.Entry<K, V> e : toPut.entrySet()) {
+      Store.Slot<V> slot = ops.store().slot(e.getKey());
+      slot.prepare(e.getValue()); // every value encodes before the writer sees any
+      slots.put(e.getKey(), slot);
+    }
+    applyBatch(slots, keys -> {
       List<Cache.Entry<? extends K, ? extends V>> entries = new ArrayList<>();
       for (K k : keys) {
         entries.add(new SimpleEntry<>(k, toPut.get(k)));
@@ -304,6 +314,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       if (ops.live(key, slot, now, events) != null) {
         return false;
       }
+      slot.prepare(value);
       integration.write(key, value);
       return ops.create(key, slot, value, now, events);
     });
@@ -395,6 +406,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
         ops.touch(slot, s, now);
         return Outcome.HIT;
       }
+      slot.prepare(newValue);
       integration.write(key, newValue);
       ops.update(key, slot, s, newValue, now, events);
       return Outcome.DONE;
@@ -428,6 +440,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       if (v == null) {
         return null;
       }
+      slot.prepare(value);
       integration.write(key, value);
       ops.update(key, slot, s, value, now, events);
       return new Holder<>(v);
@@ -447,7 +460,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   }
 
   private void removeKeys(Set<K> keys) {
-    applyBatch(keys, toRemove -> {
+    Map<K, Store.Slot<V>> slots = new LinkedHashMap<>();
+    for (K k : keys) {
+      slots.put(k, ops.store().slot(k));
+    }
+    applyBatch(slots, toRemove -> {
       Collection<K> notDeleted = new LinkedHashSet<>(toRemove);
       CacheWriterException failure = integration.deleteAll(notDeleted);
       toRemove.removeAll(notDeleted);
@@ -481,22 +498,23 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   }
 
   /**
-   * A putAll or removeAll: locks the stripes of {@code keys} (ascending), writes the batch through (the spec:
+   * A putAll or removeAll: locks the stripes of the keys of {@code slots} (ascending), writes the batch through (the spec:
    * only the entries the writer took change the cache), applies {@code op} to each of those, counts, unlocks,
    * and then throws the writer's failure if there was one.
    */
-  private void applyBatch(Set<K> keys, BatchWrite<K> writeThrough, BatchOp<K, V> op, BatchCount count) {
+  private void applyBatch(Map<K, Store.Slot<V>> slots, BatchWrite<K> writeThrough, BatchOp<K, V> op,
+      BatchCount count) {
     long start = System.nanoTime();
-    int[] stripes = ops.locks().lockAll(keys);
+    int[] stripes = ops.lockAll(slots.values());
     CacheWriterException failure = null;
     int n = 0;
     try {
-      Set<K> toApply = new LinkedHashSet<>(keys);
+      Set<K> toApply = new LinkedHashSet<>(slots.keySet());
       if (integration.writeThrough() && !toApply.isEmpty()) {
         failure = writeThrough.write(toApply);
       }
       for (K k : toApply) {
-        n += ops.run(k, (slot, now, events) -> op.apply(k, slot, now, events));
+        n += ops.run(k, slots.get(k), (slot, now, events) -> op.apply(k, slot, now, events));
       }
     } finally {
       ops.locks().unlockAll(stripes);
@@ -546,9 +564,9 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       T result;
       try {
         result = processor.process(entry, arguments);
-      } catch (CacheException e) {
+      } catch (EntryProcessorException e) {
         throw e;
-      } catch (Throwable e) {
+      } catch (Throwable e) { // a CacheException too (a read-through's CacheLoaderException, the processor's own)
         throw new EntryProcessorException(e);
       } finally {
         counts.conditional(entry.stored() != null, start); // an entry that did not decode is a miss
@@ -566,6 +584,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
         ops.touch(slot, s, now);
         break;
       case CREATE:
+        slot.prepare(entry.value());
         integration.write(key, entry.value());
         if (ops.create(key, slot, entry.value(), now, events)) {
           counts.puts(1, start);
@@ -575,6 +594,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
         ops.create(key, slot, entry.value(), now, events);
         break;
       case UPDATE:
+        slot.prepare(entry.value());
         integration.write(key, entry.value());
         ops.update(key, slot, s, entry.value(), now, events);
         counts.puts(1, start);
@@ -618,8 +638,8 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     requireOpen();
     Iterator<K> keys = ops.store().keys();
     return new Iterator<>() {
-      private Entry<K, V> next;
-      private Entry<K, V> last;
+      private Iterated<K, V> next;
+      private Iterated<K, V> last;
 
       @Override
       public boolean hasNext() {
@@ -636,7 +656,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
         }
         last = next;
         next = null;
-        return last;
+        return last.entry();
       }
 
       @Override
@@ -644,14 +664,17 @@ final class HybridJCache<K, V> implements Cache<K, V> {
         if (last == null) {
           throw new IllegalStateException("next() first");
         }
-        HybridJCache.this.remove(last.getKey());
+        removeIterated(last);
         last = null;
       }
     };
   }
 
+  /** An entry the iterator returned and the stored version it read. */
+  private record Iterated<K, V>(Entry<K, V> entry, Stored<V> stored) {}
+
   /** An iterated entry (a hit, with access expiry), or null if it is gone. */
-  private Entry<K, V> read(K key) {
+  private Iterated<K, V> read(K key) {
     long start = System.nanoTime();
     return ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
@@ -659,11 +682,32 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       if (v == null) {
         return null; // gone, or did not decode (removed): skipped
       }
-      Entry<K, V> e = new SimpleEntry<>(key, v);
+      Iterated<K, V> e = new Iterated<>(new SimpleEntry<>(key, v), s);
       ops.touch(slot, s, now);
       counts.conditional(true, start);
       return e;
     });
+  }
+
+  /**
+   * The iterator's remove: removes the entry it returned only if the key still holds that stored value (a
+   * value put since is left alone), written through and reported as a remove.
+   */
+  private void removeIterated(Iterated<K, V> it) {
+    K key = it.entry().getKey();
+    long start = System.nanoTime();
+    boolean removed = ops.locked(key, (slot, now, events) -> {
+      Stored<V> s = ops.live(key, slot, now, events);
+      if (s == null || !s.sameValue(it.stored())) {
+        return false;
+      }
+      integration.delete(key);
+      ops.remove(key, slot, s, events);
+      return true;
+    });
+    if (removed) {
+      counts.removals(1, start);
+    }
   }
 
   // ---- results of locked operations (statistics: Recorder, counted as the spec's table)
@@ -712,8 +756,9 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
   @Override
   public <C extends Configuration<K, V>> C getConfiguration(Class<C> clazz) {
-    if (clazz.isInstance(config)) {
-      return clazz.cast(config);
+    FrozenConfiguration<K, V> copy = new FrozenConfiguration<>(config);
+    if (clazz.isInstance(copy)) {
+      return clazz.cast(copy); // an immutable copy: the spec's "the returned value must be immutable"
     }
     throw new IllegalArgumentException("the configuration of cache " + name + " is not a " + clazz.getName());
   }
@@ -721,19 +766,28 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   void setStatisticsEnabled(boolean on) {
     config.setStatisticsEnabled(on);
     if (on) {
-      MBeans.register(this, MBeans.Kind.CacheStatistics, counts.statistics());
+      mbeans.register(MBeans.Kind.CacheStatistics, counts.statistics());
     } else {
-      MBeans.unregister(this, MBeans.Kind.CacheStatistics);
+      mbeans.unregister(MBeans.Kind.CacheStatistics);
     }
   }
 
   void setManagementEnabled(boolean on) {
     config.setManagementEnabled(on);
     if (on) {
-      MBeans.register(this, MBeans.Kind.CacheConfiguration, configBean);
+      mbeans.register(MBeans.Kind.CacheConfiguration, configBean);
     } else {
-      MBeans.unregister(this, MBeans.Kind.CacheConfiguration);
+      mbeans.unregister(MBeans.Kind.CacheConfiguration);
     }
+  }
+
+  /** The cache's types, for the manager's {@code getCache} check (no copy). */
+  Class<K> keyType() {
+    return config.getKeyType();
+  }
+
+  Class<V> valueType() {
+    return config.getValueType();
   }
 
   Statistics statistics() {
@@ -752,6 +806,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
   @Override
   public void close() {
+    close(System.nanoTime() + manager.drainNanos());
+  }
+
+  /** Closes this cache; its asynchronous listeners' queued events get until {@code drainDeadline} (nanoTime). */
+  void close(long drainDeadline) {
     synchronized (this) {
       if (closed) {
         return;
@@ -759,11 +818,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       closed = true;
     }
     manager.release(this);
-    MBeans.unregister(this, MBeans.Kind.CacheStatistics);
-    MBeans.unregister(this, MBeans.Kind.CacheConfiguration);
+    mbeans.unregister(MBeans.Kind.CacheStatistics);
+    mbeans.unregister(MBeans.Kind.CacheConfiguration);
     integration.close();
     ListenerRegistration.closeQuietly(expiry.policy());
-    listeners.close();
+    listeners.close(drainDeadline);
   }
 
   @Override
@@ -785,8 +844,9 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     if (clazz == HybridCacheStatisticsMXBean.class) {
       return clazz.cast(counts.statistics());
     }
-    if (clazz.isInstance(config)) {
-      return clazz.cast(config);
+    FrozenConfiguration<K, V> copy = new FrozenConfiguration<>(config);
+    if (clazz.isInstance(copy)) {
+      return clazz.cast(copy);
     }
     if (engine != null && clazz.isInstance(engine)) {
       return clazz.cast(engine);
@@ -815,7 +875,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     if (kt != Object.class && !kt.isInstance(key)) {
       throw new ClassCastException("key " + key + " is not a " + kt.getName());
     }
-    if (vt != Object.class && !vt.isInstance(value)) {
+    if (vt != Object.class && !vt.isInstance(value) && !NullValues.is(value)) { // Spring's null: any cache takes it
       throw new ClassCastException("value " + value + " is not a " + vt.getName());
     }
   }

@@ -5,7 +5,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Striped re-entrant locks by key hash: every operation on a key holds its stripe, so operations on one
- * key (entry processors included) are atomic with respect to each other. Lock order: several keys are
+ * key (entry processors included) are atomic with respect to each other. The hash is the store's
+ * ({@link Store.Slot#hash()}: a value store's is of the encoded key, so equal {@code byte[]} keys, whose own
+ * {@code hashCode} is their identity, lock one stripe). Lock order: several keys are
  * locked in ascending stripe order ({@link #lockAll}), so two multi-key operations never deadlock.
  */
 final class KeyLocks {
@@ -18,17 +20,19 @@ final class KeyLocks {
     }
   }
 
-  ReentrantLock of(Object key) {
-    int h = key.hashCode();
-    return locks[(h ^ (h >>> 16)) & (STRIPES - 1)];
+  ReentrantLock of(int hash) {
+    return locks[stripe(hash)];
   }
 
-  /** Locks the stripes of {@code keys} in ascending order; the returned stripes go to {@link #unlockAll}. */
-  int[] lockAll(Iterable<?> keys) {
+  private static int stripe(int h) {
+    return (h ^ (h >>> 16)) & (STRIPES - 1);
+  }
+
+  /** Locks the stripes of {@code hashes} in ascending order; the returned stripes go to {@link #unlockAll}. */
+  int[] lockAll(int[] hashes) {
     boolean[] used = new boolean[STRIPES];
-    for (Object k : keys) {
-      int h = k.hashCode();
-      used[(h ^ (h >>> 16)) & (STRIPES - 1)] = true;
+    for (int h : hashes) {
+      used[stripe(h)] = true;
     }
     int[] stripes = new int[STRIPES];
     int n = 0;

@@ -104,11 +104,19 @@ final class ListenerRegistration<K, V> {
     }
   }
 
-  /** Waits for queued events (bounded), then closes the listener and filter if they are Closeable. */
+  /** Closes it on deregistration: queued events get {@link #DEREGISTER_WAIT_MILLIS}. */
   void close() {
+    close(System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(DEREGISTER_WAIT_MILLIS));
+  }
+
+  /**
+   * Waits for queued events until {@code deadline} (nanoTime: shared by every listener of a closing manager),
+   * then closes the listener and filter if they are Closeable.
+   */
+  void close(long deadline) {
     if (async != null) {
       try {
-        async.awaitIdle(10_000);
+        async.awaitIdle(Math.max(0, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -116,6 +124,9 @@ final class ListenerRegistration<K, V> {
     closeQuietly(listener);
     closeQuietly(filter);
   }
+
+  /** How long a deregistered listener's queued events are waited for. */
+  static final long DEREGISTER_WAIT_MILLIS = 5_000;
 
   static void closeQuietly(Object o) {
     if (o instanceof Closeable) {

@@ -75,9 +75,10 @@ final class Listeners<K, V> {
     }
   }
 
-  void close() {
+  /** Closes every listener; their queued events get until {@code drainDeadline} (nanoTime) together. */
+  void close(long drainDeadline) {
     for (ListenerRegistration<K, V> r : registrations) {
-      r.close();
+      r.close(drainDeadline);
     }
     registrations.clear();
   }

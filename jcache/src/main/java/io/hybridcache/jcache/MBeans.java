@@ -1,55 +1,84 @@
 package io.hybridcache.jcache;
 
 import java.lang.management.ManagementFactory;
+import java.util.EnumMap;
+import java.util.Map;
 import javax.cache.Cache;
 import javax.cache.CacheException;
+import javax.management.InstanceAlreadyExistsException;
 import javax.management.InstanceNotFoundException;
+import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 
 /**
- * Registers a cache's MXBeans on the platform MBean server under the names the spec gives:
+ * Registers one cache's MXBeans on the platform MBean server under the names the spec gives:
  * {@code javax.cache:type=CacheStatistics|CacheConfiguration,CacheManager=URI,Cache=NAME} (',', ':', '='
- * and newlines in the URI and name become '.'). Stateless.
+ * and newlines in the URI and name become '.'). Two managers of one URI (different class loaders) may each
+ * have a cache of one name: the first registered gets the spec's name, each other one the same name with
+ * {@code ,instance=N} added (the lowest N from 2 that is free), so no cache's bean hides or unregisters
+ * another's. Each cache unregisters only the names it registered. Thread-safe (synchronized).
  */
 final class MBeans {
   enum Kind { CacheStatistics, CacheConfiguration }
 
-  private MBeans() {}
+  private final Cache<?, ?> cache;
+  private final Map<Kind, ObjectName> registered = new EnumMap<>(Kind.class);
 
-  static void register(Cache<?, ?> cache, Kind kind, Object bean) {
+  MBeans(Cache<?, ?> cache) {
+    this.cache = cache;
+  }
+
+  synchronized void register(Kind kind, Object bean) {
+    if (registered.containsKey(kind)) {
+      return;
+    }
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-    ObjectName name = name(cache, kind);
-    try {
-      if (!server.isRegistered(name)) {
-        server.registerMBean(bean, name);
+    ObjectName spec = name(cache, kind);
+    for (int instance = 1; ; instance++) {
+      ObjectName n = instance == 1 ? spec : withInstance(spec, instance);
+      try {
+        server.registerMBean(bean, n);
+        registered.put(kind, n);
+        return;
+      } catch (InstanceAlreadyExistsException e) {
+        // another manager's cache of this URI and name: try the next instance
+      } catch (JMException e) {
+        throw new CacheException("cannot register " + n, e);
       }
-    } catch (javax.management.InstanceAlreadyExistsException e) {
-      // registered by a racing call: the same name, the same cache
-    } catch (javax.management.JMException e) {
-      throw new CacheException("cannot register " + name, e);
     }
   }
 
-  static void unregister(Cache<?, ?> cache, Kind kind) {
-    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-    ObjectName name = name(cache, kind);
+  synchronized void unregister(Kind kind) {
+    ObjectName n = registered.remove(kind);
+    if (n == null) {
+      return;
+    }
     try {
-      server.unregisterMBean(name);
+      ManagementFactory.getPlatformMBeanServer().unregisterMBean(n);
     } catch (InstanceNotFoundException e) {
-      // not registered
-    } catch (javax.management.JMException e) {
-      throw new CacheException("cannot unregister " + name, e);
+      // unregistered by someone else
+    } catch (JMException e) {
+      throw new CacheException("cannot unregister " + n, e);
     }
   }
 
+  /** The spec's name of {@code cache}'s bean of {@code kind}. */
   static ObjectName name(Cache<?, ?> cache, Kind kind) {
     String manager = safe(cache.getCacheManager().getURI().toString());
     try {
       return new ObjectName("javax.cache:type=" + kind + ",CacheManager=" + manager + ",Cache=" + safe(cache.getName()));
     } catch (MalformedObjectNameException e) {
       throw new CacheException("no MBean name for cache " + cache.getName(), e);
+    }
+  }
+
+  private static ObjectName withInstance(ObjectName spec, int instance) {
+    try {
+      return new ObjectName(spec.getDomain() + ":" + spec.getKeyPropertyListString() + ",instance=" + instance);
+    } catch (MalformedObjectNameException e) {
+      throw new CacheException("no MBean name for " + spec, e);
     }
   }
 

@@ -46,8 +46,13 @@ final class ManagerSettings {
   /** {@code cache-version}: another value than the directory's last starts every cache empty; null if not set. */
   private final String cacheVersion;
   private final CacheSettings cacheSettings;
+  private final java.time.Duration closeTimeout;
+  private final boolean shutdownHook;
+  /** The longest a close waits for listeners and the pool: min(5s, close-timeout). */
+  static final java.time.Duration MAX_DRAIN = java.time.Duration.ofSeconds(5);
 
   private ManagerSettings(Properties p, URI uri) {
+    requireKnown(p);
     String dir = p.getProperty(ProviderProperties.DIRECTORY);
     this.persistent = dir != null;
     this.directory = (persistent ? Paths.get(dir.trim()) : privateDirectory(p)).toAbsolutePath();
@@ -68,6 +73,12 @@ final class ManagerSettings {
       throw new IllegalArgumentException(ProviderProperties.DIRECT_IO + " must be true or false, was " + io);
     }
     this.directIo = Boolean.parseBoolean(io);
+    this.closeTimeout = closeTimeout(p.getProperty(ProviderProperties.CLOSE_TIMEOUT, "30s"));
+    String hook = p.getProperty(ProviderProperties.SHUTDOWN_HOOK, "false").trim();
+    if (!hook.equals("true") && !hook.equals("false")) {
+      throw new IllegalArgumentException(ProviderProperties.SHUTDOWN_HOOK + " must be true or false, was " + hook);
+    }
+    this.shutdownHook = Boolean.parseBoolean(hook);
     this.serialFilter = p.getProperty(ProviderProperties.SERIAL_FILTER, Codecs.DEFAULT_SERIAL_FILTER);
     String version = p.getProperty(ProviderProperties.CACHE_VERSION);
     this.cacheVersion = version == null || version.isBlank() ? null : version.trim();
@@ -80,6 +91,36 @@ final class ManagerSettings {
     this.cacheSettings = new CacheSettings(perCache);
     SizeRules.check(p, dramBytes, flashBytes, segmentBytes, writeBufferBytes, smallObjectShare);
     engineConfig(); // validates the rest now, naming the bad one
+  }
+
+  /**
+   * Refuses a name that is neither a manager property nor a {@code cache.NAME.SETTING}: a typo must not be
+   * ignored silently. Applies to what the file, the code's {@code Properties} and the {@code hybridcache.jcache.*}
+   * system properties set (the environment is read by known names only).
+   */
+  private static void requireKnown(Properties p) {
+    for (String name : new java.util.TreeSet<>(p.stringPropertyNames())) {
+      if (!name.startsWith(ProviderProperties.CACHE_PREFIX) && !ProviderProperties.MANAGER_PROPERTIES.contains(name)) {
+        throw new IllegalArgumentException("unknown CacheManager property " + name + " (was " + p.getProperty(name)
+            + "); the known ones are " + String.join(", ", ProviderProperties.MANAGER_PROPERTIES) + " and "
+            + ProviderProperties.CACHE_PREFIX + "NAME.SETTING");
+      }
+    }
+  }
+
+  private static java.time.Duration closeTimeout(String v) {
+    java.time.Duration d;
+    try {
+      javax.cache.expiry.Duration j = CacheSettings.duration(ProviderProperties.CLOSE_TIMEOUT, v);
+      d = java.time.Duration.ofMillis(j.getTimeUnit().toMillis(j.getDurationAmount()));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(ProviderProperties.CLOSE_TIMEOUT
+          + " must be a duration with a unit (ms, s, m), was " + v, e);
+    }
+    if (d.compareTo(java.time.Duration.ofSeconds(1)) < 0 || d.compareTo(java.time.Duration.ofMinutes(10)) > 0) {
+      throw new IllegalArgumentException(ProviderProperties.CLOSE_TIMEOUT + " must be from 1s to 10m, was " + v);
+    }
+    return d;
   }
 
   /** A new random name under {@code root} (default java.io.tmpdir): never named from the URI. */
@@ -208,6 +249,7 @@ final class ManagerSettings {
         .smallObjectShare(smallObjectShare)
         .smallObjectMaxBytes((int) Math.min(Integer.MAX_VALUE, smallObjectMaxBytes))
         .smallObjectLogShare(smallObjectLogShare)
+        .closeTimeout(closeTimeout)
         .jmx(false);
   }
 
@@ -219,6 +261,9 @@ final class ManagerSettings {
   long dramBytes() { return dramBytes; }
   long flashBytes() { return flashBytes; }
   String serialFilter() { return serialFilter; }
+  boolean shutdownHook() { return shutdownHook; }
+  /** How long a close waits for asynchronous listeners and the pool: min(5s, close-timeout), in nanoseconds. */
+  long drainNanos() { return Math.min(MAX_DRAIN.toNanos(), closeTimeout.toNanos()); }
 
   /** The per-cache settings ({@code cache.NAME.SETTING}). */
   CacheSettings caches() {
@@ -234,6 +279,7 @@ final class ManagerSettings {
         + ", direct-io " + directIo + ", small-object-share " + smallObjectShare + ", serial-filter "
         + (serialFilter.equals(Codecs.DEFAULT_SERIAL_FILTER) ? "limits only (no allow-list)" : serialFilter)
         + ", cache-version " + (cacheVersion == null ? "not set" : cacheVersion)
+        + ", close-timeout " + closeTimeout.toMillis() + "ms, shutdown-hook " + shutdownHook
         + ", declared caches " + cacheSettings.declared();
   }
 

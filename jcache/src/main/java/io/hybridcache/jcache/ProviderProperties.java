@@ -53,6 +53,18 @@ public final class ProviderProperties {
    */
   public static final String SERIAL_FILTER = "serial-filter";
   /**
+   * The longest a manager's {@code close()} takes (default {@code 30s}, from {@code 1s} to {@code 10m}; a
+   * duration with a unit: ms, s, m): queued asynchronous listener events and {@code loadAll} tasks get
+   * min(5s, close-timeout), then the engine's flush and close get close-timeout (the engine's
+   * {@code CacheConfig.closeTimeout}); so close returns within close-timeout + 5s, whatever a listener does.
+   */
+  public static final String CLOSE_TIMEOUT = "close-timeout";
+  /**
+   * {@code true} (default {@code false}): the manager registers a JVM shutdown hook that closes it (a clean
+   * close: the next start on a configured directory is warm, not a crash recovery); {@code close()} removes it.
+   */
+  public static final String SHUTDOWN_HOOK = "shutdown-hook";
+  /**
    * Per cache: {@code cache.NAME.key-codec} and {@code cache.NAME.value-codec}, one of {@code string},
    * {@code bytes}, {@code long}, {@code integer}, {@code serializable}, or the class name of a
    * {@code io.hybridcache.core.api.Codec} with a public no-argument constructor;
@@ -78,7 +90,7 @@ public final class ProviderProperties {
   /** The manager (top-level) properties: those the environment can set too. */
   static final java.util.List<String> MANAGER_PROPERTIES = java.util.List.of(DIRECTORY, ROOT, DRAM_BYTES,
       FLASH_BYTES, SEGMENT_BYTES, WRITE_BUFFER_BYTES, SMALL_OBJECT_SHARE, SMALL_OBJECT_MAX_BYTES,
-      SMALL_OBJECT_LOG_SHARE, DIRECT_IO, SERIAL_FILTER, CACHE_VERSION);
+      SMALL_OBJECT_LOG_SHARE, DIRECT_IO, SERIAL_FILTER, CACHE_VERSION, CLOSE_TIMEOUT, SHUTDOWN_HOOK);
 
   private ProviderProperties() {}
 }

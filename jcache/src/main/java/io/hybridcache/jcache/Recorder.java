@@ -8,11 +8,12 @@ import javax.cache.configuration.CompleteConfiguration;
  * {@code System.nanoTime()}. Thread-safe.
  */
 final class Recorder {
-  private final Statistics stats = new Statistics();
+  private final Statistics stats;
   private final CompleteConfiguration<?, ?> config;
 
-  Recorder(CompleteConfiguration<?, ?> config) {
+  Recorder(CompleteConfiguration<?, ?> config, Statistics stats) {
     this.config = config;
+    this.stats = stats;
   }
 
   boolean on() {

@@ -63,6 +63,11 @@ final class ReferenceStore<K, V> implements Store<K, V> {
   public Slot<V> slot(K key) {
     return new Slot<>() {
       @Override
+      public int hash() {
+        return key.hashCode();
+      }
+
+      @Override
       public Stored<V> get() {
         return map.getIfPresent(key);
       }

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.LongAdder;
  * One cache's JCache statistics (the spec's table: a get that finds an entry is a hit, one that does
  * not a miss; puts count entries stored, removals entries removed), exposed as
  * {@code javax.cache:type=CacheStatistics}. Times are kept in nanoseconds and reported as average
- * microseconds; {@link #getUndecodableValues()} is counted whether statistics are on or not. Thread-safe (adders).
+ * microseconds; {@link #getUndecodableValues()} and {@link #getOversizedEntries()} are counted whether statistics are on or not. Thread-safe (adders).
  */
 final class Statistics implements HybridCacheStatisticsMXBean {
   private final LongAdder hits = new LongAdder();
@@ -18,6 +18,7 @@ final class Statistics implements HybridCacheStatisticsMXBean {
   private final LongAdder putNanos = new LongAdder();
   private final LongAdder removeNanos = new LongAdder();
   private final LongAdder undecodable = new LongAdder();
+  private final LongAdder oversized = new LongAdder();
 
   void hits(long n) { hits.add(n); }
   void misses(long n) { misses.add(n); }
@@ -32,14 +33,18 @@ final class Statistics implements HybridCacheStatisticsMXBean {
   void putTime(long nanos) { putNanos.add(nanos); }
   void removeTime(long nanos) { removeNanos.add(nanos); }
   void undecodable() { undecodable.increment(); }
+  void oversized() { oversized.increment(); }
 
   @Override
   public void clear() {
     for (LongAdder a : new LongAdder[] {hits, misses, puts, removals, evictions, getNanos, putNanos, removeNanos,
-        undecodable}) {
+        undecodable, oversized}) {
       a.reset();
     }
   }
+
+  @Override
+  public long getOversizedEntries() { return oversized.sum(); }
 
   @Override
   public long getUndecodableValues() { return undecodable.sum(); }

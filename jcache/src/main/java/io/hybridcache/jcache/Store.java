@@ -20,6 +20,18 @@ interface Store<K, V> {
 
   /** One key's entry. */
   interface Slot<V> {
+    /**
+     * The hash the cache locks this key by ({@link KeyLocks}): of the key as the store tells keys apart (a
+     * value store: the encoded key, so two equal {@code byte[]} keys are one key).
+     */
+    int hash();
+
+    /**
+     * Encodes {@code value} for the next {@link #put} of it, so that a value that cannot be stored fails
+     * before the cache's writer is called; nothing to do for a reference store.
+     */
+    default void prepare(V value) {}
+
     /** The stored entry, or null (expired ones too: the caller checks). */
     Stored<V> get();
 

@@ -24,6 +24,14 @@ abstract class Stored<V> {
   /** The value (store-by-value: a new copy on each call). */
   abstract V value();
 
+  /**
+   * Whether {@code other} holds the same stored value as this (not a newer one put since): the same
+   * reference here, the same bytes for a store-by-value entry.
+   */
+  boolean sameValue(Stored<V> other) {
+    return other != null && other.value() == value();
+  }
+
   /** A reference held as is (store-by-reference). */
   static <V> Stored<V> of(V value, long expireAt) {
     return new Stored<>(expireAt) {

@@ -17,13 +17,18 @@ import org.slf4j.LoggerFactory;
  * stored bytes (a new copy for the caller, as the spec asks). Thread-safe.
  *
  * <p>Format of a stored value: {@code expireAt} (8 bytes, big-endian epoch milliseconds,
- * {@code Long.MAX_VALUE} for none) then the value codec's bytes. A bounded entry is also given to the
+ * {@code Long.MAX_VALUE} for none; its top bit, never set by a time, marks Spring's null value,
+ * {@link NullValues}, with no payload) then the value codec's bytes. A bounded entry is also given to the
  * engine with a TTL {@link #ENGINE_TTL_SLACK} past its expiry, so the engine frees its space even if it
  * is never read, while a read before that still finds it and reports it expired.
+ *
+ * <p>Sizes: a key whose encoding (with the namespace prefix) is over the engine's limit is a miss on a read
+ * and is not stored by a write; an entry a tier cannot hold is counted and logged ({@link Oversized}).
  */
 final class ValueStore<K, V> implements Store<K, V> {
   static final int HEADER = Long.BYTES;
   static final Duration ENGINE_TTL_SLACK = Duration.ofMinutes(1);
+  private static final long NULL_VALUE_FLAG = Long.MIN_VALUE;
   private static final Logger LOG = LoggerFactory.getLogger(ValueStore.class);
 
   private final HybridCache engine;
@@ -31,47 +36,85 @@ final class ValueStore<K, V> implements Store<K, V> {
   private final Namespace namespace;
   private final Codec<K> keys;
   private final Codec<V> values;
+  private final Oversized oversized;
+  private final ClassLoader loader;
 
-  ValueStore(HybridCache engine, Namespaces namespaces, Namespace namespace, Codec<K> keys, Codec<V> values) {
+  ValueStore(HybridCache engine, Namespaces namespaces, Namespace namespace, Codec<K> keys, Codec<V> values,
+      Oversized oversized, ClassLoader loader) {
     this.engine = engine;
     this.namespaces = namespaces;
     this.namespace = namespace;
     this.keys = keys;
     this.values = values;
+    this.oversized = oversized;
+    this.loader = loader;
   }
 
   @Override
   public Slot<V> slot(K key) {
     byte[] engineKey = namespace.keyOf(keys.encode(key));
+    boolean tooLong = engineKey.length > io.hybridcache.core.api.CacheConfig.MAX_KEY_BYTES;
     return new Slot<>() {
+      private V prepared;
+      private byte[] preparedBytes;
+
+      @Override
+      public int hash() {
+        return Arrays.hashCode(engineKey);
+      }
+
       @Override
       public Stored<V> get() {
+        if (tooLong) {
+          return null; // never stored: a miss
+        }
         // the engine's own bytes, read in place: only the payload is copied, once per read
         return engine.readArray(engineKey, raw -> new Bytes<>(ByteBuffer.wrap(raw).getLong(),
-            Arrays.copyOfRange(raw, HEADER, raw.length), values));
+            Arrays.copyOfRange(raw, HEADER, raw.length), values, loader));
+      }
+
+      @Override
+      public void prepare(V value) {
+        preparedBytes = encode(value);
+        prepared = value;
       }
 
       @Override
       public void put(V value, long expireAt) {
-        write(engineKey, values.encode(value), expireAt);
+        byte[] payload = value == prepared && preparedBytes != null ? preparedBytes : encode(value);
+        write(engineKey, tooLong, payload, NullValues.is(value) ? expireAt | NULL_VALUE_FLAG : expireAt);
       }
 
       @Override
       public void setExpiry(Stored<V> current, long expireAt) {
-        write(engineKey, ((Bytes<V>) current).payload, expireAt);
+        Bytes<V> b = (Bytes<V>) current;
+        write(engineKey, tooLong, b.payload, b.nullValue ? expireAt | NULL_VALUE_FLAG : expireAt);
       }
 
       @Override
       public void remove() {
-        engine.remove(engineKey);
+        if (!tooLong) {
+          engine.remove(engineKey);
+        }
       }
     };
   }
 
-  private void write(byte[] engineKey, byte[] payload, long expireAt) {
+  private byte[] encode(V value) {
+    return NullValues.is(value) ? new byte[0] : values.encode(value);
+  }
+
+  /** Writes an entry; {@code header} is the expiry time, with the null-value flag if set. */
+  private void write(byte[] engineKey, boolean tooLong, byte[] payload, long header) {
+    if (tooLong) {
+      oversized.keyTooLong(engineKey.length);
+      return;
+    }
+    oversized.check(engineKey.length, HEADER + payload.length);
     byte[] raw = new byte[HEADER + payload.length];
-    ByteBuffer.wrap(raw).putLong(expireAt);
+    ByteBuffer.wrap(raw).putLong(header);
     System.arraycopy(payload, 0, raw, HEADER, payload.length);
+    long expireAt = header & ~NULL_VALUE_FLAG;
     if (expireAt == Stored.ETERNAL) {
       engine.put(engineKey, raw);
     } else {
@@ -126,26 +169,36 @@ final class ValueStore<K, V> implements Store<K, V> {
    */
   private static final class Bytes<V> extends Stored<V> {
     private final byte[] payload;
+    private final boolean nullValue;
     private final Codec<V> codec;
+    private final ClassLoader loader;
     private Undecodable failure;
 
-    Bytes(long expireAt, byte[] payload, Codec<V> codec) {
-      super(expireAt);
+    Bytes(long header, byte[] payload, Codec<V> codec, ClassLoader loader) {
+      super(header & ~NULL_VALUE_FLAG);
+      this.nullValue = header < 0;
       this.payload = payload;
       this.codec = codec;
+      this.loader = loader;
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     V value() {
       if (failure != null) {
         throw failure;
       }
       try {
-        return codec.decode(payload);
+        return nullValue ? (V) NullValues.instance(loader) : codec.decode(payload);
       } catch (RuntimeException e) {
         failure = Undecodable.of(codec, e);
         throw failure;
       }
+    }
+
+    @Override
+    boolean sameValue(Stored<V> other) {
+      return other instanceof Bytes<V> b && b.nullValue == nullValue && Arrays.equals(b.payload, payload);
     }
   }
 }

@@ -109,7 +109,8 @@ class SerialFilterTest {
     assertTrue(log.contains(UndecodableTest.PoisonCodec.class.getName()), log);
   }
 
-  private static int count(String text, String part) {
+  /** How often {@code part} occurs in {@code text} (a log's lines). */
+  static int count(String text, String part) {
     int n = 0;
     for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
       n++;

@@ -31,6 +31,8 @@ public final class CacheConfig {
   public static final long MAX_SEGMENT_BYTES = 128 * MIB;
   /** Largest flash entry (header + key + value) a flash address can describe: 8,519,616 bytes. */
   public static final int MAX_ENTRY_BYTES = 8_519_616;
+  /** Longest key (bytes) the cache takes: a longer one is refused by a write and by a read. */
+  public static final int MAX_KEY_BYTES = 0xFFFF;
   /** Bytes a flash entry takes besides its key and value (its header). */
   public static final int FLASH_ENTRY_HEADER_BYTES = 40;
   /** Bytes the DRAM tier charges an entry besides its key and value (map node, entry, key wrapper). */

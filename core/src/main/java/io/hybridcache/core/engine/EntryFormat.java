@@ -37,7 +37,7 @@ final class EntryFormat {
   /** Bump on any change of the layout above. */
   public static final byte FORMAT_VERSION = 1;
   public static final int HEADER_BYTES = 40;
-  public static final int MAX_KEY_BYTES = 0xFFFF;
+  public static final int MAX_KEY_BYTES = io.hybridcache.core.api.CacheConfig.MAX_KEY_BYTES;
 
   private static final int CRC_START = 8;
   private static final int FLAG_EXPIRY = 1;
