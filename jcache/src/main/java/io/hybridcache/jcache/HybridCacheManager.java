@@ -273,6 +273,11 @@ final class HybridCacheManager implements CacheManager {
     return namespaces.of(name);
   }
 
+  /** The names of its caches' MBeans ({@link ManagerResources#mbeanNames}). */
+  java.util.Set<javax.management.ObjectName> mbeanNames() {
+    return resources.mbeanNames();
+  }
+
   private SharedEngine.Lease lease() {
     return resources.lease();
   }

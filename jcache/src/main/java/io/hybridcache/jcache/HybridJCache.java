@@ -79,7 +79,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       listeners.register(l);
     }
     this.configBean = new ConfigurationBean(config);
-    this.mbeans = new MBeans(this);
+    this.mbeans = new MBeans(this, manager.mbeanNames());
     updateBlindPut();
     if (config.isManagementEnabled()) {
       mbeans.register(MBeans.Kind.CacheConfiguration, configBean);

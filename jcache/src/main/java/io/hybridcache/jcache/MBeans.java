@@ -25,9 +25,12 @@ final class MBeans {
 
   private final Cache<?, ?> cache;
   private final Map<Kind, ObjectName> registered = new EnumMap<>(Kind.class);
+  /** The manager's record of its caches' names ({@link ManagerResources#mbeanNames}): a dropped manager's go too. */
+  private final java.util.Set<ObjectName> managerNames;
 
-  MBeans(Cache<?, ?> cache) {
+  MBeans(Cache<?, ?> cache, java.util.Set<ObjectName> managerNames) {
     this.cache = cache;
+    this.managerNames = managerNames;
   }
 
   synchronized void register(Kind kind, Object bean) {
@@ -41,6 +44,7 @@ final class MBeans {
       try {
         server.registerMBean(bean, n);
         registered.put(kind, n);
+        managerNames.add(n);
         return;
       } catch (InstanceAlreadyExistsException e) {
         // another manager's cache of this URI and name: try the next instance
@@ -55,12 +59,25 @@ final class MBeans {
     if (n == null) {
       return;
     }
+    managerNames.remove(n);
     try {
       ManagementFactory.getPlatformMBeanServer().unregisterMBean(n);
     } catch (InstanceNotFoundException e) {
       // unregistered by someone else
     } catch (JMException e) {
       throw new CacheException("cannot unregister " + n, e);
+    }
+  }
+
+  /** Unregisters {@code names} (a manager's caches' beans left registered), quietly: the manager's close. */
+  static void unregisterAll(java.util.Collection<ObjectName> names) {
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    for (ObjectName n : names) {
+      try {
+        server.unregisterMBean(n);
+      } catch (JMException e) {
+        // gone already, or the server refuses: nothing of the manager's to keep
+      }
     }
   }
 

@@ -23,6 +23,13 @@ final class ManagerResources implements Runnable {
   private SharedEngine.Lease lease;
   private ExecutorService pool;
   private boolean closed;
+  /** Names of the MBeans its caches registered (names only: no reference to a cache or its loader). */
+  private final java.util.Set<javax.management.ObjectName> mbeanNames = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /** The record its caches keep of their MBean names; whatever is left in it is unregistered at close. */
+  java.util.Set<javax.management.ObjectName> mbeanNames() {
+    return mbeanNames;
+  }
 
   ManagerResources(ManagerSettings settings) {
     this.settings = settings;
@@ -78,6 +85,8 @@ final class ManagerResources implements Runnable {
       closed = true;
       p = pool;
       l = lease;
+      MBeans.unregisterAll(java.util.List.copyOf(mbeanNames)); // a manager dropped without close: its beans too
+      mbeanNames.clear();
       pool = null;
       lease = null;
     }

@@ -98,9 +98,15 @@ final class ManagerSettings {
    * ignored silently. Applies to what the file, the code's {@code Properties} and the {@code hybridcache.jcache.*}
    * system properties set (the environment is read by known names only).
    */
+  /**
+   * Fails on a name that is ours but unknown (a typo): one without a dot, or one of ours not in the list.
+   * A dotted name of another namespace ({@code javax.cache.*}, {@code hibernate.*}: the spec lets a caller
+   * pass any properties to {@code getCacheManager}) is not ours and is ignored.
+   */
   private static void requireKnown(Properties p) {
     for (String name : new java.util.TreeSet<>(p.stringPropertyNames())) {
-      if (!name.startsWith(ProviderProperties.CACHE_PREFIX) && !ProviderProperties.MANAGER_PROPERTIES.contains(name)) {
+      boolean ours = name.indexOf('.') < 0;
+      if (ours && !ProviderProperties.MANAGER_PROPERTIES.contains(name)) {
         throw new IllegalArgumentException("unknown CacheManager property " + name + " (was " + p.getProperty(name)
             + "); the known ones are " + String.join(", ", ProviderProperties.MANAGER_PROPERTIES) + " and "
             + ProviderProperties.CACHE_PREFIX + "NAME.SETTING");

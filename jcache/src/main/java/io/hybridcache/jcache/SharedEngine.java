@@ -44,6 +44,8 @@ import org.slf4j.LoggerFactory;
 final class SharedEngine {
   private static final Logger LOG = LoggerFactory.getLogger(SharedEngine.class);
   private static final Map<Path, SharedEngine> OPEN = new HashMap<>();
+  /** Directories whose engine the last release is closing (and unlocking). */
+  private static final java.util.Set<Path> CLOSING = new java.util.HashSet<>();
 
   private final Path directory;
   private final boolean persistent;
@@ -97,6 +99,11 @@ final class SharedEngine {
    * The engine of {@code settings}' directory, opened (warm if it was used before) if none is open, and a
    * slot for the caller.
    */
+  /** True while an engine is open on manager directory {@code dir}, or its last release is closing it (tests). */
+  static synchronized boolean isOpen(Path dir) {
+    return OPEN.containsKey(dir) || CLOSING.contains(dir);
+  }
+
   static synchronized Lease acquire(ManagerSettings settings) {
     Path dir = settings.directory();
     SharedEngine shared = OPEN.get(dir);
@@ -215,11 +222,18 @@ final class SharedEngine {
         return;
       }
       OPEN.remove(directory);
+      CLOSING.add(directory);
     }
     try {
       engine.close();
     } finally {
-      unlock(directory, persistent, lock, null);
+      try {
+        unlock(directory, persistent, lock, null);
+      } finally {
+        synchronized (SharedEngine.class) {
+          CLOSING.remove(directory);
+        }
+      }
     }
   }
 

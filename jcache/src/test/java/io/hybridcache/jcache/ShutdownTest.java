@@ -68,7 +68,7 @@ class ShutdownTest {
 
   /** The child: puts ENTRIES (in DRAM only: nothing flushed), says READY and exits without closing the manager. */
   public static void main(String[] args) {
-    Properties p = TestManagers.small(Path.of(args[0]));
+    Properties p = TestManagers.small(Path.of(args[0]), "c"); // warm: the next run reads what this one left
     p.setProperty("dram-bytes", "8m");
     p.setProperty("shutdown-hook", args[1]);
     CacheManager m = new HybridCachingProvider().getCacheManager(URI.create("test:hook"),
@@ -94,7 +94,7 @@ class ShutdownTest {
       }
     }
     assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the child did not exit");
-    Properties p = TestManagers.small(cache);
+    Properties p = TestManagers.small(cache, "c");
     p.setProperty("dram-bytes", "8m");
     try (CacheManager m = new HybridCachingProvider().getCacheManager(URI.create("test:hook"),
         getClass().getClassLoader(), p)) {

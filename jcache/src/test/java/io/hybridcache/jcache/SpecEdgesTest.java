@@ -274,6 +274,16 @@ class SpecEdgesTest {
       queue.remove(100); // a bounded wait for the collector
     }
     assertNull(ref.get(), "the class loader of a manager dropped without close is still reachable");
+    // the collected manager's resources are closed by the provider's Cleaner: its engine, and its caches' MBeans
+    end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (SharedEngine.isOpen(dir.resolve("dropped")) && System.nanoTime() < end) {
+      System.gc();
+      queue.remove(100); // a bounded wait for the Cleaner
+    }
+    assertFalse(SharedEngine.isOpen(dir.resolve("dropped")), "the dropped manager's engine was closed");
+    assertTrue(java.lang.management.ManagementFactory.getPlatformMBeanServer()
+        .queryNames(new javax.management.ObjectName("javax.cache:CacheManager=test.dropped,*"), null).isEmpty(),
+        "the dropped manager's caches' MBeans were unregistered");
     provider.close();
   }
 
