@@ -65,7 +65,7 @@ final class HybridCacheManager implements CacheManager {
     this.resources = new ManagerResources(settings);
     this.cleanable = CLEANER.register(this, resources); // a manager dropped without close lets go of its engine
     this.shutdownHook = settings.shutdownHook() ? new Thread(this::close, "hybridcache-jcache-shutdown") : null;
-    LOG.info("CacheManager {}: {}", uri, settings.describe());
+    LOG.info("CacheManager {} (class loader {}, provider {}): {}", uri, classLoader, System.identityHashCode(provider), settings.describe());
     if (settings.cacheVersion() != null && settings.cacheVersion().contains("${")) {
       LOG.warn("CacheManager {}: cache-version is {}, a placeholder nothing replaced (is Maven resource filtering "
           + "on for the provider's file?): a constant, so a deploy never starts the caches empty", uri,

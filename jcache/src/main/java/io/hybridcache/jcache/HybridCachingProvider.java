@@ -40,7 +40,11 @@ public final class HybridCachingProvider implements CachingProvider {
   @Override
   public synchronized CacheManager getCacheManager(URI uri, ClassLoader classLoader, Properties properties) {
     URI u = uri == null ? getDefaultURI() : uri;
-    ClassLoader l = classLoader == null ? getDefaultClassLoader() : classLoader;
+    // the provider's own loader is the default loader's last resort: one manager for both (Spring Boot passes
+    // the application's loader, which is the provider's, and Hibernate the default loader: one engine, one
+    // set of namespaces, not a second manager whose caches start empty)
+    ClassLoader l = classLoader == null || classLoader == HybridCachingProvider.class.getClassLoader()
+        ? getDefaultClassLoader() : classLoader;
     Map<URI, Held> byUri = managers.computeIfAbsent(l, k -> new HashMap<>());
     Held held = byUri.get(u);
     HybridCacheManager m = held == null ? null : held.get();
