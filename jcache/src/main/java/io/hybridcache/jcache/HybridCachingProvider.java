@@ -43,8 +43,7 @@ public final class HybridCachingProvider implements CachingProvider {
     // the provider's own loader is the default loader's last resort: one manager for both (Spring Boot passes
     // the application's loader, which is the provider's, and Hibernate the default loader: one engine, one
     // set of namespaces, not a second manager whose caches start empty)
-    ClassLoader l = classLoader == null || classLoader == HybridCachingProvider.class.getClassLoader()
-        ? getDefaultClassLoader() : classLoader;
+    ClassLoader l = key(classLoader);
     Map<URI, Held> byUri = managers.computeIfAbsent(l, k -> new HashMap<>());
     Held held = byUri.get(u);
     HybridCacheManager m = held == null ? null : held.get();
@@ -53,6 +52,15 @@ public final class HybridCachingProvider implements CachingProvider {
       byUri.put(u, livesWithProvider(l) ? new Held(m, null) : new Held(null, new WeakReference<>(m)));
     }
     return m;
+  }
+
+  /**
+   * The loader a manager of {@code classLoader} is kept under: the default loader for null and for the
+   * provider's own loader (the default loader's last resort), so both name one manager; else itself.
+   */
+  private ClassLoader key(ClassLoader classLoader) {
+    return classLoader == null || classLoader == HybridCachingProvider.class.getClassLoader()
+        ? getDefaultClassLoader() : classLoader;
   }
 
   /** Whether {@code l} is the default loader, the provider's own or a parent of it. */
@@ -106,7 +114,7 @@ public final class HybridCachingProvider implements CachingProvider {
 
   @Override
   public void close(ClassLoader classLoader) {
-    for (HybridCacheManager m : all(classLoader == null ? getDefaultClassLoader() : classLoader)) {
+    for (HybridCacheManager m : all(key(classLoader))) {
       m.close();
     }
   }
@@ -115,7 +123,7 @@ public final class HybridCachingProvider implements CachingProvider {
   public void close(URI uri, ClassLoader classLoader) {
     HybridCacheManager m;
     synchronized (this) {
-      Map<URI, Held> byUri = managers.get(classLoader == null ? getDefaultClassLoader() : classLoader);
+      Map<URI, Held> byUri = managers.get(key(classLoader));
       Held held = byUri == null ? null : byUri.get(uri == null ? getDefaultURI() : uri);
       m = held == null ? null : held.get();
     }
