@@ -29,6 +29,9 @@ final class ManagerSettings {
   static final long DEFAULT_DRAM_BYTES = 64 * CacheConfig.MIB;
   static final long DEFAULT_FLASH_BYTES = CacheConfig.GIB;
 
+  /** The name of a private directory: this and 24 hex digits. */
+  static final String PRIVATE_PREFIX = "hybridcache-jcache-";
+
   private static final SecureRandom RANDOM = new SecureRandom();
 
   /** The URI of the manager these settings are for. */
@@ -138,7 +141,7 @@ final class ManagerSettings {
     byte[] id = new byte[12];
     RANDOM.nextBytes(id);
     return Paths.get(root != null ? root.trim() : System.getProperty("java.io.tmpdir"))
-        .resolve("hybridcache-jcache-" + HexFormat.of().formatHex(id));
+        .resolve(PRIVATE_PREFIX + HexFormat.of().formatHex(id));
   }
 
   /** Property {@code name}, or null if it is not set or blank (an empty environment variable or placeholder). */

@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * fails, told that each process needs its own directory. The namespace table is read after the engine opens
  * ({@link Namespaces#open}: checked against the mark the engine's directory keeps, {@link EngineMark}, and the
  * {@code cache-version}). A private directory is deleted at the last release: the mark, the engine's own
- * files ({@code HybridCache.deleteFiles}), the namespace table, the lock.
+ * files ({@code HybridCache.deleteFiles}), the namespace table, the lock. Before making one, the private
+ * directories beside it that processes killed with them open left behind are deleted ({@link AbandonedDirectories}).
  *
  * <p>Concurrency: the registry, the reference counts and the slots are guarded by the class lock.
  */
@@ -116,6 +117,9 @@ final class SharedEngine {
     if (shared != null) {
       shared.requireSameUri(settings.uri());
     } else {
+      if (!settings.persistent()) {
+        AbandonedDirectories.sweep(dir);
+      }
       DirectoryLock lock = lockDirectory(dir, settings.persistent());
       try {
         ConcurrentHashMap<Integer, EvictionSink> sinks = new ConcurrentHashMap<>();
@@ -203,7 +207,7 @@ final class SharedEngine {
   }
 
   /** Releases the lock of {@code dir}, deleting first what a private directory holds. */
-  private static void unlock(Path dir, boolean persistent, DirectoryLock lock, Throwable failure) {
+  static void unlock(Path dir, boolean persistent, DirectoryLock lock, Throwable failure) {
     try {
       if (!persistent) {
         EngineMark.delete(dir.resolve("engine"));
