@@ -104,7 +104,7 @@ final class CacheSettings {
       return Object.class;
     }
     try {
-      return Class.forName(name, false, loader);
+      return ContextFirstClassLoader.forName(name, false, loader);
     } catch (ClassNotFoundException | LinkageError e) {
       throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + cacheName + "." + setting
           + " must name a class the CacheManager's class loader can load, was " + name, e);

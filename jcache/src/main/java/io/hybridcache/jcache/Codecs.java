@@ -91,7 +91,7 @@ public final class Codecs {
       case "serializable": return new SerializingCodec<>(loader, filter);
       default:
         try {
-          return (Codec<T>) Class.forName(name, true, loader).getConstructor().newInstance();
+          return (Codec<T>) ContextFirstClassLoader.forName(name, true, loader).getConstructor().newInstance();
         } catch (ReflectiveOperationException | ClassCastException e) {
           throw new IllegalArgumentException("codec must be string, bytes, long, integer, serializable or a Codec"
               + " class with a public no-argument constructor, was " + name, e);

@@ -212,12 +212,15 @@ final class HybridCacheManager implements CacheManager {
    * that fails) both declare it. The application's start fails here, so the manager closes itself and its
    * engine cleanly (the next start is warm, not a crash recovery), and the error names the remedy.
    */
+  /**
+   * The refusal of {@code createCache} for a cache the file declares: a {@link CacheException} only, as for any
+   * existing name. The manager stays open: Spring and Hibernate share it, and "try createCache, catch
+   * CacheException, getCache" (or a racing creator) must not close every cache of both.
+   */
   private CacheException declaredTwice(String cacheName) {
-    close();
     return new CacheException("cache " + cacheName + " is declared in " + uri + " (" + ProviderProperties.CACHE_PREFIX
         + cacheName + ".* properties) and so exists already: declare a cache in the provider's file or list it in "
-        + "spring.cache.cache-names (or create it in code), never both; this CacheManager is now closed, its "
-        + "engine closed cleanly");
+        + "spring.cache.cache-names (or create it in code), never both");
   }
 
   /**

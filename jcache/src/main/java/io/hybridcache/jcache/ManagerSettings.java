@@ -29,8 +29,13 @@ final class ManagerSettings {
   static final long DEFAULT_DRAM_BYTES = 64 * CacheConfig.MIB;
   static final long DEFAULT_FLASH_BYTES = CacheConfig.GIB;
 
+  /** The name of a private directory: this and 24 hex digits. */
+  static final String PRIVATE_PREFIX = "hybridcache-jcache-";
+
   private static final SecureRandom RANDOM = new SecureRandom();
 
+  /** The URI of the manager these settings are for. */
+  private final URI uri;
   private final Path directory;
   /** True if {@code directory} was configured; else the directory is private to this manager. */
   private final boolean persistent;
@@ -53,7 +58,8 @@ final class ManagerSettings {
 
   private ManagerSettings(Properties p, URI uri) {
     requireKnown(p);
-    String dir = p.getProperty(ProviderProperties.DIRECTORY);
+    this.uri = uri;
+    String dir = nonBlank(p, ProviderProperties.DIRECTORY); // blank (an empty variable or placeholder): unset
     this.persistent = dir != null;
     this.directory = (persistent ? Paths.get(dir.trim()) : privateDirectory(p)).toAbsolutePath();
     this.dramBytes = size(p, ProviderProperties.DRAM_BYTES, DEFAULT_DRAM_BYTES);
@@ -131,11 +137,17 @@ final class ManagerSettings {
 
   /** A new random name under {@code root} (default java.io.tmpdir): never named from the URI. */
   private static Path privateDirectory(Properties p) {
-    String root = p.getProperty(ProviderProperties.ROOT);
+    String root = nonBlank(p, ProviderProperties.ROOT);
     byte[] id = new byte[12];
     RANDOM.nextBytes(id);
     return Paths.get(root != null ? root.trim() : System.getProperty("java.io.tmpdir"))
-        .resolve("hybridcache-jcache-" + HexFormat.of().formatHex(id));
+        .resolve(PRIVATE_PREFIX + HexFormat.of().formatHex(id));
+  }
+
+  /** Property {@code name}, or null if it is not set or blank (an empty environment variable or placeholder). */
+  private static String nonBlank(Properties p, String name) {
+    String v = p.getProperty(name);
+    return v == null || v.isBlank() ? null : v;
   }
 
   /**
@@ -261,6 +273,7 @@ final class ManagerSettings {
 
   /** The {@code cache-version} (trimmed), or null if not set. */
   String cacheVersion() { return cacheVersion; }
+  URI uri() { return uri; }
   Path directory() { return directory; }
   /** True if the directory was configured (persistent); false: private to the manager, deleted at close. */
   boolean persistent() { return persistent; }

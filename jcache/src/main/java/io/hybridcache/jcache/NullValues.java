@@ -33,7 +33,7 @@ final class NullValues {
   static Object instance(ClassLoader loader) {
     Class<?> c;
     try {
-      c = Class.forName(CLASS_NAME, true, loader);
+      c = ContextFirstClassLoader.forName(CLASS_NAME, true, loader);
     } catch (ClassNotFoundException e) {
       throw new IllegalStateException("a stored null value (" + CLASS_NAME + ") but no such class", e);
     }

@@ -90,7 +90,7 @@ final class SerializingCodec<T> implements Codec<T> {
     @Override
     protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
       try {
-        return Class.forName(desc.getName(), false, loader);
+        return ContextFirstClassLoader.forName(desc.getName(), false, loader);
       } catch (ClassNotFoundException e) {
         return super.resolveClass(desc);
       }

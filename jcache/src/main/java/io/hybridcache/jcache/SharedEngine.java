@@ -26,18 +26,22 @@ import org.slf4j.LoggerFactory;
  * on that directory (one per class loader of the same URI) and closed when the last lets go. The engine
  * opens on the first {@link #acquire}: a manager whose caches are all store-by-reference never opens one.
  *
+ * <p>Only managers of one URI share an engine: a manager of another URI on an open engine's directory fails.
+ *
  * <p>Each manager holding the engine has a slot: the lowest free one, 0 for the first. Slot 0's caches use
  * the directory's durable namespaces (the cache's name: what a restart finds warm); a manager of another
  * slot (the same URI with another class loader, open at the same time) gets namespaces of its own for its
  * caches ({@link #namespaceName}), so caches of different managers are distinct, as JSR-107 asks.
  *
  * <p>The directory: a configured one is made 0700 if absent, and refused if it exists and belongs to
- * another user or others may write it ({@code TrustedDirectory}); a private one must be new. Then the
+ * another user or its group or others may write it ({@code TrustedDirectory}; its mode is not changed, so a
+ * group read a backup agent needs stays); a private one must be new. Then the
  * process takes the directory's {@code LOCK} (before the namespace table is read), so a second process on it
  * fails, told that each process needs its own directory. The namespace table is read after the engine opens
  * ({@link Namespaces#open}: checked against the mark the engine's directory keeps, {@link EngineMark}, and the
  * {@code cache-version}). A private directory is deleted at the last release: the mark, the engine's own
- * files ({@code HybridCache.deleteFiles}), the namespace table, the lock.
+ * files ({@code HybridCache.deleteFiles}), the namespace table, the lock. Before making one, the private
+ * directories beside it that processes killed with them open left behind are deleted ({@link AbandonedDirectories}).
  *
  * <p>Concurrency: the registry, the reference counts and the slots are guarded by the class lock.
  */
@@ -48,6 +52,8 @@ final class SharedEngine {
   private static final java.util.Set<Path> CLOSING = new java.util.HashSet<>();
 
   private final Path directory;
+  /** The URI of the managers on it: a manager of another URI is refused ({@link #requireSameUri}). */
+  private final java.net.URI uri;
   private final boolean persistent;
   private final DirectoryLock lock;
   private final HybridCache engine;
@@ -64,9 +70,10 @@ final class SharedEngine {
     void evicted();
   }
 
-  private SharedEngine(Path directory, boolean persistent, DirectoryLock lock, HybridCache engine,
+  private SharedEngine(Path directory, java.net.URI uri, boolean persistent, DirectoryLock lock, HybridCache engine,
       Namespaces namespaces, ConcurrentHashMap<Integer, EvictionSink> sinks) {
     this.directory = directory;
+    this.uri = uri;
     this.persistent = persistent;
     this.lock = lock;
     this.engine = engine;
@@ -107,7 +114,12 @@ final class SharedEngine {
   static synchronized Lease acquire(ManagerSettings settings) {
     Path dir = settings.directory();
     SharedEngine shared = OPEN.get(dir);
-    if (shared == null) {
+    if (shared != null) {
+      shared.requireSameUri(settings.uri());
+    } else {
+      if (!settings.persistent()) {
+        AbandonedDirectories.sweep(dir);
+      }
       DirectoryLock lock = lockDirectory(dir, settings.persistent());
       try {
         ConcurrentHashMap<Integer, EvictionSink> sinks = new ConcurrentHashMap<>();
@@ -136,7 +148,7 @@ final class SharedEngine {
           }
           throw e;
         }
-        shared = new SharedEngine(dir, settings.persistent(), lock, engine, namespaces, sinks);
+        shared = new SharedEngine(dir, settings.uri(), settings.persistent(), lock, engine, namespaces, sinks);
       } catch (RuntimeException | Error e) {
         unlock(dir, settings.persistent(), lock, e);
         throw e;
@@ -147,6 +159,22 @@ final class SharedEngine {
     int slot = shared.slots.nextClearBit(0);
     shared.slots.set(slot);
     return new Lease(shared, slot);
+  }
+
+  /**
+   * Refuses a manager of another URI than the one this engine is open for: its caches would silently become
+   * another manager's second slot (empty at every start, its budgets ignored). A directory given by a system
+   * property or the environment is what usually does it: those apply to every manager of the JVM.
+   */
+  private void requireSameUri(java.net.URI other) {
+    if (!uri.equals(other)) {
+      throw new CacheException("CacheManager " + other + " resolves to the directory " + directory + ", which the open "
+          + "CacheManager " + uri + " uses already: two managers of different URIs cannot share a directory (the "
+          + "second's caches would start empty at every start and its budgets be ignored). The -D"
+          + ProviderProperties.SYSTEM_PREFIX + "* system properties and " + ProviderProperties.ENVIRONMENT_PREFIX
+          + "* environment variables apply to every manager of the JVM: set directory in each URI's file or in "
+          + "the Properties given to getCacheManager instead");
+    }
   }
 
   /**
@@ -162,8 +190,7 @@ final class SharedEngine {
         throw new IOException("the private directory " + dir + " exists already: not made by this manager");
       }
       if (!made && FileModes.supported(dir)) {
-        TrustedDirectory.check(dir, mode);
-        FileModes.set(dir, mode); // a failure is fatal: the mode keeps others out
+        TrustedDirectory.check(dir, mode); // no group or other write; a mode we did not set is left as it is
       }
     } catch (IOException e) {
       throw new CacheException("cannot use the CacheManager directory " + dir + ": " + e.getMessage(), e);
@@ -180,7 +207,7 @@ final class SharedEngine {
   }
 
   /** Releases the lock of {@code dir}, deleting first what a private directory holds. */
-  private static void unlock(Path dir, boolean persistent, DirectoryLock lock, Throwable failure) {
+  static void unlock(Path dir, boolean persistent, DirectoryLock lock, Throwable failure) {
     try {
       if (!persistent) {
         EngineMark.delete(dir.resolve("engine"));

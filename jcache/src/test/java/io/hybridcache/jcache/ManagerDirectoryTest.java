@@ -60,6 +60,59 @@ class ManagerDirectoryTest {
   }
 
   @Test
+  void anExistingDirectoryKeepsItsGroupReadOnlyCreatedOnesAre0700() throws IOException {
+    assumeTrue(FileModes.supported(dir));
+    Path managerDir = Files.createDirectory(dir.resolve("m"));
+    Files.setPosixFilePermissions(managerDir, PosixFilePermissions.fromString("rwxr-x---")); // a backup agent reads it
+    try (CacheManager m = new HybridCachingProvider().getCacheManager(URI.create("test:group-read"),
+        getClass().getClassLoader(), TestManagers.small(managerDir))) {
+      m.createCache("c", strings()).put("k", "v");
+      assertEquals("rwxr-x---", PosixFilePermissions.toString(Files.getPosixFilePermissions(managerDir)),
+          "the manager chmodded a directory it did not make");
+    }
+    Path made = dir.resolve("made");
+    try (CacheManager m = new HybridCachingProvider().getCacheManager(URI.create("test:made"),
+        getClass().getClassLoader(), TestManagers.small(made))) {
+      m.createCache("c", strings()).put("k", "v");
+      assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(made)));
+    }
+  }
+
+  @Test
+  void aBlankDirectoryIsUnsetNotTheWorkingDirectory() {
+    Properties given = new Properties();
+    given.setProperty(ProviderProperties.DIRECTORY, " ");
+    ManagerSettings s = ManagerSettings.resolve(URI.create("test:blank"), getClass().getClassLoader(), given,
+        new Properties(), java.util.Map.of());
+    assertFalse(s.persistent(), "a blank directory was taken as a persistent one: " + s.directory());
+    assertEquals(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath(), s.directory().getParent());
+    ManagerSettings fromEnvironment = ManagerSettings.resolve(URI.create("test:blank"), getClass().getClassLoader(),
+        new Properties(), new Properties(), java.util.Map.of("HYBRIDCACHE_JCACHE_DIRECTORY", ""));
+    assertFalse(fromEnvironment.persistent(), "an empty HYBRIDCACHE_JCACHE_DIRECTORY was taken as "
+        + fromEnvironment.directory());
+  }
+
+  @Test
+  void aSecondUriOnADirectoryAnotherUriUsesFailsNamingBoth() {
+    Path shared = dir.resolve("shared"); // what -Dhybridcache.jcache.directory does to every manager of the JVM
+    HybridCachingProvider provider = new HybridCachingProvider();
+    try (CacheManager first = provider.getCacheManager(URI.create("test:first"), getClass().getClassLoader(),
+        TestManagers.small(shared))) {
+      first.createCache("c", strings()).put("k", "first's");
+      CacheException e = assertThrows(CacheException.class, () -> {
+        try (CacheManager second = provider.getCacheManager(URI.create("test:second"), getClass().getClassLoader(),
+            TestManagers.small(shared))) {
+          second.createCache("c", strings());
+        }
+      });
+      assertTrue(e.getMessage().contains("test:first") && e.getMessage().contains("test:second")
+          && e.getMessage().contains(shared.toString()) && e.getMessage().contains("every manager of the JVM"),
+          e.getMessage());
+      assertEquals("first's", first.getCache("c", String.class, String.class).get("k"));
+    }
+  }
+
+  @Test
   void anEngineDirectoryOthersCanWriteIsRefusedToo() throws IOException {
     assumeTrue(FileModes.supported(dir));
     Path managerDir = Files.createDirectory(dir.resolve("m"));

@@ -156,6 +156,37 @@ class ProcessDirectoriesTest {
     }
   }
 
+  @Test
+  void theNextManagerOpenDeletesThePrivateDirectoryOfAKilledProcessNotALiveOnes() throws Exception {
+    Path tmp = Files.createDirectory(dir.resolve("tmp"));
+    List<String> flags = List.of("-Djava.io.tmpdir=" + tmp);
+    Child killed = start("killed", "-", flags, Map.of());
+    Child live = start("live", "-", flags, Map.of());
+    try {
+      Path left = Path.of(killed.started()[1]);
+      Path held = Path.of(live.started()[1]);
+      killed.process().destroyForcibly(); // SIGKILL: no close, no shutdown hook
+      killed.process().waitFor();
+      assertTrue(Files.isDirectory(left), "the killed process's directory is gone before the next open");
+      Properties given = new Properties();
+      given.setProperty(ProviderProperties.ROOT, tmp.toString());
+      given.setProperty(ProviderProperties.DRAM_BYTES, "1m");
+      given.setProperty(ProviderProperties.FLASH_BYTES, "8m");
+      try (CacheManager m = new HybridCachingProvider().getCacheManager(URI.create("test:sweeper"),
+          getClass().getClassLoader(), given)) {
+        m.createCache("c", new MutableConfiguration<String, String>().setTypes(String.class, String.class));
+        Path own = m.unwrap(HybridCache.class).config().directory().getParent();
+        assertEquals(List.of(held, own).stream().sorted().toList(), entries(tmp).stream().sorted().toList(),
+            "not exactly the killed process's directory was deleted");
+      }
+      live.close();
+      assertEquals(List.of(), entries(tmp));
+    } finally {
+      killed.process().destroyForcibly();
+      live.process().destroyForcibly();
+    }
+  }
+
   private URI fileSettingDirectory(Path directory) throws IOException {
     Properties p = new Properties();
     p.setProperty(ProviderProperties.DIRECTORY, directory.toString());

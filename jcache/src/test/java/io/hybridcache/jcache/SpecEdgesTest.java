@@ -241,6 +241,38 @@ class SpecEdgesTest {
   }
 
   /**
+   * The default loader resolves a stored class against the thread's context loader of each read: after a
+   * redeploy (context loader A, then B, on one shared manager) B's read gets B's class, not A's (no
+   * "p.Order cannot be cast to p.Order", no stale class, A not pinned by the provider's default loader).
+   */
+  @Test
+  void theDefaultClassLoaderResolvesEachReadAgainstTheCurrentContextLoader() throws Exception {
+    URL classes = compiled("Order", "package p; public class Order implements java.io.Serializable {"
+        + " private static final long serialVersionUID = 1L; }");
+    Thread t = Thread.currentThread();
+    ClassLoader saved = t.getContextClassLoader();
+    HybridCachingProvider provider = new HybridCachingProvider();
+    try (URLClassLoader a = new URLClassLoader(new URL[] {classes}, getClass().getClassLoader());
+        URLClassLoader b = new URLClassLoader(new URL[] {classes}, getClass().getClassLoader());
+        CacheManager m = provider.getCacheManager(URI.create("test:redeploy"), null,
+            TestManagers.small(dir.resolve("redeploy")))) {
+      Cache<String, Object> orders = m.createCache("orders", new MutableConfiguration<String, Object>());
+      try {
+        t.setContextClassLoader(a);
+        orders.put("1", a.loadClass("p.Order").getConstructor().newInstance());
+        assertSame(a, orders.get("1").getClass().getClassLoader(), "A's read");
+        t.setContextClassLoader(b);
+        assertSame(b, orders.get("1").getClass().getClassLoader(),
+            "after a redeploy the read got the previous context loader's class");
+        orders.put("2", b.loadClass("p.Order").getConstructor().newInstance());
+        assertSame(b, orders.get("2").getClass().getClassLoader(), "B's own entry");
+      } finally {
+        t.setContextClassLoader(saved);
+      }
+    }
+  }
+
+  /**
    * Makes a manager of {@code loader} with a store-by-value cache of a type of that loader, uses it, and drops
    * it. (No {@code p.Order} is serialized: the JDK's own serialization caches hold what they saw by soft
    * reference, which a GC clears only under memory pressure, whatever the provider does.)
