@@ -51,8 +51,9 @@ public final class Codecs {
    * {@code filter}, the JVM-wide filter and the deny-list of known gadget classes allow. A decode that fails
    * (a refused, missing or incompatibly changed class) throws an {@link IllegalStateException} naming the
    * class; a cache reads it as a miss, removes the entry and counts it
-   * ({@link HybridCacheStatisticsMXBean#getUndecodableValues()}). An encode reads the value back once, so a
-   * value that would not read back fails there ({@link IllegalArgumentException} naming the class and limit).
+   * ({@link HybridCacheStatisticsMXBean#getUndecodableValues()}). An encode checks, while it writes, each class
+   * and the limits it can count (array lengths, objects, depth, {@code maxbytes}), so such a value fails there
+   * ({@link IllegalArgumentException} naming the class and limit); it never reads the value back.
    */
   public static <T> Codec<T> serializing(ClassLoader loader, ObjectInputFilter filter) {
     return new SerializingCodec<>(loader, SerialFilter.of(filter));

@@ -52,6 +52,16 @@ final class EntryOps<K, V> {
     }
   }
 
+  /**
+   * The live entry of {@code key} if its value decodes, else null: for an operation that asks only whether the
+   * key is there (putIfAbsent, a load that does not replace). One that does not decode is removed as by
+   * {@link #read}, so it is absent for every operation.
+   */
+  Stored<V> present(K key, Store.Slot<V> slot, long now, Events<K, V> events) {
+    Stored<V> s = live(key, slot, now, events);
+    return s == null || read(slot, s) != null ? s : null;
+  }
+
   /** The value of an entry the caller replaces or removes, or null if it does not decode (counted and logged). */
   V old(Stored<V> s) {
     try {

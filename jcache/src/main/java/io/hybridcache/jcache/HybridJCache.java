@@ -161,8 +161,8 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     requireOpen();
     Objects.requireNonNull(key, "key");
     return ops.locked(key, (slot, now, events) -> {
-      Stored<V> s = slot.get();
-      return s != null && !s.expiredAt(now);
+      Stored<V> s = slot.get(); // an expired entry is absent, and left to a read (no event from containsKey)
+      return s != null && !s.expiredAt(now) && ops.read(slot, s) != null; // one that does not decode is absent
     });
   }
 
@@ -205,7 +205,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   /** A loaded entry: stored without write-through and without counting a put. */
   private void putLoaded(K key, V value, boolean replace) {
     ops.locked(key, (slot, now, events) -> {
-      Stored<V> s = ops.live(key, slot, now, events);
+      Stored<V> s = replace ? ops.live(key, slot, now, events) : ops.present(key, slot, now, events);
       if (s == null) {
         ops.create(key, slot, value, now, events);
       } else if (replace) {
@@ -311,7 +311,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     checkTypes(key, value);
     long start = System.nanoTime();
     boolean stored = ops.locked(key, (slot, now, events) -> {
-      if (ops.live(key, slot, now, events) != null) {
+      if (ops.present(key, slot, now, events) != null) {
         return false;
       }
       slot.prepare(value);

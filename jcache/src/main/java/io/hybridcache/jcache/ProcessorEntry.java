@@ -17,6 +17,7 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
   private final Function<Stored<V>, V> reader;
   private final Function<K, V> loader;
   private V value;
+  private V decoded;
   private Op op = Op.NONE;
 
   /**
@@ -38,10 +39,7 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
   @Override
   public V getValue() {
     if (op == Op.NONE) {
-      value = stored == null ? null : reader.apply(stored);
-      if (value == null) {
-        stored = null; // it did not decode: removed, a miss
-      }
+      value = storedValue();
       if (value != null) {
         op = Op.ACCESS;
       } else if (loader != null) {
@@ -56,7 +54,18 @@ final class ProcessorEntry<K, V> implements MutableEntry<K, V> {
 
   @Override
   public boolean exists() {
-    return op == Op.NONE ? stored != null : value != null;
+    return op == Op.NONE ? storedValue() != null : value != null;
+  }
+
+  /** The stored entry's value, decoded once; null if there is none or it does not decode (then it is gone). */
+  private V storedValue() {
+    if (decoded == null && stored != null) {
+      decoded = reader.apply(stored);
+      if (decoded == null) {
+        stored = null; // it did not decode: removed, a miss
+      }
+    }
+    return decoded;
   }
 
   @Override

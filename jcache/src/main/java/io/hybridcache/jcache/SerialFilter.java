@@ -54,6 +54,14 @@ final class SerialFilter {
   private final boolean allowList;
   private final Map<String, Long> limits;
   private final AtomicBoolean warned = new AtomicBoolean();
+  /** Per class: why this filter refuses it, or "" if it does not (a class alone: no limits). */
+  private final ClassValue<String> classRefusals = new ClassValue<>() {
+    @Override
+    protected String computeValue(Class<?> type) {
+      String refusal = refusal(type, -1, 1, 1, 0);
+      return refusal == null ? "" : refusal;
+    }
+  };
 
   private SerialFilter(String pattern, ObjectInputFilter filter, boolean allowList, Map<String, Long> limits) {
     this.pattern = pattern;
@@ -72,22 +80,43 @@ final class SerialFilter {
           + " (e.g. com.example.model.*;java.base/*;!*), was " + pattern + ": " + e.getMessage(), e);
     }
     boolean names = false;
+    for (String part : pattern.split(";")) {
+      String p = part.trim();
+      if (p.indexOf('=') < 0 && !p.isEmpty() && !p.startsWith("!")) {
+        names = true;
+      }
+    }
+    return new SerialFilter(pattern, f, names, limits(pattern));
+  }
+
+  /** The limits (maxdepth=...) of a JEP 290 pattern. */
+  private static Map<String, Long> limits(String pattern) {
     Map<String, Long> limits = new HashMap<>();
     for (String part : pattern.split(";")) {
       String p = part.trim();
       int eq = p.indexOf('=');
       if (eq > 0) {
         limits.put(p.substring(0, eq).trim().toLowerCase(Locale.ROOT), Long.parseLong(p.substring(eq + 1).trim()));
-      } else if (!p.isEmpty() && !p.startsWith("!")) {
-        names = true;
       }
     }
-    return new SerialFilter(pattern, f, names, Map.copyOf(limits));
+    return Map.copyOf(limits);
   }
 
-  /** A filter given in code ({@link Codecs#serializing}): merged with the deny-list and the JVM-wide filter. */
+  /**
+   * A filter given in code ({@link Codecs#serializing}): merged with the deny-list and the JVM-wide filter. Its
+   * limits are known (and checked at put) if it is the JDK's pattern filter ({@code Config.createFilter}, whose
+   * toString is its pattern); another filter's limits are found at the read only.
+   */
   static SerialFilter of(ObjectInputFilter filter) {
-    return new SerialFilter(String.valueOf(filter), filter, false, Map.of());
+    Map<String, Long> limits = Map.of();
+    if (filter.getClass().getModule() == Object.class.getModule()) {
+      try {
+        limits = limits(String.valueOf(filter));
+      } catch (RuntimeException notAPattern) {
+        // a merged or other JDK filter: no limits known at put
+      }
+    }
+    return new SerialFilter(String.valueOf(filter), filter, false, limits);
   }
 
   /** True if {@code serial-filter} names classes: then a class it does not name is refused. */
@@ -120,6 +149,24 @@ final class SerialFilter {
       throw new IllegalArgumentException(what + " is " + type.getName() + ", which no value of cache " + cacheName
           + " could be read back as: " + s.refusal() + "; add it to " + ProviderProperties.SERIAL_FILTER);
     }
+  }
+
+  /** Why this filter refuses class {@code type} itself ("class C refused: ..."), or null; decided once per class. */
+  String refusalOf(Class<?> type) {
+    String refusal = classRefusals.get(type);
+    return refusal.isEmpty() ? null : refusal;
+  }
+
+  /** Why this filter refuses {@code type} with these counts (as a reading stream would see them), or null. */
+  String refusal(Class<?> type, long arrayLength, long depth, long refs, long bytes) {
+    Stream s = stream();
+    return s.checkInput(info(type, arrayLength, depth, refs, bytes)) == ObjectInputFilter.Status.REJECTED
+        ? s.refusal() : null;
+  }
+
+  /** The limit {@code name} (maxdepth, maxrefs, maxarray, maxbytes) of {@code serial-filter}, or Long.MAX_VALUE. */
+  long limit(String name) {
+    return limits.getOrDefault(name, Long.MAX_VALUE);
   }
 
   @Override

@@ -19,11 +19,14 @@ import java.util.Objects;
  * {@link SerialFilter} (JEP 290: the deny-list of gadget classes, {@code serial-filter}, the JVM-wide
  * filter), and classes resolve only through the manager's class loader.
  *
- * <p>Design note (failures): {@link #encode} reads the value back once through the filter and the class
- * loader, so a value that would not read back (a class the filter refuses, a graph over its limits, a class
- * the manager's loader cannot see) fails its put with an {@link IllegalArgumentException} naming the class
- * and the limit, not every later get. {@link #decode} throws {@link Undecodable} naming the class, which the
- * cache reads as a miss.
+ * <p>Design note (failures): {@link #encode} never reads anything back (no user readObject runs on a put, and a
+ * key is never deserialized to be looked up): it checks while writing ({@link CheckingOutputStream}) each
+ * class against the filter (its verdict cached per class), array lengths, the object count and depth, and the
+ * encoded length against {@code maxbytes}; a value that fails throws {@link Unstorable} (an
+ * {@link IllegalArgumentException} naming the class and the pattern or limit). What cannot be known while
+ * writing (a class the manager's loader cannot see, back references and nulls counted against
+ * {@code maxrefs}) is found at the read: {@link #decode} throws {@link Undecodable} naming the class, which the
+ * cache reads as a miss, counted and removed.
  */
 final class SerializingCodec<T> implements Codec<T> {
   private final ClassLoader loader;
@@ -36,19 +39,23 @@ final class SerializingCodec<T> implements Codec<T> {
 
   @Override
   public byte[] encode(T value) {
+    Class<?> type = value.getClass();
+    String refusal = type == String.class ? null : filter.refusalOf(type); // a refused class: nothing written
+    if (refusal != null) {
+      throw new Unstorable(type.getName(), refusal);
+    }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
-    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+    try (ObjectOutputStream out = new CheckingOutputStream(bytes, filter, type)) {
       out.writeObject(value);
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot serialize a " + value.getClass().getName()
+      throw new IllegalArgumentException("cannot serialize a " + type.getName()
           + " (store-by-value needs Serializable keys and values, or a codec)", e);
     }
     byte[] written = bytes.toByteArray();
-    try {
-      decode(written);
-    } catch (Undecodable e) {
-      throw new IllegalArgumentException("cannot store a " + value.getClass().getName()
-          + ": it would not read back: " + e.getMessage(), e);
+    if (written.length > filter.limit("maxbytes")) {
+      refusal = filter.refusal(type, -1, 1, 1, written.length);
+      throw new Unstorable(type.getName(), refusal != null ? refusal
+          : "a stream of " + written.length + " bytes is over maxbytes=" + filter.limit("maxbytes"));
     }
     return written;
   }

@@ -52,7 +52,13 @@ final class ValueStore<K, V> implements Store<K, V> {
 
   @Override
   public Slot<V> slot(K key) {
-    byte[] engineKey = namespace.keyOf(keys.encode(key));
+    byte[] encoded;
+    try {
+      encoded = keys.encode(key);
+    } catch (Unstorable e) {
+      return new RefusedKey<>(key, e);
+    }
+    byte[] engineKey = namespace.keyOf(encoded);
     boolean tooLong = engineKey.length > io.hybridcache.core.api.CacheConfig.MAX_KEY_BYTES;
     return new Slot<>() {
       private V prepared;
@@ -160,6 +166,50 @@ final class ValueStore<K, V> implements Store<K, V> {
         return k;
       }
     };
+  }
+
+  /**
+   * The slot of a key the serialization filter refuses (its class, or its graph over a limit): never stored,
+   * so a read is a miss and a write fails with the refusal, naming the class.
+   */
+  private static final class RefusedKey<V> implements Slot<V> {
+    private final int hash;
+    private final Unstorable refusal;
+
+    RefusedKey(Object key, Unstorable refusal) {
+      this.hash = key.getClass().hashCode();
+      this.refusal = refusal;
+    }
+
+    @Override
+    public int hash() {
+      return hash;
+    }
+
+    @Override
+    public void prepare(V value) {
+      throw new IllegalArgumentException("a key the serialization filter refuses: " + refusal.getMessage(), refusal);
+    }
+
+    @Override
+    public Stored<V> get() {
+      return null;
+    }
+
+    @Override
+    public void put(V value, long expireAt) {
+      prepare(value);
+    }
+
+    @Override
+    public void setExpiry(Stored<V> current, long expireAt) {
+      prepare(null);
+    }
+
+    @Override
+    public void remove() {
+      // never stored
+    }
   }
 
   /**

@@ -1,6 +1,8 @@
 package io.hybridcache.jcache;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -140,6 +142,9 @@ class SerialFilterTest {
           () -> c.put("list", new Allowed(new ArrayList<>(List.of(1)))));
       assertTrue(e.getMessage().contains("java.util.ArrayList") && e.getMessage().contains("serial-filter"),
           e.getMessage());
+      IllegalArgumentException n = assertThrows(IllegalArgumentException.class, () -> c.put("x", new Allowed(new Object())));
+      assertTrue(n.getMessage().contains("cannot serialize a " + Allowed.class.getName()),
+          "a value that is not serializable is named so, not as the filter's refusal: " + n.getMessage());
     }
   }
 
@@ -167,6 +172,98 @@ class SerialFilterTest {
     try (CacheManager m = new HybridCachingProvider().getCacheManager(URI.create("test:declared2"),
         getClass().getClassLoader(), p)) {
       assertTrue(m.getCacheNames().iterator().hasNext(), "an allowed declared type starts");
+    }
+  }
+
+  /** A key class an allow-list of java.base does not name; counts its deserializations. */
+  record Key(int id) implements Serializable {
+    static final java.util.concurrent.atomic.AtomicInteger READS = new java.util.concurrent.atomic.AtomicInteger();
+
+    private Object readResolve() {
+      READS.incrementAndGet();
+      return this;
+    }
+  }
+
+  /** A value that counts its deserializations (its readObject runs user code). */
+  static final class Counted implements Serializable {
+    private static final long serialVersionUID = 1L;
+    static final java.util.concurrent.atomic.AtomicInteger READS = new java.util.concurrent.atomic.AtomicInteger();
+    final String name;
+
+    Counted(String name) {
+      this.name = name;
+    }
+
+    private void readObject(java.io.ObjectInputStream in) throws java.io.IOException, ClassNotFoundException {
+      in.defaultReadObject();
+      READS.incrementAndGet();
+    }
+  }
+
+  @Test
+  void aKeyIsNeverDeserializedByAReadOrAPut() {
+    Key.READS.set(0);
+    try (CacheManager m = manager(null)) {
+      Cache<Object, String> c = m.createCache("keyed", new MutableConfiguration<Object, String>());
+      c.put(new Key(1), "one");
+      assertEquals("one", c.get(new Key(1)));
+      assertTrue(c.containsKey(new Key(1)));
+      assertTrue(c.remove(new Key(1)));
+      assertEquals(0, Key.READS.get(), "a key was deserialized on the read path");
+    }
+  }
+
+  @Test
+  void aKeyTheFilterRefusesIsAMissOnAReadAndFailsItsPutNamingTheClass() {
+    try (CacheManager m = manager("java.base/*;!*")) {
+      Cache<Object, String> c = m.createCache("keyed", new MutableConfiguration<Object, String>());
+      assertNull(c.get(new Key(1)), "a refused key is a miss");
+      assertFalse(c.containsKey(new Key(1)));
+      assertFalse(c.remove(new Key(1)));
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.put(new Key(1), "one"));
+      assertTrue(e.getMessage().contains(Key.class.getName()) && e.getMessage().contains("serial-filter"),
+          e.getMessage());
+      c.put(new java.util.ArrayList<>(List.of(1)), "java.base key");
+      assertEquals("java.base key", c.get(new java.util.ArrayList<>(List.of(1))), "an allowed key works");
+    }
+  }
+
+  @Test
+  void aPutDoesNotDeserializeTheValue() {
+    Counted.READS.set(0);
+    try (CacheManager m = manager(null)) {
+      Cache<String, Object> c = objects(m);
+      c.put("a", new Counted("a"));
+      c.put("b", new Counted("b"));
+      assertEquals(0, Counted.READS.get(), "a put read the value back (user readObject ran on a put)");
+      assertEquals("a", ((Counted) c.get("a")).name);
+      assertEquals(1, Counted.READS.get(), "one get, one decode");
+    }
+  }
+
+  @Test
+  void aValueOverTheArrayReferenceOrByteLimitsFailsItsPutNamingTheLimit() {
+    List<Integer> many = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      many.add(1000 + i);
+    }
+    assertPutRefused("maxarray=100", new int[100], new int[101], "maxarray=100", "int[]");
+    assertPutRefused("maxrefs=50", new ArrayList<>(many.subList(0, 40)), many, "maxrefs=50", "java.lang.Integer");
+    assertPutRefused("maxbytes=2000", new byte[100], new byte[5000], "maxbytes=2000", "byte[]");
+  }
+
+  /** Under {@code filter}, {@code small} is stored and {@code big} fails its put with a message naming {@code parts}. */
+  private void assertPutRefused(String filter, Object small, Object big, String... parts) {
+    try (CacheManager m = manager(filter)) {
+      Cache<String, Object> c = objects(m);
+      c.put("small", new ArrayList<>(List.of(small)));
+      assertEquals(1, ((List<?>) c.get("small")).size());
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.put("big", big));
+      for (String part : parts) {
+        assertTrue(e.getMessage().contains(part), filter + ": " + e.getMessage());
+      }
+      assertNull(c.get("big"), "nothing stored");
     }
   }
 }

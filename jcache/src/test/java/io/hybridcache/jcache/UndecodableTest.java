@@ -254,6 +254,64 @@ class UndecodableTest {
     }
   }
 
+  /** A loader of "loaded-KEY" (a factory's singleton: configurations are copied). */
+  static final class Loader implements javax.cache.integration.CacheLoader<String, String>, Serializable {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String load(String key) {
+      return "loaded-" + key;
+    }
+
+    @Override
+    public java.util.Map<String, String> loadAll(Iterable<? extends String> keys) {
+      java.util.Map<String, String> m = new java.util.HashMap<>();
+      keys.forEach(k -> m.put(k, load(k)));
+      return m;
+    }
+  }
+
+  /**
+   * An undecodable value is absent for every operation that asks whether the key is there: containsKey,
+   * putIfAbsent (stores its value, counts a miss), an entry processor's exists() and loadAll without replace.
+   */
+  @Test
+  void anUndecodableValueIsAbsentForContainsKeyPutIfAbsentInvokeAndLoadAll() throws Exception {
+    try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir)) {
+      HybridCacheConfiguration<String, String> config = poisonable();
+      config.setCacheLoaderFactory(new FactoryBuilder.SingletonFactory<>(new Loader()));
+      Cache<String, String> c = manager.createCache("absent", config);
+      CacheStatisticsMXBean stats = c.unwrap(HybridCacheStatisticsMXBean.class);
+
+      c.put("k", "poison");
+      assertFalse(c.containsKey("k"), "containsKey of an undecodable value");
+      assertEquals(1, undecodable(c));
+      assertFalse(c.containsKey("k"), "it was removed: not counted again");
+      assertEquals(1, undecodable(c));
+
+      c.put("k", "poison");
+      long misses = stats.getCacheMisses();
+      assertTrue(c.putIfAbsent("k", "fresh"), "putIfAbsent over an undecodable value stores");
+      assertEquals(misses + 1, stats.getCacheMisses(), "putIfAbsent counted a miss");
+      assertEquals(0, stats.getCacheHits(), "putIfAbsent counted a hit");
+      assertEquals("fresh", c.get("k"));
+      assertEquals(2, undecodable(c));
+
+      c.put("k", "poison");
+      assertEquals("absent", c.invoke("k", (e, args) -> e.exists() ? "present " + e.getValue().length() : "absent"),
+          "an entry processor's exists()");
+      assertFalse(c.containsKey("k"));
+      assertEquals(3, undecodable(c));
+
+      c.put("k", "poison");
+      javax.cache.integration.CompletionListenerFuture done = new javax.cache.integration.CompletionListenerFuture();
+      c.loadAll(Set.of("k"), false, done);
+      done.get();
+      assertEquals("loaded-k", c.get("k"), "loadAll without replace loads over an undecodable value");
+      assertEquals(4, undecodable(c));
+    }
+  }
+
   private static CacheStatisticsMXBean statistics(CacheManager m, String cache) throws Exception {
     ObjectName name = MBeans.name(m.getCache(cache), MBeans.Kind.CacheStatistics);
     return javax.management.JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(), name,
