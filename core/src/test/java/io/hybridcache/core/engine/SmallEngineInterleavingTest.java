@@ -77,21 +77,13 @@ class SmallEngineInterleavingTest {
       cache.put(k, value(7, 2, SMALL)); // DRAM only, flagged: v1 stays in the small engine
       assertArrayEquals(value(7, 1, SMALL), cache.smallTier().get(k), "v1 still in the small engine");
       CompletableFuture<byte[]> during = new CompletableFuture<>();
-      cache.flashTier().beforeDropAll(() -> { // on the maintenance thread, inside clear(), after DRAM emptied
-        Thread reader = new Thread(() -> {
-          try {
-            during.complete(cache.get(k));
-          } catch (Throwable t) {
-            during.completeExceptionally(t);
-          }
-        }, "reader-during-clear");
-        reader.start();
+      cache.flashTier().beforeDropAll(() -> readOnAnotherThread(() -> { // inside clear(), after DRAM emptied
         try {
-          reader.join(TimeUnit.SECONDS.toMillis(10));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+          during.complete(cache.get(k));
+        } catch (Throwable t) {
+          during.completeExceptionally(t);
         }
-      });
+      }));
       cache.clear();
       byte[] read = during.get(10, TimeUnit.SECONDS);
       assertTrue(read == null || java.util.Arrays.equals(value(7, 2, SMALL), read),
@@ -118,17 +110,11 @@ class SmallEngineInterleavingTest {
       java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
       ((HeapIndex) cache.flashTier().index()).probe(region -> {
         if (region.equals("clear") && once.compareAndSet(false, true)) { // one stripe locked, the rest readable
-          Thread reader = new Thread(() -> {
+          readOnAnotherThread(() -> {
             for (int i = 0; i < keys; i++) {
               served.addAndGet(cache.get(key(i)) != null ? 1 : 0);
             }
-          }, "reader-during-clear");
-          reader.start();
-          try {
-            reader.join(TimeUnit.SECONDS.toMillis(10));
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
+          });
         }
       });
       cache.clear();
@@ -137,6 +123,17 @@ class SmallEngineInterleavingTest {
       for (int i = 0; i < keys; i++) {
         assertTrue(cache.get(key(i)) == null, "key " + i + " served after clear() returned");
       }
+    }
+  }
+
+  /** Runs {@code reads} on a thread of its own and waits for it (at most 10 s): a read from inside a clear. */
+  private static void readOnAnotherThread(Runnable reads) {
+    Thread reader = new Thread(reads, "reader-during-clear");
+    reader.start();
+    try {
+      reader.join(TimeUnit.SECONDS.toMillis(10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
