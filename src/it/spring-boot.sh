@@ -29,6 +29,10 @@ if [ "${SKIP_INSTALL:-0}" != 1 ]; then
   ./mvnw -B -q -pl jcache -am install -DskipTests
 fi
 ./mvnw -B -q -f $APP/pom.xml package
+# the provider runs on the Caffeine Spring Boot's dependency management brings, not the one it is built with
+CAFFEINE=$(unzip -l $APP/target/app.jar | grep -o 'BOOT-INF/lib/caffeine-[0-9][^/]*\.jar' | head -1)
+[ -n "$CAFFEINE" ] || { say "FAIL: no Caffeine in the application"; exit 1; }
+say "Caffeine in the application: ${CAFFEINE#BOOT-INF/lib/} (Spring Boot's managed version; the library is built with $(sed -n 's|.*<caffeine.version>\(.*\)</caffeine.version>.*|\1|p' pom.xml))"
 cat > "$WORK/hybridcache.properties" <<PROPS
 directory=$WORK/cache
 dram-bytes=2m
