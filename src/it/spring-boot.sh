@@ -33,30 +33,50 @@ fi
 CAFFEINE=$(unzip -l $APP/target/app.jar | grep -o 'BOOT-INF/lib/caffeine-[0-9][^/]*\.jar' | head -1)
 [ -n "$CAFFEINE" ] || { say "FAIL: no Caffeine in the application"; exit 1; }
 say "Caffeine in the application: ${CAFFEINE#BOOT-INF/lib/} (Spring Boot's managed version; the library is built with $(sed -n 's|.*<caffeine.version>\(.*\)</caffeine.version>.*|\1|p' pom.xml))"
-cat > "$WORK/hybridcache.properties" <<PROPS
-directory=$WORK/cache
+# The provider file of the recipe (src/site/jcache.md#spring-boot-recipe), with this run's paths and small
+# budgets. $1: the file, $2: its directory line ("" for none: a private directory per process), $3: cache-version
+provider_file() {
+  { [ -z "$2" ] || echo "$2"; echo "cache-version=$3"; cat <<'PROPS'
 dram-bytes=2m
 flash-bytes=64m
 segment-bytes=4m
 write-buffer-bytes=256k
-# declared caches (created with the manager): Spring's items (Long keys, String values: fast codecs), and
-# Hibernate's update-timestamps region on the heap (never evicted, never expires) with the query-results
-# region emptied at each start (its entries are only as good as the timestamps they are checked against)
+# Java serialization reads only these classes (and writes only what will read back): the model, java.base,
+# Spring's key of a method with several arguments, and what Hibernate 7.2 caches (entity and collection keys
+# and entries, the READ_WRITE wrappers, the query cache's key and results); found by running this application
+serial-filter=demo.*;java.base/*;\
+  org.springframework.cache.interceptor.SimpleKey;\
+  org.hibernate.cache.internal.BasicCacheKeyImplementation;\
+  org.hibernate.cache.spi.entry.StandardCacheEntryImpl;\
+  org.hibernate.cache.spi.entry.CollectionCacheEntry;\
+  org.hibernate.cache.spi.support.AbstractReadWriteAccess$Item;\
+  org.hibernate.cache.spi.support.AbstractReadWriteAccess$SoftLockImpl;\
+  org.hibernate.cache.spi.QueryKey;\
+  org.hibernate.query.internal.QueryParameterBindingsImpl$ParameterBindingsMementoImpl;\
+  org.hibernate.cache.internal.QueryResultsCacheImpl$CacheItem;!*
+# Spring's caches, declared here (so not in spring.cache.cache-names): items (Long keys, String values: fast
+# codecs) and labels (a two-argument method: SimpleKey keys, demo.Label values, Java-serialized)
 cache.items.key-type=java.lang.Long
 cache.items.value-type=java.lang.String
-cache.default-update-timestamps-region.store-by-reference=true
-cache.default-query-results-region.clear-on-start=true
+cache.labels.value-type=demo.Label
 # the entity and collection regions Hibernate creates on demand: warm across restarts (without warm=true a
-# cache created on demand starts empty at each start)
+# cache created on demand starts empty at each start). Hibernate's update-timestamps and query-results regions
+# need nothing: found by the end of their names (region_prefix or not), on the heap and empty at each start
 cache.demo.Customer.warm=true
 cache.demo.Customer.purchases.warm=true
 cache.demo.Purchase.warm=true
 PROPS
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  } > "$1"
+}
+provider_file "$WORK/hybridcache.properties" "directory=$WORK/cache" 1
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PORT=$(free_port)
 URL=http://127.0.0.1:$PORT
 PID=
+PIDS=() # every application process started, for the cleanup
+APP_ARGS=() # arguments of every later start (the deploy adds one)
 cleanup() {
-  if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then kill -KILL "$PID"; fi
+  for p in "${PIDS[@]}"; do if kill -0 "$p" 2>/dev/null; then kill -KILL "$p"; fi; done
   pg_stop; rm -rf "$PG_WORK"
 }
 trap cleanup EXIT
@@ -64,22 +84,32 @@ pg_install
 pg_start "$PG_WORK" demo
 say "PostgreSQL 15 on 127.0.0.1:$PG_PORT"
 
-start() { # $1: run label
-  java -Xmx256m -jar $APP/target/app.jar --server.address=127.0.0.1 --server.port=$PORT \
-    --spring.cache.jcache.config=file:$WORK/hybridcache.properties \
-    --spring.jpa.properties.hibernate.javax.cache.uri=file:$WORK/hybridcache.properties \
+launch() { # $1: run label, $2: port, $3: provider file; more: application arguments. Sets LAUNCHED (its pid).
+  java -Xmx256m -jar $APP/target/app.jar --server.address=127.0.0.1 --server.port=$2 \
+    --app.hybridcache-config=file:$3 \
     --spring.datasource.url=jdbc:postgresql://127.0.0.1:$PG_PORT/demo --spring.datasource.username=postgres \
-    --demo.customers=$M > "$WORK/app-$1.log" 2>&1 &
-  PID=$!
-  for _ in $(seq 1 240); do # readiness: the process answers, or has died
-    if curl -sf "$URL/stats" > /dev/null; then return 0; fi
-    kill -0 "$PID" 2>/dev/null || { say "FAIL: the application died at start ($1)"; tail -40 "$WORK/app-$1.log"; exit 1; }
+    --demo.customers=$M "${APP_ARGS[@]}" "${@:4}" > "$WORK/app-$1.log" 2>&1 &
+  LAUNCHED=$!
+  PIDS+=("$LAUNCHED")
+}
+
+ready() { # $1: run label, $2: port, $3: pid. Readiness: the process answers, or has died.
+  for _ in $(seq 1 240); do
+    if curl -sf "http://127.0.0.1:$2/stats" > /dev/null; then return 0; fi
+    kill -0 "$3" 2>/dev/null || { say "FAIL: the application died at start ($1)"; tail -40 "$WORK/app-$1.log"; exit 1; }
     sleep 0.5
   done
   say "FAIL: the application did not answer within 120 s ($1)"; tail -40 "$WORK/app-$1.log"; exit 1
 }
 
-stat() { curl -sf "$URL/stats" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+start() { # $1: run label; more: application arguments of this start only
+  launch "$1" "$PORT" "$WORK/hybridcache.properties" "${@:2}"; PID=$LAUNCHED
+  ready "$1" "$PORT" "$PID"
+}
+
+stop() { kill -TERM "$1"; wait "$1" || true; } # a clean stop (Spring closes the CacheManager)
+
+stat() { curl -sf "${2:-$URL}/stats" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
 check() { # $1: output file, $2: count, $3: python expression of the line for id i
   python3 - "$1" "$2" "$3" <<'PY'
@@ -95,32 +125,38 @@ if len(lines) != n or bad:
 PY
 }
 
-pass() { # $1: label, $2: first item (default 0), $3: items (default N). One keep-alive connection; checks every line.
+pass() { # $1: label, $2: first item (default 0), $3: items (default N); the instance at AT (default URL). One
+  # keep-alive connection; checks every line.
   local from=${2:-0} count=${3:-$N}
-  curl -sf "$URL/items/[$from-$((from + count - 1))]" > "$WORK/$1.out"
+  curl -sf "${AT:-$URL}/items/[$from-$((from + count - 1))]" > "$WORK/$1.out" || { say "FAIL: a request failed ($1)"; exit 1; }
   check "$WORK/$1.out" "$count" '"item-%d-" % (i + '"$from"') + "".join(chr(97 + (i + '"$from"' + j) % 26) for j in range(1000))'
 }
 
 NAME='"customer-%d-" % i + "n" * 200'
 PURCHASES='"2 purchases, %d cents" % (3 * i)'
 customers() { # $1: label, $2: path after /customers/ID ("" for the entity, /purchases, /by-query), $3: expected
-  # line (python, of i). Reads customers 0..M-1; prints "L2-hits query-cache-hits SQL-statements" of the pass.
+  # line (python, of i). Reads customers 0..M-1; sets H Q S: the pass's L2 hits, query cache hits, SQL statements.
   local hits=$(stat l2Hits) qhits=$(stat queryCacheHits) sql=$(stat sqlStatements)
-  curl -sf "$URL/customers/[0-$((M - 1))]$2" > "$WORK/$1.out"
+  curl -sf "$URL/customers/[0-$((M - 1))]$2" > "$WORK/$1.out" || { say "FAIL: a request failed ($1)"; exit 1; }
   check "$WORK/$1.out" "$M" "$3"
-  echo "$(( $(stat l2Hits) - hits )) $(( $(stat queryCacheHits) - qhits )) $(( $(stat sqlStatements) - sql ))"
+  H=$(( $(stat l2Hits) - hits )); Q=$(( $(stat queryCacheHits) - qhits )); S=$(( $(stat sqlStatements) - sql ))
+}
+
+labels() { # $1: label. Reads labels 0..99 (en) through the two-argument @Cacheable; checks every line.
+  curl -sf "$URL/labels/[0-99]/en" > "$WORK/$1.out" || { say "FAIL: a request failed ($1)"; exit 1; }
+  check "$WORK/$1.out" 100 '"label-%d-en" % i'
 }
 
 l2row() { say "$(printf '%-40s L2 hits %6s, query cache hits %6s of %s, SQL statements %s' "$1" "$2" "$3" "$M" "$4")"; }
 
 hibernate_passes() { # $1: label; $2: 1 if the query-results region is warm. Entity, collection, query; checks SQL 0.
   local H Q S
-  read -r H Q S <<< "$(customers "$1-entity" "" "$NAME")"; l2row "customers (entity), $1" "$H" "$Q" "$S"
+  customers "$1-entity" "" "$NAME"; l2row "customers (entity), $1" "$H" "$Q" "$S"
   [ "$H" = "$M" ] && [ "$S" = 0 ] || { say "FAIL: the entity region did not serve every customer ($1)"; exit 1; }
-  read -r H Q S <<< "$(customers "$1-purchases" /purchases "$PURCHASES")"; l2row "purchases (collection), $1" "$H" "$Q" "$S"
+  customers "$1-purchases" /purchases "$PURCHASES"; l2row "purchases (collection), $1" "$H" "$Q" "$S"
   [ "$H" -ge $((3 * M)) ] && [ "$S" = 0 ] || { say "FAIL: the collection region did not serve every customer's purchases ($1)"; exit 1; }
   if [ "$2" = 1 ]; then
-    read -r H Q S <<< "$(customers "$1-query" /by-query "$NAME")"; l2row "name by query, $1" "$H" "$Q" "$S"
+    customers "$1-query" /by-query "$NAME"; l2row "name by query, $1" "$H" "$Q" "$S"
     [ "$Q" = "$M" ] && [ "$S" = 0 ] || { say "FAIL: the query-results region did not serve every query ($1)"; exit 1; }
   fi
 }
@@ -186,26 +222,31 @@ FLASH_BEFORE=$(stat flashHits) # the engine's counters are of all its caches: Hi
 pass second-pass; row "second pass (from the cache)"
 [ "$(stat loads)" = "$N" ] || { say "FAIL: the second pass loaded again: $(stat loads) loads"; exit 1; }
 [ $(( $(stat flashHits) - FLASH_BEFORE )) -gt $((N / 2)) ] || { say "FAIL: only $(( $(stat flashHits) - FLASH_BEFORE )) flash hits for a hot set > DRAM"; exit 1; }
-read -r H Q S <<< "$(customers first-entity "" "$NAME")"; l2row "customers (entity), first pass" "$H" "$Q" "$S"
-read -r H Q S <<< "$(customers first-purchases /purchases "$PURCHASES")"; l2row "purchases (collection), first pass" "$H" "$Q" "$S"
-read -r H Q S <<< "$(customers first-query /by-query "$NAME")"; l2row "name by query, first pass" "$H" "$Q" "$S"
+labels first-labels; labels first-labels-again
+[ "$(stat labelLoads)" = 100 ] || { say "FAIL: 100 labels (SimpleKey keys, demo.Label values) loaded $(stat labelLoads) times, not 100"; exit 1; }
+say "OK: 100 labels cached through the serial-filter allow-list (SimpleKey keys, Java-serialized demo.Label values)"
+customers first-entity "" "$NAME"; l2row "customers (entity), first pass" "$H" "$Q" "$S"
+customers first-purchases /purchases "$PURCHASES"; l2row "purchases (collection), first pass" "$H" "$Q" "$S"
+customers first-query /by-query "$NAME"; l2row "name by query, first pass" "$H" "$Q" "$S"
 [ "$S" -ge "$M" ] || { say "FAIL: the first query pass ran $S SQL statements, fewer than its $M queries"; exit 1; }
 hibernate_passes "second pass" 1
 race first
 # the race updated the Customer table: every cached query on it is older than its update timestamp now
-read -r H Q S <<< "$(customers race-query /by-query "$NAME")"; l2row "name by query, after the race" "$H" "$Q" "$S"
+customers race-query /by-query "$NAME"; l2row "name by query, after the race" "$H" "$Q" "$S"
 [ "$Q" = 0 ] && [ "$S" -ge "$M" ] || { say "FAIL: the race's updates did not invalidate the cached query results"; exit 1; }
 hibernate_passes "after the race, again" 1
 summary "first run"
 
-kill -TERM "$PID"; wait "$PID" || true; PID=
+stop "$PID"; PID=
 start clean-restart
 first_second "first second after a clean stop" "$N"
 pass after-clean-stop; row "after a clean stop (SIGTERM)"
 [ "$(stat loads)" = 0 ] || { say "FAIL: not warm after a clean stop: $(stat loads) items loaded again"; exit 1; }
 [ "$(stat flashHits)" -gt $((N / 2)) ] || { say "FAIL: only $(stat flashHits) flash hits after the restart"; exit 1; }
+labels clean-labels
+[ "$(stat labelLoads)" = 0 ] || { say "FAIL: not warm after a clean stop: $(stat labelLoads) labels loaded again"; exit 1; }
 hibernate_passes "after a clean stop" 0
-read -r H Q S <<< "$(customers clean-query /by-query "$NAME")"; l2row "name by query, after a clean stop" "$H" "$Q" "$S"
+customers clean-query /by-query "$NAME"; l2row "name by query, after a clean stop" "$H" "$Q" "$S"
 [ "$Q" = 0 ] || { say "FAIL: the query-results region (clear-on-start) served $Q queries of the last run"; exit 1; }
 hibernate_passes "after a clean stop, again" 1
 race "after a clean stop"
@@ -219,13 +260,81 @@ pass after-kill 0 $((N + 1000)); row "after kill -9 (all $((N + 1000)) items)"
 LOADS=$(stat loads)
 [ "$LOADS" -le 1000 ] || { say "FAIL: not warm after kill -9: $LOADS items loaded again (only new ones may be)"; exit 1; }
 [ "$(stat flashHits)" -gt $((N / 2)) ] || { say "FAIL: only $(stat flashHits) flash hits after kill -9"; exit 1; }
-read -r H Q S <<< "$(customers kill-entity "" "$NAME")"; l2row "customers (entity) after kill -9" "$H" "$Q" "$S"
+customers kill-entity "" "$NAME"; l2row "customers (entity) after kill -9" "$H" "$Q" "$S"
 [ "$H" -ge $((M * 9 / 10)) ] || { say "FAIL: the L2 cache was not warm after kill -9: $H hits of $M"; exit 1; }
-read -r H Q S <<< "$(customers kill-purchases /purchases "$PURCHASES")"; l2row "purchases (collection) after kill -9" "$H" "$Q" "$S"
+customers kill-purchases /purchases "$PURCHASES"; l2row "purchases (collection) after kill -9" "$H" "$Q" "$S"
 RACED=$(curl -sf "$URL/customers/$M")
 [ "$RACED" = "race-$((2 * ROUNDS))" ] || { say "FAIL: after kill -9 the raced customer reads $RACED, not race-$((2 * ROUNDS))"; exit 1; }
 race "after kill -9"
 summary "after kill -9 (this process)"
 
-kill -TERM "$PID"; wait "$PID" || true; PID=
-say "OK: $N items and $M customers (entity, collection, query), every response correct, no stale read in 3 races; warm after a clean stop and after kill -9"
+
+# A deploy: a clean stop; while the application is down a migration changes every customer's name (as a Flyway
+# script at start-up or another service would) and the new build caches its entities in another shape
+# (hibernate.cache.use_structured_entries: maps, not Hibernate's entry objects, so an old entry read by it fails
+# the request); cache-version bumped in the provider file (DEPLOY_CACHE_VERSION=1 keeps it: the check must fail).
+# After the restart no old entry is served: every item and label is loaded again, every customer is read from
+# SQL once (the new name), then from the L2 cache in the new shape; nothing is logged at WARN or ERROR.
+stop "$PID"; PID=
+pg_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d demo -qc \
+  "update customer set name = 'customer-' || id || '-' || repeat('m', 200) where id < $M" > /dev/null
+provider_file "$WORK/hybridcache.properties" "directory=$WORK/cache" "${DEPLOY_CACHE_VERSION:-2}"
+APP_ARGS+=(--spring.jpa.properties.hibernate.cache.use_structured_entries=true)
+NAME='"customer-%d-" % i + "m" * 200'
+start deploy
+customers deploy-entity "" "$NAME"; l2row "customers (entity), after the deploy" "$H" "$Q" "$S"
+[ "$H" = 0 ] && [ "$S" -ge "$M" ] || { say "FAIL: after the deploy $H customers came from the L2 cache, $S SQL statements: not every one read from SQL"; exit 1; }
+pass after-deploy; row "after the deploy (cache-version bumped)"
+[ "$(stat loads)" = "$N" ] || { say "FAIL: after the deploy $(stat loads) items were loaded, not $N: the items cache did not start empty"; exit 1; }
+labels deploy-labels
+[ "$(stat labelLoads)" = 100 ] || { say "FAIL: after the deploy $(stat labelLoads) labels were loaded, not 100"; exit 1; }
+customers deploy-purchases /purchases "$PURCHASES"; l2row "purchases (collection), after the deploy" "$H" "$Q" "$S"
+customers deploy-query /by-query "$NAME"; l2row "name by query, after the deploy" "$H" "$Q" "$S"
+[ "$Q" = 0 ] || { say "FAIL: after the deploy the query-results region served $Q queries of the last version"; exit 1; }
+hibernate_passes "after the deploy, again" 1
+if grep -E ' (WARN|ERROR) ' "$WORK/app-deploy.log"; then say "FAIL: the deployed application logged the above"; exit 1; fi
+say "OK: deploy (cache-version 1 -> ${DEPLOY_CACHE_VERSION:-2}, structured entries, $M names migrated while down): every cache started empty, no old entry or shape served, no WARN or ERROR"
+
+# A prefixed region set-up (hibernate.cache.region_prefix=someprefix: every region is someprefix.NAME): the
+# update-timestamps region is still found by the end of its name (on the heap, eternal: summary checks it) and
+# no stale value or query result is served under a writer.
+stop "$PID"; PID=
+start prefixed --spring.jpa.properties.hibernate.cache.region_prefix=someprefix
+[ "$(stat timestampsRegion)" = someprefix.default-update-timestamps-region ] || { say "FAIL: /stats looked up $(stat timestampsRegion)"; exit 1; }
+customers prefixed-entity "" "$NAME"; l2row "customers (entity), prefixed, cold" "$H" "$Q" "$S"
+[ "$H" = 0 ] || { say "FAIL: the prefixed entity region (a new cache) served $H customers"; exit 1; }
+customers prefixed-purchases /purchases "$PURCHASES"; l2row "purchases (collection), prefixed, cold" "$H" "$Q" "$S"
+customers prefixed-query /by-query "$NAME"; l2row "name by query, prefixed, cold" "$H" "$Q" "$S"
+hibernate_passes "prefixed regions" 1
+race "prefixed regions"
+customers prefixed-race-query /by-query "$NAME"; l2row "name by query, prefixed, after the race" "$H" "$Q" "$S"
+[ "$Q" = 0 ] && [ "$S" -ge "$M" ] || { say "FAIL: with region_prefix the race's updates did not invalidate the cached query results"; exit 1; }
+summary "prefixed regions"
+say "OK: region_prefix=someprefix: $(stat timestampsRegion) on the heap and eternal, no stale read, cached queries invalidated by the writer"
+
+# Two instances of the application on one host with default settings (the provider file without directory):
+# both start, share nothing (an item loaded through one is loaded again by the other), and each one's private
+# directory (named in its log, 0700) is gone after a clean stop.
+stop "$PID"; PID=
+provider_file "$WORK/hybridcache-default.properties" "" 2
+PORT_B=$(free_port)
+launch instance-a "$PORT" "$WORK/hybridcache-default.properties"; PID=$LAUNCHED
+launch instance-b "$PORT_B" "$WORK/hybridcache-default.properties"; PID_B=$LAUNCHED
+ready instance-a "$PORT" "$PID"; ready instance-b "$PORT_B" "$PID_B"
+URL_B=http://127.0.0.1:$PORT_B
+private_dir() { sed -n 's/.*: directory \([^ ]*\) (private to this manager.*/\1/p' "$WORK/app-$1.log" | head -1; }
+DIR_A=$(private_dir instance-a); DIR_B=$(private_dir instance-b)
+[ -n "$DIR_A" ] && [ -n "$DIR_B" ] && [ "$DIR_A" != "$DIR_B" ] || { say "FAIL: private directories '$DIR_A' and '$DIR_B'"; exit 1; }
+for d in "$DIR_A" "$DIR_B"; do
+  [ "$(command stat -c %a "$d")" = 700 ] || { say "FAIL: $d has mode $(command stat -c %a "$d"), not 700"; exit 1; }
+done
+AT=$URL pass instance-a-items 0 500; AT=$URL_B pass instance-b-items 0 500
+AT=$URL pass instance-a-again 0 500; AT=$URL_B pass instance-b-again 0 500
+LA=$(stat loads); LB=$(stat loads "$URL_B")
+say "two instances, default settings: instance A loaded $LA of 500 items (twice read), instance B $LB; directories $DIR_A, $DIR_B"
+[ "$LA" = 500 ] && [ "$LB" = 500 ] || { say "FAIL: the two instances shared items (each must load all 500 once)"; exit 1; }
+stop "$PID"; PID=; stop "$PID_B"
+[ ! -e "$DIR_A" ] && [ ! -e "$DIR_B" ] || { say "FAIL: a private directory is left after a clean stop: $(ls -d "$DIR_A" "$DIR_B" 2>/dev/null)"; exit 1; }
+say "OK: two instances with default settings both started, shared nothing, and their private directories are gone after a clean stop"
+
+say "OK: $N items, 100 labels and $M customers (entity, collection, query), every response correct, no stale read in 4 races; warm after a clean stop and after kill -9; a deploy serves no old entry; region_prefix keeps the timestamps region; two default instances share nothing"

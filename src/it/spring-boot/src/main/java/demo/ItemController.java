@@ -10,12 +10,13 @@ import javax.cache.configuration.CompleteConfiguration;
 import javax.cache.expiry.EternalExpiryPolicy;
 import org.hibernate.SessionFactory;
 import org.hibernate.stat.Statistics;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * GET /items/{id}: the item (one line); GET /stats: the loads, Hibernate's counters, the update-timestamps
+ * GET /items/{id}: the item (one line); GET /labels/{id}/{lang}: a label (one line); GET /stats: the loads, Hibernate's counters, the update-timestamps
  * region's configuration and the cache engine's counters.
  */
 @RestController
@@ -25,16 +26,24 @@ public class ItemController {
   private final ItemService items;
   private final CacheManager jcache;
   private final Statistics hibernate;
+  private final String timestampsRegion;
 
-  public ItemController(ItemService items, CacheManager jcache, EntityManagerFactory jpa) {
+  public ItemController(ItemService items, CacheManager jcache, EntityManagerFactory jpa,
+      @Value("${spring.jpa.properties.hibernate.cache.region_prefix:}") String regionPrefix) {
     this.items = items;
     this.jcache = jcache;
     this.hibernate = jpa.unwrap(SessionFactory.class).getStatistics();
+    this.timestampsRegion = regionPrefix.isEmpty() ? TIMESTAMPS : regionPrefix + "." + TIMESTAMPS; // Hibernate's naming
   }
 
   @GetMapping("/items/{id}")
   public String item(@PathVariable("id") long id) {
     return items.item(id) + "\n";
+  }
+
+  @GetMapping("/labels/{id}/{lang}")
+  public String label(@PathVariable("id") long id, @PathVariable("lang") String lang) {
+    return items.label(id, lang).text() + "\n";
   }
 
   @GetMapping("/stats")
@@ -43,6 +52,7 @@ public class ItemController {
     CacheStats s = engine.stats();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("loads", items.loads());
+    m.put("labelLoads", items.labelLoads());
     m.put("gets", s.gets());
     m.put("dramHits", s.dramHits());
     m.put("flashHits", s.flashHits());
@@ -55,8 +65,10 @@ public class ItemController {
     m.put("queryCacheHits", hibernate.getQueryCacheHitCount());
     m.put("queryCacheMisses", hibernate.getQueryCacheMissCount());
     m.put("sqlStatements", hibernate.getPrepareStatementCount());
-    // Hibernate's update-timestamps region must never expire or evict: declared store-by-reference and eternal
-    javax.cache.Cache<Object, Object> timestamps = jcache.getCache(TIMESTAMPS);
+    // Hibernate's update-timestamps region must never expire or evict: store-by-reference (the provider finds it
+    // by the end of its name, region_prefix or not; the provider file does not declare it) and eternal
+    javax.cache.Cache<Object, Object> timestamps = jcache.getCache(timestampsRegion);
+    m.put("timestampsRegion", timestampsRegion);
     CompleteConfiguration<?, ?> c = timestamps == null ? null : timestamps.getConfiguration(CompleteConfiguration.class);
     m.put("timestampsStoreByValue", c == null ? null : c.isStoreByValue()); // null: no such cache in this manager
     m.put("timestampsEternal", c != null && c.getExpiryPolicyFactory().create() instanceof EternalExpiryPolicy);

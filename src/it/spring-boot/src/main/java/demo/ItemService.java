@@ -8,11 +8,19 @@ import org.springframework.stereotype.Service;
 @Service
 public class ItemService {
   private final AtomicLong loads = new AtomicLong();
+  private final AtomicLong labelLoads = new AtomicLong();
 
   @Cacheable("items")
   public String item(long id) {
     loads.incrementAndGet();
     return value(id);
+  }
+
+  /** A model value under a two-part key (Spring's SimpleKey): both Java-serialized, through the serial-filter. */
+  @Cacheable("labels")
+  public Label label(long id, String lang) {
+    labelLoads.incrementAndGet();
+    return new Label(id, lang, "label-" + id + "-" + lang);
   }
 
   /** The value of item {@code id}: "item-ID-" and 1,000 letters that depend on the id (about 1 KiB). */
@@ -26,5 +34,9 @@ public class ItemService {
 
   long loads() {
     return loads.get();
+  }
+
+  long labelLoads() {
+    return labelLoads.get();
   }
 }
