@@ -75,7 +75,9 @@ class SpecEdgesTest {
       for (int round = 0; round < 3; round++) {
         CountDownLatch firstIn = new CountDownLatch(1);
         CountDownLatch secondIn = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Thread> secondThread = new java.util.concurrent.atomic.AtomicReference<>();
         Future<?> second = other.submit(() -> {
+          secondThread.set(Thread.currentThread());
           firstIn.await();
           return c.invoke(new byte[] {1, 2, 3}, (e, a) -> {
             secondIn.countDown();
@@ -85,14 +87,18 @@ class SpecEdgesTest {
         });
         Boolean overlapped = c.invoke(new byte[] {1, 2, 3}, (e, a) -> {
           firstIn.countDown();
-          try {
-            // the second invoke must not enter while this one runs: a bounded wait for what must not happen
-            boolean in = secondIn.await(200, TimeUnit.MILLISECONDS);
-            e.setValue(e.exists() ? e.getValue() + 1 : 1L);
-            return in;
-          } catch (InterruptedException ex) {
-            throw new IllegalStateException(ex);
+          // the second invoke must not enter while this one runs: wait until it has entered (a failure) or is
+          // parked on a lock (the key's), within 10 s
+          long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+          while (secondIn.getCount() > 0 && !parkedOnALock(secondThread.get())) {
+            if (System.nanoTime() > end) {
+              throw new IllegalStateException("the second invoke neither entered nor waited for the key's lock");
+            }
+            Thread.onSpinWait();
           }
+          boolean in = secondIn.getCount() == 0;
+          e.setValue(e.exists() ? e.getValue() + 1 : 1L);
+          return in;
         });
         second.get(10, TimeUnit.SECONDS);
         assertFalse(overlapped, "an invoke of an equal byte[] key ran inside another's processor");
@@ -101,6 +107,12 @@ class SpecEdgesTest {
     } finally {
       other.shutdownNow();
     }
+  }
+
+  /** True if {@code t} is parked waiting for a {@code ReentrantLock} (the key locks are), not for a latch. */
+  private static boolean parkedOnALock(Thread t) {
+    Object blocker = t == null ? null : java.util.concurrent.locks.LockSupport.getBlocker(t);
+    return blocker != null && blocker.getClass().getName().startsWith("java.util.concurrent.locks.ReentrantLock");
   }
 
   @Test
