@@ -207,12 +207,6 @@ final class HybridCacheManager implements CacheManager {
   }
 
   /**
-   * A declared cache created again: the file and the code (Spring Boot's {@code spring.cache.cache-names},
-   * which creates each listed cache right after getting the manager and drops the manager unclosed when
-   * that fails) both declare it. The application's start fails here, so the manager closes itself and its
-   * engine cleanly (the next start is warm, not a crash recovery), and the error names the remedy.
-   */
-  /**
    * The refusal of {@code createCache} for a cache the file declares: a {@link CacheException} only, as for any
    * existing name. The manager stays open: Spring and Hibernate share it, and "try createCache, catch
    * CacheException, getCache" (or a racing creator) must not close every cache of both.

@@ -40,10 +40,8 @@ final class SerializingCodec<T> implements Codec<T> {
   @Override
   public byte[] encode(T value) {
     Class<?> type = value.getClass();
-    String refusal = type == String.class ? null : filter.refusalOf(type); // a refused class: nothing written
-    if (refusal != null) {
-      throw new Unstorable(type.getName(), refusal);
-    }
+    // every class written is judged as it is written (CheckingOutputStream.annotateClass): what a writeReplace
+    // puts in the stream (List.of's CollSer, a lambda's SerializedLambda), not the value's own class
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
     try (ObjectOutputStream out = new CheckingOutputStream(bytes, filter, type)) {
       out.writeObject(value);
@@ -53,7 +51,7 @@ final class SerializingCodec<T> implements Codec<T> {
     }
     byte[] written = bytes.toByteArray();
     if (written.length > filter.limit("maxbytes")) {
-      refusal = filter.refusal(type, -1, 1, 1, written.length);
+      String refusal = filter.refusal(type, -1, 1, 1, written.length);
       throw new Unstorable(type.getName(), refusal != null ? refusal
           : "a stream of " + written.length + " bytes is over maxbytes=" + filter.limit("maxbytes"));
     }
