@@ -553,9 +553,8 @@ final class SmallTier implements Closeable {
   /**
    * Removes every version of the key from {@code log} (and its sets), waiting at most {@link
    * #removeWaitNanos}: a key the engine cannot hold costs DRAM lookups only ({@link SmallLog#mayHold});
-   * any other is removed on the {@link #remover} thread, which this caller waits for (the handoff, a queue
-   * offer and two thread wake-ups, measured at 6-9 us a remove against 0.5 us before for a key in the log's
-   * DRAM buffer alone; a set page's read and rewrite take about 250 us). Throws (the caller empties the
+   * any other is removed on the {@link #remover} thread, which this caller waits for (the hand-off: a queue
+   * offer and two thread wake-ups, beside a set page's device read and rewrite). Throws (the caller empties the
    * engine) if the removal did not end by then, or the remover is still held by one that did not: a hung
    * device costs one wait.
    */
