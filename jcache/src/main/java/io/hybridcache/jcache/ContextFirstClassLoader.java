@@ -55,15 +55,11 @@ final class ContextFirstClassLoader extends ClassLoader {
 
   @Override
   protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-    ClassLoader c = context();
-    if (c != null) {
-      try {
-        return Class.forName(name, false, c);
-      } catch (ClassNotFoundException e) {
-        // not the application's: the provider's own
-      }
+    Class<?> c = resolve(name, false); // it defines no class of its own: nothing to find among its loaded ones
+    if (resolve) {
+      resolveClass(c);
     }
-    return super.loadClass(name, resolve);
+    return c;
   }
 
   @Override

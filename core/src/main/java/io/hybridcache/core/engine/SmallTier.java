@@ -703,8 +703,7 @@ final class SmallTier implements Closeable {
    * served.
    */
   void beginClear() {
-    clearing.incrementAndGet();
-    clears.incrementAndGet(); // a lookup begun before does not promote
+    clearing.incrementAndGet(); // (a lookup begun before does not promote: the cache's clear count says so)
   }
 
   void endClear() {
