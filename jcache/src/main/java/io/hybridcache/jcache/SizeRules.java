@@ -15,7 +15,7 @@ final class SizeRules {
   static final int MIN_SEGMENTS = CacheConfig.MIN_SEGMENTS + 2;
   static final long MIN_DRAM_BYTES = CacheConfig.MIB;
   static final long MIN_SEGMENT_BYTES = 64 * CacheConfig.KIB;
-  static final long MAX_SEGMENT_BYTES = 128 * CacheConfig.MIB;
+  static final long MAX_SEGMENT_BYTES = CacheConfig.MAX_SEGMENT_BYTES;
   static final long PAGE = 4 * CacheConfig.KIB;
 
   /** The engine's field names and the provider's property names. */
