@@ -188,6 +188,8 @@ class MemoryBoundTest {
         t.start();
         return t;
       }, true);
+      assertEquals(0.27, (double) SmallTier.directBoundBytes() / CacheConfig.MIB, 0.005,
+          "the README's figure for the small engine's direct memory (0.27 MiB)");
       long bound = ReadBuffers.boundBytes(config) + SmallTier.directBoundBytes();
       System.out.printf("%d threads reading the small engine: direct buffer pool +%,d B (bound %,d B)%n", THREADS,
           growth, bound);
