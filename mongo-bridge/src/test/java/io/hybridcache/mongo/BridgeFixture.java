@@ -2,6 +2,7 @@ package io.hybridcache.mongo;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -145,10 +146,25 @@ final class BridgeFixture implements AutoCloseable {
     server.shutdownNow();
   }
 
-  /** Starts the in-process server again on the same port over the same data. */
+  /**
+   * Starts the in-process server again on the same port over the same data, and returns once the
+   * client reaches it: the driver's monitor reconnects in the background, so a busy machine may need
+   * more than one server-selection timeout (500 ms) to see the server back.
+   */
   void restartServer() {
     server = new MongoServer(backend);
     server.bind(address.getHostString(), address.getPort());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      try {
+        db.runCommand(new Document("ping", 1));
+        return;
+      } catch (MongoTimeoutException e) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new IllegalStateException("the restarted server at " + address + " is not reachable after 60 s", e);
+        }
+      }
+    }
   }
 
   @Override
