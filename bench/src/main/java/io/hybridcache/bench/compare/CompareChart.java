@@ -26,14 +26,19 @@ final class CompareChart {
    * ones are 10-100x faster and flatten the others), compare-read-p99.png and compare-hit-ratio.png.
    */
   static List<Path> write(Path dir, CompareReport report) throws IOException {
+    return write(dir, report, "compare");
+  }
+
+  /** The same charts with file names starting {@code prefix} (a store's first run where it ran several). */
+  static List<Path> write(Path dir, CompareReport report, String prefix) throws IOException {
     System.setProperty("java.awt.headless", "true");
     List<Path> files = new ArrayList<>();
-    files.add(chart(dir.resolve("compare-throughput.png"), report, report.storeNames(), "throughput_ops",
+    files.add(chart(dir.resolve(prefix + "-throughput.png"), report, report.storeNames(), "throughput_ops",
         "Throughput (ops/s, higher is better)"));
-    files.add(chart(dir.resolve("compare-throughput-disk.png"), report, report.diskBackedStoreNames(), "throughput_ops",
+    files.add(chart(dir.resolve(prefix + "-throughput-disk.png"), report, report.diskBackedStoreNames(), "throughput_ops",
         "Throughput of the disk-backed stores (ops/s, higher is better)"));
-    files.add(chart(dir.resolve("compare-read-p99.png"), report, report.storeNames(), "read_p99_us", "Read p99 latency (us, lower is better)"));
-    files.add(chart(dir.resolve("compare-hit-ratio.png"), report, report.storeNames(), "hit_ratio", "Reads that found their record (hit ratio)"));
+    files.add(chart(dir.resolve(prefix + "-read-p99.png"), report, report.storeNames(), "read_p99_us", "Read p99 latency (us, lower is better)"));
+    files.add(chart(dir.resolve(prefix + "-hit-ratio.png"), report, report.storeNames(), "hit_ratio", "Reads that found their record (hit ratio)"));
     return files;
   }
 

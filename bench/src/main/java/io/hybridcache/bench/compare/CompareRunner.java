@@ -155,6 +155,12 @@ public final class CompareRunner implements Callable<Integer> {
     n.put("disk_bytes_read", w.io().readBytes());
     n.put("disk_bytes_written_per_op", o.operations() == 0 ? 0 : (double) w.io().writeBytes() / o.operations());
     n.put("disk_bytes_read_per_op", o.operations() == 0 ? 0 : (double) w.io().readBytes() / o.operations());
+    n.put("bytes_admitted", w.bytesAdmitted());
+    number(n, "write_amplification", w.writeAmplification());
+    n.put("major_faults", w.io().majorFaults());
+    KvStore s = KvStoreDB.sharedStore();
+    n.put("index_bytes", s == null ? -1 : s.indexBytes());
+    n.put("index_charge_bytes", s == null ? -1 : s.indexChargeBytes());
     n.put("rss_bytes", w.io().rssBytes());
     n.put("rss_peak_bytes", w.io().rssPeakBytes());
     return n;

@@ -34,6 +34,19 @@ public interface KvStore extends AutoCloseable {
     return null;
   }
 
+  /**
+   * DRAM the store holds for its own index beyond its data cache, as it measures it, or -1 if it does
+   * not say; the harness records it beside what the budget charged for it.
+   */
+  default long indexBytes() {
+    return -1;
+  }
+
+  /** What the DRAM budget was charged for the store's index (taken from its data cache), or -1 if nothing. */
+  default long indexChargeBytes() {
+    return -1;
+  }
+
   /** Flushes and releases everything; the store's files stay for inspection. */
   @Override
   void close() throws Exception;

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.Vector;
+import java.util.concurrent.atomic.LongAdder;
 import site.ycsb.ByteArrayByteIterator;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
@@ -57,6 +58,8 @@ public class KvStoreDB extends DB {
   private static String openFailure;
   private static final Object[] STRIPE_LOCKS = new Object[STRIPES];
   private static final BindingErrors ERRORS = new BindingErrors("kvstore");
+  /** Bytes handed to the store's put (key + record), for write amplification. */
+  private static final LongAdder BYTES_ADMITTED = new LongAdder();
 
   static {
     System.setProperty("chronicle.analytics.disable", "true");
@@ -121,6 +124,19 @@ public class KvStoreDB extends DB {
     synchronized (LOCK) {
       return shared;
     }
+  }
+
+  /**
+   * Key and record bytes handed to the store's put since the last call (the denominator of write
+   * amplification: device bytes written per byte admitted).
+   */
+  static long bytesAdmittedThenReset() {
+    return BYTES_ADMITTED.sumThenReset();
+  }
+
+  private void put(String k, byte[] record) {
+    store.put(k, record);
+    BYTES_ADMITTED.add(k.length() + record.length); // YCSB keys are ASCII
   }
 
   /** The store {@value #TYPE} names. */
@@ -194,7 +210,7 @@ public class KvStoreDB extends DB {
       String k = key(table, key);
       Map<String, byte[]> updates = BindingErrors.toBytes(values);
       synchronized (stripe(k)) {
-        store.put(k, RecordCodec.merge(store.get(k), updates));
+        put(k, RecordCodec.merge(store.get(k), updates));
       }
       return Status.OK;
     } catch (RuntimeException e) {
@@ -208,7 +224,7 @@ public class KvStoreDB extends DB {
       String k = key(table, key);
       byte[] record = RecordCodec.encode(BindingErrors.toBytes(values));
       synchronized (stripe(k)) {
-        store.put(k, record);
+        put(k, record);
       }
       return Status.OK;
     } catch (RuntimeException e) {

@@ -37,9 +37,14 @@ final class PhaseDriver {
   }
 
   /** One measured window. */
-  record Window(String phase, double seconds, OpStats.Interval ops, ProcessIo io) {
+  record Window(String phase, double seconds, OpStats.Interval ops, ProcessIo io, long bytesAdmitted) {
     double throughput() {
       return ops.operations() / seconds;
+    }
+
+    /** Device bytes written per byte put into the store; NaN when nothing was put. */
+    double writeAmplification() {
+      return bytesAdmitted == 0 ? Double.NaN : (double) io.writeBytes() / bytesAdmitted;
     }
   }
 
@@ -51,6 +56,7 @@ final class PhaseDriver {
     Workload w = workload(props);
     AtomicLong left = new AtomicLong(records);
     stats.interval();
+    KvStoreDB.bytesAdmittedThenReset();
     ProcessIo io0 = ProcessIo.now();
     long t0 = System.nanoTime();
 
@@ -64,7 +70,7 @@ final class PhaseDriver {
       return true;
     });
     double secs = (System.nanoTime() - t0) / 1e9;
-    return new Window("load", secs, stats.interval(), ProcessIo.now().since(io0));
+    return new Window("load", secs, stats.interval(), ProcessIo.now().since(io0), KvStoreDB.bytesAdmittedThenReset());
   }
 
   /**
@@ -82,6 +88,7 @@ final class PhaseDriver {
       try {
         sleepUntil(measureFrom);
         stats.interval(); // drop the warm-up
+        KvStoreDB.bytesAdmittedThenReset();
         io0.set(ProcessIo.now());
         measuredStart.set(System.nanoTime());
       } catch (InterruptedException e) {
@@ -97,7 +104,7 @@ final class PhaseDriver {
     });
     marker.join();
     double secs = (System.nanoTime() - measuredStart.get()) / 1e9;
-    return new Window(phase, secs, stats.interval(), ProcessIo.now().since(io0.get()));
+    return new Window(phase, secs, stats.interval(), ProcessIo.now().since(io0.get()), KvStoreDB.bytesAdmittedThenReset());
   }
 
   private static void sleepUntil(long nanoTime) throws InterruptedException {

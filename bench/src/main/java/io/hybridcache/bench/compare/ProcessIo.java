@@ -7,18 +7,33 @@ import java.nio.file.Path;
 /**
  * This process's storage I/O and memory as Linux reports them: {@code /proc/self/io} (bytes the
  * process caused to be read from or written to storage, page-cache writeback and direct I/O
- * alike, all threads) and {@code /proc/self/status} (resident set). Zeros where /proc is missing.
+ * alike, all threads), {@code /proc/self/status} (resident set) and {@code /proc/self/stat} (major
+ * page faults: a memory-mapped store's reads from disk). Zeros where /proc is missing.
  * Stateless and thread-safe.
  */
-record ProcessIo(long readBytes, long writeBytes, long rssBytes, long rssPeakBytes) {
+record ProcessIo(long readBytes, long writeBytes, long rssBytes, long rssPeakBytes, long majorFaults) {
+  /** Field 12 of /proc/PID/stat, counted after the parenthesised command name (fields 3 on). */
+  private static final int MAJFLT_AFTER_NAME = 12 - 3;
+
   static ProcessIo now() {
     return new ProcessIo(field("/proc/self/io", "read_bytes:", 1), field("/proc/self/io", "write_bytes:", 1),
-        field("/proc/self/status", "VmRSS:", 1024), field("/proc/self/status", "VmHWM:", 1024));
+        field("/proc/self/status", "VmRSS:", 1024), field("/proc/self/status", "VmHWM:", 1024), readMajorFaults());
   }
 
   /** The counters accumulated since {@code earlier}; memory figures are this snapshot's. */
   ProcessIo since(ProcessIo earlier) {
-    return new ProcessIo(readBytes - earlier.readBytes, writeBytes - earlier.writeBytes, rssBytes, rssPeakBytes);
+    return new ProcessIo(readBytes - earlier.readBytes, writeBytes - earlier.writeBytes, rssBytes, rssPeakBytes,
+        majorFaults - earlier.majorFaults);
+  }
+
+  private static long readMajorFaults() {
+    try {
+      String stat = Files.readString(Path.of("/proc/self/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Long.parseLong(f[MAJFLT_AFTER_NAME]);
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
   }
 
   private static long field(String file, String name, long unit) {

@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
  */
 public enum StoreType {
   HYBRIDCACHE("hybridcache", true, "HybridCacheStore",
-      "this library: Caffeine DRAM tier + flash segments (direct I/O) + Chronicle Map index"),
+      "this library as users run it: the default configuration (compact index, no JVM flags), its index's DRAM charged to the budget"),
   CAFFEINE("caffeine", false, "CaffeineStore", "Caffeine alone, on-heap, weighed in bytes"),
   OHC("ohc", false, "OhcStore", "OHC alone, off-heap"),
   CHRONICLE_MAP("chronicle-map", true, "ChronicleMapStore",
@@ -23,7 +23,9 @@ public enum StoreType {
   ROCKSDB("rocksdb", true, "RocksDbStore", "RocksDB (rocksdbjni): block cache, direct reads"),
   INFINISPAN("infinispan", true, "InfinispanStore", "Infinispan embedded, local, SoftIndexFileStore"),
   HYBRIDCACHE_JCACHE("hybridcache-jcache", true, "HybridJCacheStore",
-      "this library through its JSR-107 provider (javax.cache.Cache<String, byte[]>, store-by-value; not in the default set)");
+      "this library through its JSR-107 provider (javax.cache.Cache<String, byte[]>, store-by-value; not in the default set)"),
+  HYBRIDCACHE_CHRONICLE("hybridcache-chronicle", true, "HybridCacheChronicleStore",
+      "this library with the optional Chronicle Map index (off heap, JVM flags; not in the default set)");
 
   private final String cliName;
   private final boolean diskBacked;
@@ -39,7 +41,7 @@ public enum StoreType {
 
   /** Whether the store opens Chronicle Map (the Chronicle peer, and ours with its Chronicle index): its JVM then needs {@code ChildJvm.CHRONICLE_FLAGS}. */
   public boolean opensChronicle() {
-    return this == HYBRIDCACHE || this == CHRONICLE_MAP;
+    return this == HYBRIDCACHE_CHRONICLE || this == CHRONICLE_MAP;
   }
 
   /** The name on the command line and in results. */
@@ -62,12 +64,15 @@ public enum StoreType {
 
   /** True for this library, called directly or through JCache (not a peer). */
   public boolean ours() {
-    return this == HYBRIDCACHE || this == HYBRIDCACHE_JCACHE;
+    return this == HYBRIDCACHE || this == HYBRIDCACHE_JCACHE || this == HYBRIDCACHE_CHRONICLE;
   }
 
-  /** The stores a comparison runs when none are named: all but {@link #HYBRIDCACHE_JCACHE}. */
+  /**
+   * The stores a comparison runs when none are named: all but {@link #HYBRIDCACHE_JCACHE} and {@link
+   * #HYBRIDCACHE_CHRONICLE} (variants of ours a user opts into).
+   */
   public static List<StoreType> defaultSet() {
-    return Arrays.stream(values()).filter(t -> t != HYBRIDCACHE_JCACHE).toList();
+    return Arrays.stream(values()).filter(t -> t != HYBRIDCACHE_JCACHE && t != HYBRIDCACHE_CHRONICLE).toList();
   }
 
   public String description() {

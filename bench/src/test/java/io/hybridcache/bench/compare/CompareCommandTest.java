@@ -28,16 +28,20 @@ class CompareCommandTest {
     Path json = dir.resolve("compare.json");
     Path out = dir.resolve("out");
     int code = BenchMain.execute("compare", "--stores", "hybridcache,caffeine", "--workloads", "workloadc,workloadd",
-        "--workload-dir", "../src/workloads", "--dram", "1m", "--records", "5000", "--seconds", "1", "--warmup", "0.5",
-        "--threads", "2", "--no-fio", "--memory-limit", "off", "--out", out.toString(), "--json", json.toString());
+        "--workload-dir", "../src/workloads", "--dram", "4m", "--records", "16000", "--seconds", "1", "--warmup", "0.5",
+        "--threads", "2", "--no-fio", "--memory-limit", "off", "--out", out.toString(), "--json", json.toString(),
+        "--tiny-workloads", "tiny100", "--tiny-records", "130000", "--repetitions", "2");
     assertEquals(BenchMain.OK, code);
     JsonNode root = StatsJson.MAPPER.readTree(json.toFile());
     Set<String> seen = new HashSet<>();
     for (JsonNode r : root.get("records")) {
-      for (String key : List.of("store", "workload", "throughput_ops", "read_p99_us", "hit_ratio", "disk_bytes_written")) {
+      for (String key : List.of("store", "workload", "throughput_ops", "read_p99_us", "hit_ratio", "disk_bytes_written",
+          "bytes_admitted", "write_amplification", "major_faults", "index_bytes", "repetition")) {
         assertTrue(r.has(key), "record lacks " + key + ": " + r);
       }
-      seen.add(r.get("store").asText() + "/" + r.get("workload").asText());
+      if (r.get("repetition").asInt() == 1) {
+        seen.add(r.get("store").asText() + "/" + r.get("workload").asText());
+      }
       if (!r.get("workload").asText().equals("load")) {
         assertTrue(r.get("throughput_ops").asDouble() > 0, r.toString());
         double hit = r.get("hit_ratio").asDouble();
@@ -46,16 +50,43 @@ class CompareCommandTest {
     }
     assertEquals(Set.of("hybridcache/load", "hybridcache/workloadc", "hybridcache/workloadd",
         "caffeine/load", "caffeine/workloadc", "caffeine/workloadd"), seen);
-    // 5000 records of ~1.1 KB in 1 MiB of DRAM: Caffeine alone must miss, ours keeps more on flash
+    // 16,000 records of ~1.1 KB in 4 MiB of DRAM: Caffeine alone must miss, ours keeps more on flash
     double caffeineHits = hitRatio(root, "caffeine");
     double oursHits = hitRatio(root, "hybridcache");
     assertTrue(caffeineHits < 0.9, "caffeine hit ratio " + caffeineHits);
     assertTrue(oursHits > caffeineHits, "hybridcache " + oursHits + " vs caffeine " + caffeineHits);
-    assertTrue(root.at("/records/0/disk_bytes_written").asLong() > 0, "our load writes to disk");
+    JsonNode ourLoad = root.at("/records/0");
+    assertEquals("hybridcache/load", ourLoad.get("store").asText() + "/" + ourLoad.get("workload").asText());
+    assertTrue(ourLoad.get("disk_bytes_written").asLong() > 0, "our load writes to disk");
+    // ~16,000 records of ~1.1 KB put in the load: the bytes admitted and a write amplification near 1
+    assertTrue(ourLoad.get("bytes_admitted").asLong() > 16_000 * 1000L, ourLoad.toString());
+    double wa = ourLoad.get("write_amplification").asDouble();
+    assertTrue(wa > 0.5 && wa < 3, "load write amplification " + wa);
+    // ours runs as users run it: the compact index, its DRAM measured and under the charge taken from the budget
+    for (JsonNode r : root.get("records")) {
+      if (r.get("store").asText().equals("hybridcache")) {
+        long index = r.get("index_bytes").asLong();
+        long charge = r.get("index_charge_bytes").asLong();
+        assertTrue(index > 0 && charge >= 16 * 24_000L && index <= charge,
+            "index bytes " + index + " against a charge of " + charge + " (at least 16 B x 24,000 expected entries): " + r);
+      }
+    }
+
+    // the spread: the leaders (ours, and no disk-backed peer here) ran twice, caffeine (DRAM only) once
+    assertEquals(2, runsOf(root, "hybridcache"));
+    assertEquals(1, runsOf(root, "caffeine"));
+    assertTrue(root.at("/summary/0/ours/runs").asInt() == 2, root.get("summary").toString());
+
+    // the tiny section: its own load of 130,000 records and the objects-held table
+    JsonNode tiny = root.get("tiny");
+    assertEquals(130_000, tiny.at("/setup/records").asLong());
+    assertEquals(2, runsOf(tiny, "hybridcache"));
+    assertTrue(Files.readString(out.resolve("compare.md")).contains("objects held"));
+    assertTrue(Files.size(out.resolve("compare-tiny-throughput.png")) > 100);
     for (String f : List.of("compare.md", "compare-throughput.png", "compare-read-p99.png", "compare-hit-ratio.png")) {
       assertTrue(Files.size(out.resolve(f)) > 100, f);
     }
-    assertTrue(Files.readString(out.resolve("compare.md")).contains("|hybridcache|workloadc|"));
+    assertTrue(Files.readString(out.resolve("compare.md")).contains("|hybridcache|1|workloadc|"));
 
     Path again = dir.resolve("replot");
     assertEquals(BenchMain.OK, BenchMain.execute("compare", "--replot", json.toString(), "--out", again.toString()));
@@ -64,9 +95,18 @@ class CompareCommandTest {
     assertTrue(Files.size(again.resolve("compare-throughput-disk.png")) > 100);
   }
 
+  private static int runsOf(JsonNode root, String store) {
+    int n = 0;
+    for (JsonNode r : root.get("runs")) {
+      n += r.get("store").asText().equals(store) && r.get("failure").isNull() ? 1 : 0;
+    }
+    return n;
+  }
+
   private static double hitRatio(JsonNode root, String store) {
     for (JsonNode r : root.get("records")) {
-      if (r.get("store").asText().equals(store) && r.get("workload").asText().equals("workloadc")) {
+      if (r.get("store").asText().equals(store) && r.get("workload").asText().equals("workloadc")
+          && r.get("repetition").asInt() == 1) {
         return r.get("hit_ratio").asDouble();
       }
     }
@@ -80,5 +120,8 @@ class CompareCommandTest {
     assertEquals(BenchMain.USAGE, BenchMain.execute("compare", "--workloads", "nosuchworkload"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("compare", "--memory-limit", "maybe"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("compare", "--dram", "1m", "--records", "100"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("compare", "--dram", "1m", "--tiny-records", "100"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("compare", "--repetitions", "0"));
+    assertEquals(BenchMain.USAGE, BenchMain.execute("compare", "--tiny-workloads", "nosuchworkload"));
   }
 }

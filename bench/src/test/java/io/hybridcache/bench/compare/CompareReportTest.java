@@ -1,7 +1,9 @@
 package io.hybridcache.bench.compare;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hybridcache.bench.StatsJson;
@@ -22,8 +24,51 @@ class CompareReportTest {
   }
 
   private static CompareCommand.StoreRun run(StoreType t, double b, double a) {
-    return new CompareCommand.StoreRun(t, List.of(phase(t.cliName(), "workloadb", b), phase(t.cliName(), "workloada", a)),
+    return run(t, 1, b, a);
+  }
+
+  private static CompareCommand.StoreRun run(StoreType t, int rep, double b, double a) {
+    return new CompareCommand.StoreRun(t, rep, List.of(phase(t.cliName(), "workloadb", b), phase(t.cliName(), "workloada", a)),
         null, -1, 0);
+  }
+
+  private static CompareCommand.StoreRun failed(StoreType t) {
+    return new CompareCommand.StoreRun(t, 1, List.of(), "too slow: loaded 1 of 2 records", -1, 0);
+  }
+
+  @Test
+  void theSpreadComparesMediansAndOurSlowestRunWithThePeersFastest() {
+    CompareReport r = new CompareReport(StatsJson.MAPPER.createObjectNode(), null, List.of(
+        run(StoreType.HYBRIDCACHE, 1, 30_000, 10_000), run(StoreType.ROCKSDB, 1, 18_000, 9_000),
+        run(StoreType.ROCKSDB, 2, 20_000, 9_500), run(StoreType.HYBRIDCACHE, 2, 33_000, 10_200),
+        run(StoreType.HYBRIDCACHE, 3, 25_000, 9_900), run(StoreType.ROCKSDB, 3, 19_000, 9_200)),
+        List.of("workloadb", "workloada"));
+    CompareReport.Summary b = r.summary().get(0);
+    assertEquals(30_000, b.ours().median());
+    assertEquals(25_000, b.ours().min());
+    assertEquals(33_000, b.ours().max());
+    assertEquals(3, b.ours().runs());
+    assertEquals(19_000, b.peer().median());
+    assertEquals(30_000.0 / 19_000, b.ratio(), 1e-9);
+    assertEquals(25_000.0 / 20_000, b.ratioAtWorst(), 1e-9);
+    assertEquals("not met", b.verdict()); // 1.58 at the medians, 1.25 at the spread's edge
+    CompareReport.Summary a = r.summary().get(1);
+    assertEquals("met", a.verdict()); // 10,000 / 9,200 and 9,900 / 9,500 both >= 1.0
+    assertEquals(List.of(StoreType.HYBRIDCACHE, StoreType.ROCKSDB), r.leaders());
+  }
+
+  @Test
+  void aPeerThatCannotCompleteIsARowNotAFailedRunButOursFailingIs() {
+    CompareReport peerFailed = new CompareReport(StatsJson.MAPPER.createObjectNode(), null, List.of(
+        run(StoreType.HYBRIDCACHE, 30_000, 10_000), failed(StoreType.CHRONICLE_MAP)), List.of("workloadb", "workloada"));
+    assertTrue(peerFailed.oursCompleted());
+    assertEquals(1, peerFailed.failureLines().size());
+    assertTrue(peerFailed.failureLines().get(0).startsWith("chronicle-map (run 1): did not complete"),
+        peerFailed.failureLines().get(0));
+    CompareReport oursFailed = new CompareReport(StatsJson.MAPPER.createObjectNode(), null, List.of(
+        failed(StoreType.HYBRIDCACHE), run(StoreType.ROCKSDB, 15_000, 12_000)), List.of("workloadb", "workloada"));
+    assertFalse(oursFailed.oursCompleted());
+    assertTrue(oursFailed.failureLines().get(0).contains("FAILED"), oursFailed.failureLines().get(0));
   }
 
   @Test
@@ -32,7 +77,7 @@ class CompareReportTest {
         run(StoreType.HYBRIDCACHE, 30_000, 10_000),
         run(StoreType.CAFFEINE, 900_000, 900_000),
         run(StoreType.ROCKSDB, 15_000, 12_000),
-        run(StoreType.MAPDB, 21_000, 5_000)), List.of("workloadb", "workloada", "transactional"));
+        run(StoreType.MAPDB, 21_000, 5_000)), List.of("workloadb", "workloada", "tiny100"));
     List<CompareReport.Summary> s = r.summary();
     assertEquals("mapdb", s.get(0).bestPeer());
     assertEquals(30_000.0 / 21_000, s.get(0).ratio(), 1e-9);

@@ -30,10 +30,10 @@ public final class HybridJCacheStore implements KvStore {
     CachingProvider provider = Caching.getCachingProvider(PROVIDER);
     Properties p = new Properties();
     p.setProperty("directory", s.directory().toString());
-    p.setProperty("dram-bytes", Long.toString(s.dramBytes()));
+    // the provider's defaults and the budget rule of HybridCacheStore (the compact index charged to the budget)
+    p.setProperty("dram-bytes", Long.toString(HybridCacheStore.dramTier(s.dramBytes(),
+        HybridCacheStore.INDEX_BYTES_PER_ENTRY * s.expectedEntries())));
     p.setProperty("flash-bytes", Long.toString(s.diskBytes()));
-    p.setProperty("segment-bytes", Integer.toString(HybridCacheStore.segmentBytes(s.diskBytes())));
-    p.setProperty("direct-io", "true");
     manager = provider.getCacheManager(URI.create("compare-" + s.directory().toAbsolutePath()),
         provider.getDefaultClassLoader(), p);
     try {

@@ -1,0 +1,66 @@
+package io.hybridcache.bench.compare;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hybridcache.bench.compare.stores.HybridCacheStore;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The comparison runs this library as its users do: the default configuration (compact index, no JVM
+ * flags), with its index charged to the same DRAM budget as every peer's cache.
+ */
+class OursAsUsersRunItTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void theDefaultStoreOpensTheCompactIndexWithoutFlagsAndChargesItToTheBudget() throws Exception {
+    assertFalse(StoreType.HYBRIDCACHE.opensChronicle(), "its child JVM gets no module flags");
+    assertTrue(StoreType.defaultSet().contains(StoreType.HYBRIDCACHE));
+    assertFalse(StoreType.defaultSet().contains(StoreType.HYBRIDCACHE_CHRONICLE));
+    assertTrue(StoreType.HYBRIDCACHE_CHRONICLE.opensChronicle() && StoreType.HYBRIDCACHE_CHRONICLE.ours());
+    long budget = 8L << 20;
+    long expected = 100_000;
+    try (KvStore s = StoreType.HYBRIDCACHE.open(new StoreSettings(dir, budget, 64L << 20, expected, 1_100))) {
+      String d = s.describe();
+      assertTrue(d.contains("index heap"), d);
+      assertTrue(d.contains("DRAM tier ") && d.contains("the budget less the index's charge"), d);
+      for (int i = 0; i < 1_000; i++) {
+        s.put("user" + i, new byte[1_000]);
+      }
+      long index = s.indexBytes();
+      long charge = Math.max(HybridCacheStore.INDEX_BYTES_PER_ENTRY * expected, index);
+      // the tier is the budget less a charge of at least 16 B x expected entries and at least the index measured now
+      assertTrue(index > 0, "the store reports its index's DRAM");
+      assertTrue(d.contains("index's charge ") && chargeIn(d) >= charge, d + " (index measures " + index + " B)");
+      assertEquals(s.indexChargeBytes(), Math.max(s.indexChargeBytes(), charge), "the charge covers the index");
+    }
+  }
+
+  /** The charge the description states, back in bytes (to the precision the description prints). */
+  private static long chargeIn(String description) {
+    String t = description.substring(description.indexOf("index's charge ") + "index's charge ".length());
+    String[] parts = t.substring(0, t.indexOf(')')).split(" ");
+    double v = Double.parseDouble(parts[0]);
+    long unit = switch (parts[1]) {
+      case "B" -> 1;
+      case "KiB" -> 1L << 10;
+      case "MiB" -> 1L << 20;
+      default -> throw new AssertionError(description);
+    };
+    return (long) Math.ceil((v + 0.05) * unit);
+  }
+
+  @Test
+  void aBudgetTheIndexsChargeWouldExhaustIsRefusedWithTheFigures() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> StoreType.HYBRIDCACHE.open(new StoreSettings(dir, 2L << 20, 64L << 20, 100_000, 1_100)));
+    assertTrue(e.getMessage().contains("2 MiB") && e.getMessage().contains("index"), e.getMessage());
+    assertEquals(IllegalArgumentException.class, e.getClass());
+  }
+}
