@@ -35,8 +35,15 @@ public final class ChildJvm {
 
   private ChildJvm() {}
 
-  /** What a child printed and how it ended. */
-  public record Result(int exitCode, List<String> stdout, List<String> stderrTail) {}
+  /** Exit code of a child {@link #run(List, String, PrintStream, Consumer, Path, java.time.Duration)} destroyed at its time limit. */
+  public static final int TIMED_OUT = -1;
+
+  /** What a child printed and how it ended ({@link #TIMED_OUT} if it was destroyed at its time limit). */
+  public record Result(int exitCode, List<String> stdout, List<String> stderrTail) {
+    public boolean timedOut() {
+      return exitCode == TIMED_OUT;
+    }
+  }
 
   /** {@code java <jvmArgs> -cp <our classpath> mainClass args...}: a plain JVM, as users run. */
   public static List<String> javaCommand(List<String> jvmArgs, String mainClass, List<String> args) {
@@ -65,6 +72,15 @@ public final class ChildJvm {
    */
   public static Result run(List<String> command, String prefix, PrintStream err, Consumer<String> stdoutLine,
                            Path stdoutCopy) throws IOException, InterruptedException {
+    return run(command, prefix, err, stdoutLine, stdoutCopy, null);
+  }
+
+  /**
+   * As {@link #run(List, String, PrintStream, Consumer, Path)}, destroying the child (forcibly) if it has
+   * not exited after {@code limit} (null: no limit); its result then has exit code {@link #TIMED_OUT}.
+   */
+  public static Result run(List<String> command, String prefix, PrintStream err, Consumer<String> stdoutLine,
+                           Path stdoutCopy, java.time.Duration limit) throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(command);
     Process p = pb.start();
     Thread killer = new Thread(p::destroyForcibly, "kill-child-" + p.pid());
@@ -88,7 +104,14 @@ public final class ChildJvm {
           stdoutLine.accept(line);
         }
       }, "stdout-" + p.pid());
-      int code = p.waitFor();
+      int code;
+      if (limit == null || p.waitFor(limit.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        code = p.waitFor();
+      } else {
+        err.println(prefix + "no exit after " + limit.toSeconds() + " s: destroying the child");
+        p.destroyForcibly().waitFor();
+        code = TIMED_OUT;
+      }
       errPump.join();
       outPump.join();
       if (stdoutCopy != null) {

@@ -1,5 +1,6 @@
 package io.hybridcache.bench.cassandra;
 
+import io.hybridcache.bench.Spread;
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

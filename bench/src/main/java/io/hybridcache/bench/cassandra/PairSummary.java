@@ -1,5 +1,6 @@
 package io.hybridcache.bench.cassandra;
 
+import io.hybridcache.bench.Spread;
 import io.hybridcache.bench.cassandra.CassandraCommand.Result;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,7 +1,5 @@
 package io.hybridcache.bench.compare;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,14 +20,10 @@ final class CompareChart {
   private CompareChart() {}
 
   /**
-   * Writes compare-throughput.png, compare-throughput-disk.png (disk-backed stores only: DRAM-only
-   * ones are 10-100x faster and flatten the others), compare-read-p99.png and compare-hit-ratio.png.
+   * Writes PREFIX-throughput.png, PREFIX-throughput-disk.png (disk-backed stores only: DRAM-only
+   * ones are 10-100x faster and flatten the others), PREFIX-read-p99.png and PREFIX-hit-ratio.png; a bar is
+   * the median over the store's runs.
    */
-  static List<Path> write(Path dir, CompareReport report) throws IOException {
-    return write(dir, report, "compare");
-  }
-
-  /** The same charts with file names starting {@code prefix} (a store's first run where it ran several). */
   static List<Path> write(Path dir, CompareReport report, String prefix) throws IOException {
     System.setProperty("java.awt.headless", "true");
     List<Path> files = new ArrayList<>();
@@ -53,11 +47,9 @@ final class CompareChart {
       List<Double> ys = new ArrayList<>();
       boolean any = false;
       for (String w : workloads) {
-        ObjectNode r = report.find(store, w);
-        JsonNode v = r == null ? null : r.get(key);
-        double y = v == null || v.isNull() ? 0 : v.asDouble();
-        any |= v != null && !v.isNull();
-        ys.add(y);
+        double v = report.median(store, w, key);
+        any |= !Double.isNaN(v);
+        ys.add(Double.isNaN(v) ? 0 : v);
       }
       if (any) {
         c.addSeries(store, workloads, ys);

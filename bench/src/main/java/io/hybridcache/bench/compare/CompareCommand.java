@@ -1,15 +1,18 @@
 package io.hybridcache.bench.compare;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hybridcache.bench.BenchDirs;
 import io.hybridcache.bench.BenchMain;
-import io.hybridcache.bench.ChildJvm;
-import io.hybridcache.bench.MemoryCgroup;
+import io.hybridcache.bench.compare.stores.OurDramBudget;
 import io.hybridcache.bench.Sizes;
 import io.hybridcache.bench.StatsJson;
 import io.hybridcache.bench.limits.Fio;
 import io.hybridcache.core.api.CacheConfig;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -17,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -36,17 +40,17 @@ import picocli.CommandLine.Spec;
  * {@code OUT} (throughput, read p99, hit ratio per workload and store) and, with {@code --json FILE},
  * one record per store and workload.
  *
- * <p>Two sections: the core records (~1.1 KB, {@code --workloads}) and tiny records ({@code
- * --tiny-workloads}: 100 B and 50-300 B values, a data set of the same {@code --data-factor} in
- * objects of ~{@value #TINY_RECORD_BYTES} B), each with its own load. Every store runs each section
- * once; then, for the spread, the leaders of each section (ours and the best disk-backed peer of each
- * workload) run again {@code --repetitions - 1} times, alternating their order. A peer that cannot
- * complete is a row saying why; the exit status is FAILED only when ours fails.
+ * <p>Sections: the core records (~1.1 KB, {@code --workloads}), then each tiny-record workload ({@code
+ * --tiny-workloads}: tiny100's 100 B values, tinymix's 50-300 B) on a load of its own record shape, a data
+ * set {@code --tiny-data-factor} times the budget. Every store runs each section once; then, for the
+ * spread, the leaders of each section ({@link RunSchedule}: ours and the best disk-backed peer of each
+ * workload, fixed after the first runs) run again {@code --repetitions - 1} times, alternating their
+ * order. A peer that cannot complete is a row saying why; the exit status is FAILED only when ours fails.
  *
  * <p>Run: {@code java -jar bench/target/hybridcache-bench.jar compare --quick} (DRAM 32 MiB, 150k
  * records, 6 s per workload, one run each) or without {@code --quick} (DRAM 64 MiB, 300k records, 60 s
- * per workload after 10 s of warm-up, 3 runs of the leaders: about three hours); {@code --stores},
- * {@code --workloads} and {@code --no-tiny} pick a subset.
+ * per workload after 10 s of warm-up, 3 runs of the leaders); {@code --stores}, {@code --workloads} and
+ * {@code --no-tiny} pick a subset.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Runs YCSB workloads against hybridcache and the peer libraries with the same DRAM budget",
@@ -56,14 +60,21 @@ public final class CompareCommand implements Callable<Integer> {
   /** Encoded bytes of a core-workload record (10 fields of 100 B, names inline) and its key. */
   static final long RECORD_BYTES = 1_100;
   static final List<String> DEFAULT_WORKLOADS = List.of("workloadb", "workloadc", "workloadd", "workloada", "transactional");
-  /** Encoded bytes of a tiny record (one 100 B field, its name inline) and its ~23 B key. */
-  static final long TINY_RECORD_BYTES = 135;
   static final List<String> DEFAULT_TINY_WORKLOADS = List.of("tiny100", "tinymix");
+  /** A YCSB key ("user" and up to 19 digits) as the binding stores it. */
+  static final long KEY_BYTES = 23;
+  /** What the record codec adds per field (its name inline and a length). */
+  static final long FIELD_OVERHEAD_BYTES = 12;
+  /**
+   * The highest operation rate any store reaches here, with room (ours: 113-166k ops/s on D): the bound on
+   * inserts a timed phase can make, so a preallocating store and our index's charge have room for them.
+   */
+  static final double OPS_PER_SECOND_BOUND = 250_000;
 
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--quick", description = "short run: DRAM 32 MiB, 6 s per workload after 2 s warm-up, fio 5 s per test (under 10 minutes)")
+  @Option(names = "--quick", description = "short run: DRAM 32 MiB, 6 s per workload after 2 s warm-up, one run per store, fio 5 s per test")
   boolean quick;
 
   @Option(names = "--stores", split = ",", paramLabel = "NAME", converter = StoreConverter.class,
@@ -80,8 +91,11 @@ public final class CompareCommand implements Callable<Integer> {
   @Option(names = "--no-tiny", description = "skip the tiny-record section")
   boolean noTiny;
 
-  @Option(names = "--tiny-records", paramLabel = "N", description = "tiny records to load (default: data factor x DRAM / 135 B)")
+  @Option(names = "--tiny-records", paramLabel = "N", description = "tiny records to load per tiny workload (default: tiny data factor x DRAM / record size)")
   Long tinyRecords;
+
+  @Option(names = "--tiny-data-factor", paramLabel = "X", description = "tiny data set over the DRAM budget, at least 2 (default: ${DEFAULT-VALUE}: at 5x, ours' default index, 16 B per object, would take 59%% of the budget)")
+  double tinyDataFactor = 2.5;
 
   @Option(names = "--repetitions", paramLabel = "N", description = "runs of the leading stores per section, for the spread (default: 3, 1 with --quick)")
   Integer repetitions;
@@ -145,7 +159,7 @@ public final class CompareCommand implements Callable<Integer> {
   /** One run of one store: its phase records, or why it did not complete. */
   record StoreRun(StoreType store, int repetition, List<ObjectNode> phases, String failure, long peakBytes, long oomKills) {}
 
-  /** One section of the run: its workloads (files), records, room on disk and entries expected. */
+  /** One section of the run: its workloads (files; the first one's record shape is loaded), records, room on disk and entries expected. */
   record Section(String name, List<String> workloads, Map<String, Path> files, long records, long recordBytes, long disk,
                  long expectedEntries) {}
 
@@ -153,10 +167,10 @@ public final class CompareCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintStream err = System.err;
     if (replot != null) {
-      var root = StatsJson.MAPPER.readTree(replot.toFile());
+      JsonNode root = StatsJson.MAPPER.readTree(replot.toFile());
       List<CompareReport> reports = new ArrayList<>(List.of(CompareReport.fromJson(root)));
-      if (root.has("tiny")) {
-        reports.add(CompareReport.fromJson(root.get("tiny")));
+      for (JsonNode section : root.path("sections")) {
+        reports.add(CompareReport.fromJson(section));
       }
       Files.createDirectories(out);
       err.println("compare: wrote " + write(reports, out));
@@ -165,63 +179,18 @@ public final class CompareCommand implements Callable<Integer> {
     long budget = dram != null ? dram : (quick ? 32 : 64) * CacheConfig.MIB;
     double secs = seconds != null ? seconds : quick ? 6 : 60;
     double warm = warmup != null ? warmup : quick ? 2 : 10;
-    if (dataFactor < 4) {
-      throw new ParameterException(spec.commandLine(), "--data-factor must be at least 4 (the issue's data set), was " + dataFactor);
-    }
-    long n = records != null ? records : (long) Math.ceil(dataFactor * budget / RECORD_BYTES);
-    if (n * RECORD_BYTES < 4 * budget) {
-      throw new ParameterException(spec.commandLine(), "--records " + n + " is under 4x the DRAM budget ("
-          + (4 * budget / RECORD_BYTES) + " records of ~" + RECORD_BYTES + " B)");
-    }
-    if (threads <= 0 || secs <= 0 || warm < 0) {
-      throw new ParameterException(spec.commandLine(), "--threads and --seconds must be > 0, --warmup >= 0");
-    }
-    if (!memoryLimit.equals("auto") && !memoryLimit.equals("off")) {
-      throw new ParameterException(spec.commandLine(), "--memory-limit must be auto or off, was " + memoryLimit);
-    }
     int reps = repetitions != null ? repetitions : quick ? 1 : 3;
-    if (reps < 1) {
-      throw new ParameterException(spec.commandLine(), "--repetitions must be at least 1, was " + reps);
-    }
-    long dataBytes = n * RECORD_BYTES;
-    // D inserts about 5% of its operations: room for them in preallocating stores and in our index's charge
-    List<Section> sections = new ArrayList<>(List.of(section("core", workloads, n, RECORD_BYTES, n + n / 2)));
-    if (!noTiny) {
-      long nt = tinyRecords != null ? tinyRecords : (long) Math.ceil(dataFactor * budget / TINY_RECORD_BYTES);
-      if (nt * TINY_RECORD_BYTES < 4 * budget) {
-        throw new ParameterException(spec.commandLine(), "--tiny-records " + nt + " is under 4x the DRAM budget ("
-            + (4 * budget / TINY_RECORD_BYTES) + " records of ~" + TINY_RECORD_BYTES + " B)");
-      }
-      sections.add(section("tiny", tinyWorkloads, nt, TINY_RECORD_BYTES, nt)); // tiny workloads insert nothing
-    }
-    long disk = sections.get(0).disk();
+    validate(budget, secs, warm, reps);
+    List<Section> sections = sections(budget, secs + warm);
     long heap = 2 * budget + 256 * CacheConfig.MIB;
-    long limit = heap + budget + nativeAllowance;
+    long limit = memoryLimit.equals("off") ? -1 : heap + budget + nativeAllowance;
     Path work = BenchDirs.prepare(out);
-
-    ObjectNode setup = StatsJson.MAPPER.createObjectNode();
-    setup.put("date", Instant.now().toString());
-    setup.put("machine", Machine.describe());
-    setup.put("commit", Machine.gitCommit());
-    setup.put("quick", quick);
-    setup.put("dram_budget_bytes", budget);
-    setup.put("records", n);
-    setup.put("data_bytes_estimate", dataBytes);
-    setup.put("disk_bytes", disk);
-    setup.put("threads", threads);
-    setup.put("seconds", secs);
-    setup.put("warmup_seconds", warm);
-    setup.put("heap_bytes", heap);
-    setup.put("memory_limit_bytes", memoryLimit.equals("off") ? -1 : limit);
-    setup.set("workloads", StatsJson.MAPPER.valueToTree(workloads));
-    setup.put("repetitions", reps);
-    setup.put("budget_rule", "every store gets the DRAM budget for its own cache; ours charges its compact index to it at "
-        + "16 B per expected entry (the DRAM tier is the rest); RocksDB charges index, filters and memtables to its block "
-        + "cache; every JVM runs in the same memory cgroup (heap + budget + allowance)");
-    err.printf("compare: %d stores x %s; DRAM budget %s, %,d records (~%s, %.1fx the budget), disk room %s, %d threads, %.0f s + %.0f s warm-up per workload%s, %d run(s) of the leaders%n",
-        stores.size(), workloads, Sizes.format(budget), n, Sizes.format(dataBytes), (double) dataBytes / budget,
-        Sizes.format(disk), threads, secs, warm, noTiny ? "" : String.format("; tiny records %s: %,d", tinyWorkloads,
-            sections.get(sections.size() - 1).records()), reps);
+    ObjectNode setup = setup(budget, sections.get(0), secs, warm, reps, heap, limit);
+    err.printf("compare: %d stores x %s; DRAM budget %s, %,d records (~%s, %.1fx the budget), disk room %s, %d threads,"
+            + " %.0f s + %.0f s warm-up per workload; tiny sections %s; %d run(s) of the leaders%n", stores.size(), workloads,
+        Sizes.format(budget), sections.get(0).records(), Sizes.format(sections.get(0).records() * RECORD_BYTES),
+        (double) sections.get(0).records() * RECORD_BYTES / budget, Sizes.format(sections.get(0).disk()), threads, secs, warm,
+        sections.stream().skip(1).map(x -> String.format("%s: %,d records", x.name(), x.records())).toList(), reps);
 
     DiskLimits limits = null;
     if (!noFio) {
@@ -230,29 +199,28 @@ public final class CompareCommand implements Callable<Integer> {
         return BenchMain.ENVIRONMENT;
       }
     }
-
+    StoreRunner runner = new StoreRunner(work, budget, heap, limit, threads, secs, warm,
+        loadSeconds != null ? loadSeconds : quick ? 90 : 900, properties, err);
     List<List<StoreRun>> runs = new ArrayList<>();
     int total = stores.size() * sections.size();
     int i = 0;
     for (Section sec : sections) {
       List<StoreRun> secRuns = new ArrayList<>();
       for (StoreType s : stores) {
-        i++;
-        err.printf("compare: [%d/%d] %s, %s records: %s%n", i, total, s.cliName(), sec.name(), s.description());
-        secRuns.add(runStore(s, 1, sec, work, budget, heap, limit, secs, warm, err));
+        err.printf("compare: [%d/%d] %s, %s: %s%n", ++i, total, s.cliName(), sec.name(), s.description());
+        secRuns.add(runner.run(s, 1, sec));
       }
       runs.add(secRuns);
     }
+    List<RunSchedule> schedules = new ArrayList<>();
+    for (int k = 0; k < sections.size(); k++) {
+      schedules.add(RunSchedule.after(report(setup, sections.get(k), limits, runs.get(k))));
+    }
     for (int rep = 2; rep <= reps; rep++) {
       for (int k = 0; k < sections.size(); k++) {
-        Section sec = sections.get(k);
-        List<StoreType> leaders = new ArrayList<>(report(setup, sec, limits, runs.get(k)).leaders());
-        if (rep % 2 == 0) {
-          java.util.Collections.reverse(leaders); // alternate the order: A B, B A, A B
-        }
-        for (StoreType s : leaders) {
-          err.printf("compare: run %d of %d of the leaders, %s records: %s%n", rep, reps, sec.name(), s.cliName());
-          runs.get(k).add(runStore(s, rep, sec, work, budget, heap, limit, secs, warm, err));
+        for (StoreType s : schedules.get(k).order(rep)) {
+          err.printf("compare: run %d of %d of the leaders, %s: %s%n", rep, reps, sections.get(k).name(), s.cliName());
+          runs.get(k).add(runner.run(s, rep, sections.get(k)));
         }
       }
     }
@@ -264,9 +232,8 @@ public final class CompareCommand implements Callable<Integer> {
     err.println("compare: wrote " + write(reports, work));
     if (json != null) {
       ObjectNode root = reports.get(0).toJson();
-      if (reports.size() > 1) {
-        root.set("tiny", reports.get(1).toJson());
-      }
+      ArrayNode others = root.putArray("sections");
+      reports.stream().skip(1).forEach(r -> others.add(r.toJson()));
       err.println("compare: wrote " + StatsJson.writeFile(json, root));
     }
     boolean ok = reports.stream().allMatch(CompareReport::oursCompleted);
@@ -274,38 +241,145 @@ public final class CompareCommand implements Callable<Integer> {
     return ok ? BenchMain.OK : BenchMain.FAILED;
   }
 
-  private Section section(String name, List<String> names, long records, long recordBytes, long expected) {
-    Map<String, Path> files = new LinkedHashMap<>();
-    for (String w : names) {
-      Path f = workloadDir.resolve(w).toAbsolutePath().normalize();
-      if (!Files.isRegularFile(f)) {
-        throw new ParameterException(spec.commandLine(), "workload file not found: " + f + " (run from the repository root or pass --workload-dir)");
-      }
-      files.put(w, f);
+  private void validate(long budget, double secs, double warm, int reps) {
+    if (dataFactor < 4) {
+      throw new ParameterException(spec.commandLine(), "--data-factor must be at least 4 (the issue's data set), was " + dataFactor);
     }
-    long disk = Math.max(512 * CacheConfig.MIB, roundUpMiB(3 * records * recordBytes));
-    return new Section(name, List.copyOf(names), files, records, recordBytes, disk, expected);
+    if (tinyDataFactor < 2) {
+      throw new ParameterException(spec.commandLine(), "--tiny-data-factor must be at least 2, was " + tinyDataFactor);
+    }
+    if (threads <= 0 || secs <= 0 || warm < 0) {
+      throw new ParameterException(spec.commandLine(), "--threads and --seconds must be > 0, --warmup >= 0");
+    }
+    if (!memoryLimit.equals("auto") && !memoryLimit.equals("off")) {
+      throw new ParameterException(spec.commandLine(), "--memory-limit must be auto or off, was " + memoryLimit);
+    }
+    if (reps < 1) {
+      throw new ParameterException(spec.commandLine(), "--repetitions must be at least 1, was " + reps);
+    }
+  }
+
+  /** The core section and one per tiny workload, each checked: 4x (tiny: 2x) the budget, and ours fits the budget. */
+  private List<Section> sections(long budget, double phaseSeconds) {
+    long n = records != null ? records : (long) Math.ceil(dataFactor * budget / RECORD_BYTES);
+    if (n * RECORD_BYTES < 4 * budget) {
+      throw new ParameterException(spec.commandLine(), "--records " + n + " is under 4x the DRAM budget ("
+          + (4 * budget / RECORD_BYTES) + " records of ~" + RECORD_BYTES + " B)");
+    }
+    List<Section> out = new ArrayList<>(List.of(section(CompareReport.CORE, workloads, n, RECORD_BYTES, phaseSeconds)));
+    if (!noTiny) {
+      for (String w : tinyWorkloads) {
+        long bytes = recordBytes(workloadFile(w));
+        long nt = tinyRecords != null ? tinyRecords : (long) Math.ceil(tinyDataFactor * budget / bytes);
+        if (nt * bytes < 2 * budget) {
+          throw new ParameterException(spec.commandLine(), "--tiny-records " + nt + " is under 2x the DRAM budget ("
+              + (2 * budget / bytes) + " records of ~" + bytes + " B of " + w + ")");
+        }
+        out.add(section(w, List.of(w), nt, bytes, phaseSeconds));
+      }
+    }
+    for (Section sec : out) {
+      long charge = OurDramBudget.heapIndexCharge(sec.expectedEntries()) + OurDramBudget.bufferBytes(
+          CacheConfig.builder(Path.of(".")).dramBytes(budget).flashBytes(sec.disk()).build());
+      if (stores.stream().anyMatch(StoreType::ours) && budget - charge < OurDramBudget.MIN_DRAM_TIER) {
+        throw new ParameterException(spec.commandLine(), String.format("section %s: ours' index (16 B x %,d entries) and"
+                + " write buffers take %s of the %s DRAM budget, leaving under %s for its DRAM tier: give more --dram or"
+                + " a smaller data factor", sec.name(), sec.expectedEntries(), Sizes.format(charge), Sizes.format(budget),
+            Sizes.format(OurDramBudget.MIN_DRAM_TIER)));
+      }
+    }
+    return out;
+  }
+
+  private Path workloadFile(String w) {
+    Path f = workloadDir.resolve(w).toAbsolutePath().normalize();
+    if (!Files.isRegularFile(f)) {
+      throw new ParameterException(spec.commandLine(), "workload file not found: " + f + " (run from the repository root or pass --workload-dir)");
+    }
+    return f;
+  }
+
+  /**
+   * A section of {@code names}: its records, room on disk (3x the data, at least 512 MiB) and entries
+   * expected: the records and the inserts its timed phases can make at {@link #OPS_PER_SECOND_BOUND}.
+   */
+  private Section section(String name, List<String> names, long records, long recordBytes, double phaseSeconds) {
+    Map<String, Path> files = new LinkedHashMap<>();
+    long inserts = 0;
+    for (String w : names) {
+      Path f = workloadFile(w);
+      files.put(w, f);
+      inserts += Math.round(doubleProperty(f, "insertproportion") * phaseSeconds * OPS_PER_SECOND_BOUND);
+    }
+    long disk = Math.max(512 * CacheConfig.MIB, roundUpMiB(3 * (records + inserts) * recordBytes));
+    return new Section(name, List.copyOf(names), files, records, recordBytes, disk, records + inserts);
+  }
+
+  /** Bytes of one record of a workload file as the binding stores it: key + fields x (mean length + overhead). */
+  static long recordBytes(Path workload) {
+    Properties p = properties(workload);
+    long fields = Long.parseLong(p.getProperty("fieldcount", "10").trim());
+    double max = Double.parseDouble(p.getProperty("fieldlength", "100").trim());
+    double mean = "uniform".equals(p.getProperty("fieldlengthdistribution", "constant").trim())
+        ? (Double.parseDouble(p.getProperty("minfieldlength", "1").trim()) + max) / 2 : max;
+    return KEY_BYTES + Math.round(fields * (mean + FIELD_OVERHEAD_BYTES));
+  }
+
+  private static double doubleProperty(Path workload, String key) {
+    return Double.parseDouble(properties(workload).getProperty(key, "0").trim());
+  }
+
+  private static Properties properties(Path workload) {
+    Properties p = new Properties();
+    try (var in = Files.newInputStream(workload)) {
+      p.load(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read workload " + workload, e);
+    }
+    return p;
+  }
+
+  private ObjectNode setup(long budget, Section core, double secs, double warm, int reps, long heap, long limit) {
+    ObjectNode setup = StatsJson.MAPPER.createObjectNode();
+    setup.put("date", Instant.now().toString());
+    setup.put("machine", Machine.describe());
+    setup.put("commit", Machine.gitCommit());
+    setup.put("quick", quick);
+    setup.put("dram_budget_bytes", budget);
+    setup.put("threads", threads);
+    setup.put("seconds", secs);
+    setup.put("warmup_seconds", warm);
+    setup.put("heap_bytes", heap);
+    setup.put("memory_limit_bytes", limit);
+    setup.put("repetitions", reps);
+    setup.put("budget_rule", "every store gets the DRAM budget for what it caches, on its own knobs; ours' DRAM tier gets"
+        + " the budget less its index (16 B per expected entry, the compact index's bound) and its write buffers, as"
+        + " RocksDB's block cache holds its index, filters and memtables; every JVM runs in the same memory cgroup (heap +"
+        + " budget + allowance), which bounds page cache too");
+    return setup;
   }
 
   private static CompareReport report(ObjectNode setup, Section sec, DiskLimits limits, List<StoreRun> runs) {
     ObjectNode s = setup.deepCopy();
     s.put("section", sec.name());
     s.put("records", sec.records());
+    s.put("record_bytes", sec.recordBytes());
     s.put("data_bytes_estimate", sec.records() * sec.recordBytes());
     s.put("disk_bytes", sec.disk());
+    s.put("expected_entries", sec.expectedEntries());
     s.set("workloads", StatsJson.MAPPER.valueToTree(sec.workloads()));
     return new CompareReport(s, limits, runs, sec.workloads());
   }
 
   /** Prints every section's tables and writes compare.md and the charts into {@code dir}; returns what it wrote. */
-  private static List<Path> write(List<CompareReport> reports, Path dir) throws java.io.IOException {
+  private static List<Path> write(List<CompareReport> reports, Path dir) throws IOException {
     List<Path> written = new ArrayList<>();
     StringBuilder md = new StringBuilder();
     for (CompareReport r : reports) {
-      r.printTable(System.out);
+      CompareTables.print(r, System.out);
       System.out.println();
-      md.append(r.markdown()).append('\n');
-      written.addAll(CompareChart.write(dir, r, r.isTiny() ? "compare-tiny" : "compare"));
+      md.append(CompareTables.markdown(r));
+      written.addAll(CompareChart.write(dir, r, r.isTiny() ? "compare-" + r.section() : "compare"));
     }
     Path file = dir.resolve("compare.md");
     Files.writeString(file, md.toString());
@@ -313,100 +387,7 @@ public final class CompareCommand implements Callable<Integer> {
     return written;
   }
 
-  /** The last exception line of a child's stderr (not a stack frame), else its last line. */
-  static String cause(List<String> stderrTail) {
-    for (int i = stderrTail.size() - 1; i >= 0; i--) {
-      String line = stderrTail.get(i).strip();
-      if (!line.startsWith("at ") && !line.startsWith("...") && (line.contains("Exception") || line.contains("Error"))) {
-        return line;
-      }
-    }
-    return stderrTail.isEmpty() ? "(no output)" : stderrTail.get(stderrTail.size() - 1).strip();
-  }
-
   private static long roundUpMiB(long bytes) {
     return (bytes + CacheConfig.MIB - 1) / CacheConfig.MIB * CacheConfig.MIB;
-  }
-
-  private StoreRun runStore(StoreType s, int repetition, Section sec, Path work, long budget, long heap, long limit,
-                            double secs, double warm, PrintStream err) throws Exception {
-    Path data = work.resolve("data-" + s.cliName());
-    try {
-      return runStore(s, repetition, sec, data, work, budget, heap, limit, secs, warm, err);
-    } finally {
-      BenchDirs.deleteTree(data);
-    }
-  }
-
-  private StoreRun runStore(StoreType s, int repetition, Section sec, Path data, Path work, long budget, long heap,
-                            long limit, double secs, double warm, PrintStream err) throws Exception {
-    Map<String, Path> files = sec.files();
-    long n = sec.records();
-    Files.createDirectories(data);
-    DropCaches.tryDrop();
-    List<String> args = new ArrayList<>(List.of("--store", s.cliName(), "--dir", data.toString(),
-        "--dram", Long.toString(budget), "--disk", Long.toString(sec.disk()), "--records", Long.toString(n),
-        "--threads", Integer.toString(threads), "--seconds", Double.toString(secs), "--warmup", Double.toString(warm),
-        "--load-seconds", Double.toString(loadSeconds != null ? loadSeconds : quick ? 90 : 900),
-        "--load-workload", files.values().iterator().next().toString()));
-    files.forEach((name, f) -> args.addAll(List.of("--workload", name + "=" + f)));
-    args.addAll(List.of("-p", KvStoreDB.EXPECTED_ENTRIES + "=" + sec.expectedEntries()));
-    properties.forEach((k, v) -> args.addAll(List.of("-p", k + "=" + v)));
-    List<String> jvm = List.of("-Xms" + heap / CacheConfig.MIB + "m", "-Xmx" + heap / CacheConfig.MIB + "m",
-        "-XX:+AlwaysPreTouch", "-XX:+UseG1GC");
-    // glibc's per-thread malloc arenas let off-heap stores (OHC mallocs each entry) grow far past their
-    // capacity under churn; Cassandra's launcher caps them the same way. The same for every store.
-    List<String> cmd = new ArrayList<>(List.of("env", "MALLOC_ARENA_MAX=4"));
-    cmd.addAll(ChildJvm.javaCommand(jvm, CompareRunner.class.getName(), args, s.opensChronicle()));
-
-    MemoryCgroup group = null;
-    if (memoryLimit.equals("auto")) {
-      MemoryCgroup.Attempt a = MemoryCgroup.create("hybridcache-compare-" + s.cliName(), limit);
-      if (a.group() == null) {
-        err.println("compare: warning: " + a.whyNot() + "; page cache is not bounded, so stores reading through it get more DRAM than the budget");
-      } else {
-        group = a.group();
-        cmd = group.wrap(cmd);
-        err.println("compare: " + s.cliName() + " runs in memory cgroup " + group);
-      }
-    }
-    List<ObjectNode> phases = new ArrayList<>();
-    MemoryCgroup g = group;
-    ChildJvm.Result r;
-    try {
-      r = ChildJvm.run(cmd, "  ", err, line -> {
-        if (line.startsWith(CompareRunner.RESULT_PREFIX)) {
-          try {
-            ObjectNode p = (ObjectNode) StatsJson.MAPPER.readTree(line.substring(CompareRunner.RESULT_PREFIX.length()));
-            if (g != null) {
-              p.put("cgroup_bytes", g.usageBytes());
-              p.put("page_cache_bytes", g.pageCacheBytes());
-            }
-            phases.add(p);
-          } catch (Exception e) {
-            err.println("compare: unreadable result line: " + line);
-          }
-        }
-      }, work.resolve("runner-" + s.cliName() + "-" + sec.name() + "-" + repetition + ".out"));
-      long peak = g == null ? -1 : g.peakBytes();
-      long ooms = g == null ? 0 : g.oomKills();
-      String failure = null;
-      if (r.exitCode() == CompareRunner.LOAD_TOO_SLOW && !phases.isEmpty()) {
-        ObjectNode load = phases.get(0);
-        failure = String.format("too slow: loaded %,d of %,d records in %.0f s (%,.0f ops/s, %,d major page faults, RSS %s); workloads skipped",
-            load.get("operations").asLong(), n, load.get("seconds").asDouble(), load.get("throughput_ops").asDouble(),
-            load.path("major_faults").asLong(), Sizes.format(load.path("rss_bytes").asLong()));
-      } else if (r.exitCode() != 0) {
-        failure = "the child JVM exited with " + r.exitCode() + (ooms > 0 ? " (killed by the memory cgroup's OOM killer)" : "")
-            + ": " + cause(r.stderrTail());
-      } else if (phases.size() != files.size() + 1) {
-        failure = "the child JVM reported " + phases.size() + " of " + (files.size() + 1) + " phases";
-      }
-      return new StoreRun(s, repetition, phases, failure, peak, ooms);
-    } finally {
-      if (group != null) {
-        group.close();
-      }
-    }
   }
 }

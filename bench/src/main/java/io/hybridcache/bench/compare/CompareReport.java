@@ -3,31 +3,31 @@ package io.hybridcache.bench.compare;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hybridcache.bench.Spread;
 import io.hybridcache.bench.StatsJson;
-import io.hybridcache.bench.TextTable;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * The figures of one section of a comparison (the core records or the tiny ones), as a text table,
- * Markdown and JSON, with each store's ratio to the fio limits and, per workload, hybridcache over the
- * best disk-backed peer against the issue's goal (at least 1.5x on B, C, D and the transactional phase,
- * at least even on A). A store may have run several times (repetitions): the summary then compares
- * medians and, for the spread, our slowest run against the peer's fastest; the detailed table has a row
- * per run. A peer that did not complete is a row saying why; only ours failing fails the run.
+ * The figures of one section of a comparison (the core records, or one tiny-record workload on its own
+ * load): one record per store, run and phase, with each store's ratios to the fio limits, and what is
+ * derived from them: per workload, hybridcache over the best disk-backed peer against the issue's goal
+ * (medians, and our slowest run against the peer's fastest), write amplification per phase and over the
+ * whole run, the objects-held table of a tiny section, warnings where our index outgrew its charge, and
+ * a line per run that did not complete (ours: a failure; a peer: a row). {@link CompareTables} renders it.
  * Immutable after construction.
  */
 final class CompareReport {
-  private static final double MIB = 1024.0 * 1024.0;
   /** The goal per workload: hybridcache ops/s over the best disk-backed peer's. */
   static final Map<String, Double> GOALS = Map.of("workloadb", 1.5, "workloadc", 1.5, "workloadd", 1.5, "workloada", 1.0,
       "transactional", 1.5);
+  /** Hit ratios closer than this are the same (a store that refused a few evictions is still comparable). */
+  static final double HIT_RATIO_SLACK = 0.001;
+  /** The section of the core records; the others are tiny-record workloads. */
+  static final String CORE = "core";
 
   private final ObjectNode setup;
   private final DiskLimits limits;
@@ -38,27 +38,40 @@ final class CompareReport {
   CompareReport(ObjectNode setup, DiskLimits limits, List<CompareCommand.StoreRun> runs, List<String> workloads) {
     this.setup = setup;
     this.limits = limits;
-    this.runs = runs;
-    this.workloads = workloads;
+    this.runs = List.copyOf(runs);
+    this.workloads = List.copyOf(workloads);
     for (CompareCommand.StoreRun r : runs) {
       for (ObjectNode p : r.phases()) {
         ObjectNode rec = p.deepCopy();
         rec.put("repetition", r.repetition());
         rec.put("disk_backed", r.store().diskBacked());
-        if (limits != null && !p.get("workload").asText().equals("load")) {
+        if (limits != null && !isWholeRunOrLoad(p)) {
           rec.put("ratio_to_fio_randread_iops", p.get("throughput_ops").asDouble() / limits.randReadIopsN());
           // how close the store drives the disk to fio's random-read limit (in 4 KiB reads per second)
           rec.put("disk_read_rate_over_fio",
               p.get("disk_bytes_read").asDouble() / 4096 / p.get("seconds").asDouble() / limits.randReadIopsN());
-          if (!p.get("read_p99_us").isNull()) {
+          if (!p.path("read_p99_us").isNull() && p.has("read_p99_us")) {
             rec.put("read_p99_over_fio_p99", p.get("read_p99_us").asDouble() / limits.randReadP99UsN());
           }
           rec.put("write_mibs_over_fio_seqwrite",
-              p.get("disk_bytes_written").asDouble() / MIB / p.get("seconds").asDouble() / limits.seqWriteMiBs());
+              p.get("disk_bytes_written").asDouble() / (1 << 20) / p.get("seconds").asDouble() / limits.seqWriteMiBs());
         }
         records.add(rec);
       }
     }
+  }
+
+  private static boolean isWholeRunOrLoad(JsonNode p) {
+    String w = p.get("workload").asText();
+    return w.equals("load") || w.equals(CompareRunner.WHOLE_RUN);
+  }
+
+  ObjectNode setup() {
+    return setup;
+  }
+
+  DiskLimits limits() {
+    return limits;
   }
 
   List<ObjectNode> records() {
@@ -67,6 +80,20 @@ final class CompareReport {
 
   List<String> workloads() {
     return workloads;
+  }
+
+  List<CompareCommand.StoreRun> runs() {
+    return runs;
+  }
+
+  /** This section's name: {@link #CORE} or the tiny workload's. */
+  String section() {
+    return setup.path("section").asText(CORE);
+  }
+
+  /** True for a tiny-record section (its own table of objects held). */
+  boolean isTiny() {
+    return !section().equals(CORE);
   }
 
   List<String> storeNames() {
@@ -78,65 +105,60 @@ final class CompareReport {
     return runs.stream().filter(r -> r.store().diskBacked()).map(r -> r.store().cliName()).distinct().toList();
   }
 
+  /** The disk-backed peers (not ours). */
+  List<String> diskBackedPeers() {
+    return diskBackedStoreNames().stream().filter(n -> !StoreType.parse(n).ours()).toList();
+  }
+
   /** True unless a run of ours failed: peers that cannot complete are reported, not fatal. */
   boolean oursCompleted() {
     return runs.stream().noneMatch(r -> r.store().ours() && r.failure() != null);
   }
 
-  /** Every run, in the order they ran. */
-  List<CompareCommand.StoreRun> runs() {
-    return runs;
-  }
-
-  /** The throughput of {@code store} on {@code workload} in each run that measured it, in run order. */
-  List<Double> samples(String store, String workload) {
+  /** Figure {@code key} of {@code store} on {@code workload} in each run that measured it, in run order. */
+  List<Double> samples(String store, String workload, String key) {
     List<Double> out = new ArrayList<>();
     for (ObjectNode r : records) {
       if (r.get("store").asText().equals(store) && r.get("workload").asText().equals(workload)) {
-        out.add(r.get("throughput_ops").asDouble());
+        Double v = num(r, key);
+        if (v != null) {
+          out.add(v);
+        }
       }
     }
     return out;
   }
 
-  /** Median, minimum and maximum of some runs' figures (NaN for none). */
-  record Spread(double median, double min, double max, int runs) {
-    static Spread of(List<Double> xs) {
-      if (xs.isEmpty()) {
-        return new Spread(Double.NaN, Double.NaN, Double.NaN, 0);
-      }
-      List<Double> s = xs.stream().sorted().toList();
-      int n = s.size();
-      double median = n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
-      return new Spread(median, s.get(0), s.get(n - 1), n);
-    }
-
-    String text() {
-      return runs <= 1 ? String.format(Locale.ROOT, "%,.0f", median)
-          : String.format(Locale.ROOT, "%,.0f (%,.0f-%,.0f, %d runs)", median, min, max, runs);
-    }
+  /** The spread of figure {@code key} of {@code store} on {@code workload} over its runs. */
+  Spread spread(String store, String workload, String key) {
+    return Spread.of(samples(store, workload, key));
   }
 
-  /** The first record of {@code store} on {@code workload} (its first run), or null. */
-  ObjectNode find(String store, String workload) {
-    for (ObjectNode r : records) {
-      if (r.get("store").asText().equals(store) && r.get("workload").asText().equals(workload)) {
-        return r;
-      }
-    }
-    return null;
+  /** The median of figure {@code key} of {@code store} on {@code workload} over its runs (NaN if none). */
+  double median(String store, String workload, String key) {
+    return spread(store, workload, key).median();
+  }
+
+  /** Disk bytes read per read operation of a phase record (null without reads). */
+  static Double diskBytesPerRead(JsonNode r) {
+    long reads = r.path("reads_found").asLong() + r.path("reads_missing").asLong();
+    return reads == 0 ? null : r.path("disk_bytes_read").asDouble() / reads;
   }
 
   /**
    * One summary line per workload: ours and the best disk-backed peer (by median throughput over their
-   * runs), the ratio of medians, the ratio at the spread's edge (our slowest run over the peer's
-   * fastest: equal to the ratio with one run each) and the goal, met only when both reach it.
+   * runs), the ratio of medians, the ratio at the spread's edge (our slowest run over the peer's fastest:
+   * equal to the ratio with one run each), the lowest hit ratio each had in a run, and the goal.
    */
-  record Summary(String workload, Spread ours, double oursHitRatio, String bestPeer, Spread peer, double peerHitRatio,
-                 double ratio, double ratioAtWorst, Double goal) {
+  record Summary(String workload, String ourStore, Spread ours, double oursHitRatio, String bestPeer, Spread peer,
+                 double peerHitRatio, double ratio, double ratioAtWorst, Double goal) {
+    /** "met" when both ratios reach the goal and ours found as many records as the peer; "" without a goal. */
     String verdict() {
       if (goal == null || Double.isNaN(ratio)) {
         return "";
+      }
+      if (oursHitRatio < peerHitRatio - HIT_RATIO_SLACK) {
+        return "not comparable: ours found fewer records";
       }
       return ratio >= goal && ratioAtWorst >= goal ? "met" : "not met";
     }
@@ -146,24 +168,28 @@ final class CompareReport {
     List<Summary> out = new ArrayList<>();
     String ourName = ourStore();
     for (String w : workloads) {
-      String best = null;
-      Spread bestSpread = Spread.of(List.of());
-      for (String name : diskBackedStoreNames()) {
-        if (StoreType.parse(name).ours()) {
-          continue;
-        }
-        Spread sp = Spread.of(samples(name, w));
-        if (sp.runs() > 0 && (best == null || sp.median() > bestSpread.median())) {
-          best = name;
-          bestSpread = sp;
-        }
-      }
-      Spread o = ourName == null ? Spread.of(List.of()) : Spread.of(samples(ourName, w));
-      out.add(new Summary(w, o, hitRatio(ourName == null ? null : find(ourName, w)), best, bestSpread,
-          hitRatio(best == null ? null : find(best, w)), o.median() / bestSpread.median(), o.min() / bestSpread.max(),
+      String best = bestPeer(w);
+      Spread o = ourName == null ? Spread.NONE : spread(ourName, w, "throughput_ops");
+      Spread p = best == null ? Spread.NONE : spread(best, w, "throughput_ops");
+      out.add(new Summary(w, ourName, o, ourName == null ? Double.NaN : spread(ourName, w, "hit_ratio").min(), best, p,
+          best == null ? Double.NaN : spread(best, w, "hit_ratio").min(), o.median() / p.median(), o.min() / p.max(),
           GOALS.get(w)));
     }
     return out;
+  }
+
+  /** The disk-backed peer with the highest median throughput on {@code workload}, or null. */
+  String bestPeer(String workload) {
+    String best = null;
+    double bestOps = Double.NaN;
+    for (String name : diskBackedPeers()) {
+      double m = median(name, workload, "throughput_ops");
+      if (!Double.isNaN(m) && (best == null || m > bestOps)) {
+        best = name;
+        bestOps = m;
+      }
+    }
+    return best;
   }
 
   /** The store of ours the summary compares: the default one if it ran, else the first of ours that did. */
@@ -175,62 +201,96 @@ final class CompareReport {
     return names.stream().filter(n -> StoreType.parse(n).ours()).findFirst().orElse(null);
   }
 
-  /**
-   * The stores worth repeating for the spread: per workload, ours and the best disk-backed peer of the
-   * runs so far; their union, ours first.
-   */
-  List<StoreType> leaders() {
-    List<StoreType> out = new ArrayList<>();
-    String o = ourStore();
-    if (o != null) {
-      out.add(StoreType.parse(o));
-    }
-    for (Summary m : summary()) {
-      if (m.bestPeer() != null && !out.contains(StoreType.parse(m.bestPeer()))) {
-        out.add(StoreType.parse(m.bestPeer()));
+  /** The phases of the write-amplification table: the load, each workload, and the whole run. */
+  List<String> waPhases() {
+    List<String> phases = new ArrayList<>(List.of("load"));
+    phases.addAll(workloads);
+    phases.add(CompareRunner.WHOLE_RUN);
+    return phases;
+  }
+
+  /** Per store, the median write amplification of each of {@link #waPhases()} over its runs (NaN where nothing was put). */
+  List<double[]> waMedians() {
+    List<double[]> rows = new ArrayList<>();
+    List<String> phases = waPhases();
+    for (String store : storeNames()) {
+      double[] row = new double[phases.size()];
+      for (int i = 0; i < phases.size(); i++) {
+        row[i] = median(store, phases.get(i), "write_amplification");
       }
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  /**
+   * One row of the tiny-record table: objects held (hit ratio x records: uniform reads over every record),
+   * the DRAM budget per object held, misses, disk bytes read per read (what the store's DRAM did not
+   * serve), throughput; medians over the store's runs.
+   */
+  record Objects(String store, double held, double budgetPerObject, double missRatio, double diskBytesPerRead,
+                 double throughput, String verdict) {}
+
+  /**
+   * The tiny-record table of this section. Ours' verdict is "yes" when it holds at least as many objects
+   * as every disk-backed peer, misses no more, and reads fewer disk bytes per read than each of them.
+   */
+  List<Objects> objects() {
+    String w = workloads.get(0);
+    long recordCount = setup.path("records").asLong();
+    double budget = setup.path("dram_budget_bytes").asDouble();
+    List<Objects> rows = new ArrayList<>();
+    for (String store : storeNames()) {
+      double hit = median(store, w, "hit_ratio");
+      double held = hit * recordCount;
+      rows.add(new Objects(store, held, held > 0 ? budget / held : Double.NaN, 1 - hit, medianDiskBytesPerRead(store, w),
+          median(store, w, "throughput_ops"), ""));
+    }
+    List<Objects> out = new ArrayList<>();
+    for (Objects o : rows) {
+      if (!StoreType.parse(o.store()).ours() || Double.isNaN(o.held())) {
+        out.add(o);
+        continue;
+      }
+      boolean better = true;
+      for (Objects p : rows) {
+        if (diskBackedPeers().contains(p.store()) && !Double.isNaN(p.held())) {
+          better &= o.held() >= p.held() - HIT_RATIO_SLACK * recordCount && o.missRatio() <= p.missRatio() + HIT_RATIO_SLACK
+              && o.diskBytesPerRead() < p.diskBytesPerRead();
+        }
+      }
+      out.add(new Objects(o.store(), o.held(), o.budgetPerObject(), o.missRatio(), o.diskBytesPerRead(), o.throughput(),
+          better ? "yes" : "no"));
     }
     return out;
   }
 
-  private static double hitRatio(ObjectNode r) {
-    Double h = r == null ? null : num(r, "hit_ratio");
-    return h == null ? Double.NaN : h;
-  }
-
-  void printTable(PrintStream out) {
-    if (limits != null) {
-      out.printf("disk (fio %s, 4 KiB random reads QD1, direct I/O): %,.0f IOPS p99 %.0f us with 1 job; %,.0f IOPS p99 %.0f us with %d jobs; sequential writes %,.0f MiB/s%n",
-          limits.fioVersion(), limits.randReadIops1(), limits.randReadP99Us1(), limits.randReadIopsN(),
-          limits.randReadP99UsN(), limits.jobs(), limits.seqWriteMiBs());
-    }
-    TextTable t = new TextTable(header());
+  private double medianDiskBytesPerRead(String store, String workload) {
+    List<Double> xs = new ArrayList<>();
     for (ObjectNode r : records) {
-      t.row(row(r));
+      if (r.get("store").asText().equals(store) && r.get("workload").asText().equals(workload)) {
+        Double v = diskBytesPerRead(r);
+        if (v != null) {
+          xs.add(v);
+        }
+      }
     }
-    t.print(out);
-    out.println();
-    TextTable s = new TextTable(SUMMARY_HEADER);
-    for (Summary m : summary()) {
-      s.row(summaryRow(m));
-    }
-    s.print(out);
-    out.println();
-    TextTable wa = new TextTable(waHeader());
-    waRows().forEach(wa::row);
-    wa.print(out);
-    if (isTiny()) {
-      out.println();
-      TextTable o = new TextTable(OBJECTS_HEADER);
-      objectsRows().forEach(o::row);
-      o.print(out);
-    }
-    failureLines().forEach(out::println);
+    return Spread.of(xs).median();
   }
 
-  /** True for the tiny-record section (its own table of objects held). */
-  boolean isTiny() {
-    return "tiny".equals(setup.path("section").asText());
+  /** A warning per record of ours whose measured index passed the DRAM charged for it. */
+  List<String> warnings() {
+    List<String> out = new ArrayList<>();
+    for (ObjectNode r : records) {
+      long index = r.path("index_bytes").asLong(-1);
+      long charge = r.path("index_charge_bytes").asLong(-1);
+      if (charge > 0 && index > charge) {
+        out.add(String.format(Locale.ROOT, "warning: %s (run %d) %s: the index measured %,d B, over the %,d B charged to"
+                + " the budget: its DRAM tier had %,d B more than the rule allows", r.get("store").asText(),
+            r.path("repetition").asInt(1), r.get("workload").asText(), index, charge, index - charge));
+      }
+    }
+    return out;
   }
 
   /** One line per run that did not complete: ours as a failure, a peer as a row that does not fail the run. */
@@ -238,179 +298,61 @@ final class CompareReport {
     List<String> out = new ArrayList<>();
     for (CompareCommand.StoreRun r : runs) {
       if (r.failure() != null) {
-        out.add(r.store().cliName() + " (run " + r.repetition() + "): " + (r.store().ours() ? "FAILED: "
+        out.add(r.store().cliName() + " (" + section() + ", run " + r.repetition() + "): " + (r.store().ours() ? "FAILED: "
             : "did not complete (reported; a peer does not fail the run): ") + r.failure());
       }
     }
     return out;
   }
 
-  private String[] waHeader() {
-    List<String> h = new ArrayList<>(List.of("write amplification (device bytes written / bytes put), median", "load"));
-    h.addAll(workloads);
-    return h.toArray(String[]::new);
+  static Double num(JsonNode r, String key) {
+    JsonNode v = r.get(key);
+    return v == null || v.isNull() || !v.isNumber() ? null : v.asDouble();
   }
-
-  /** Per store, the median write amplification of each phase over its runs (null where nothing was put). */
-  private List<Object[]> waRows() {
-    List<Object[]> rows = new ArrayList<>();
-    List<String> phases = new ArrayList<>(List.of("load"));
-    phases.addAll(workloads);
-    for (String store : storeNames()) {
-      Object[] row = new Object[phases.size() + 1];
-      row[0] = store;
-      for (int i = 0; i < phases.size(); i++) {
-        List<Double> xs = new ArrayList<>();
-        for (ObjectNode r : records) {
-          Double v = num(r, "write_amplification");
-          if (r.get("store").asText().equals(store) && r.get("workload").asText().equals(phases.get(i)) && v != null) {
-            xs.add(v);
-          }
-        }
-        row[i + 1] = xs.isEmpty() ? null : Spread.of(xs).median();
-      }
-      rows.add(row);
-    }
-    return rows;
-  }
-
-  private static final String[] OBJECTS_HEADER = {"store (tiny records)", "objects held (hit ratio x records)",
-      "budget B per object held", "miss ratio", "ops/s (median)", "RSS MiB", "more held and fewer misses than every disk-backed peer"};
 
   /**
-   * The tiny-record table, from the first workload (uniform reads over every record, so the hit ratio
-   * times the records is the objects a store holds): objects held, the DRAM budget per object held (the
-   * same budget for every store), misses and throughput.
+   * The report of an earlier run from what {@link #toJson} wrote; also reads the layout before runs were
+   * repeated (one {@code stores} entry per store, whose {@code hybridcache} opened the Chronicle index).
    */
-  private List<Object[]> objectsRows() {
-    String w = workloads.get(0);
-    long recordCount = setup.path("records").asLong();
-    double budget = setup.path("dram_budget_bytes").asDouble();
-    double bestPeerHeld = 0;
-    for (String store : diskBackedStoreNames()) {
-      if (!StoreType.parse(store).ours()) {
-        bestPeerHeld = Math.max(bestPeerHeld, hitRatio(find(store, w)) * recordCount);
-      }
-    }
-    List<Object[]> rows = new ArrayList<>();
-    for (String store : storeNames()) {
-      ObjectNode r = find(store, w);
-      double hit = hitRatio(r);
-      double held = hit * recordCount;
-      String verdict = StoreType.parse(store).ours() && !Double.isNaN(held) ? (held > bestPeerHeld ? "yes" : "no") : "";
-      rows.add(new Object[] {store, Double.isNaN(held) ? null : held, Double.isNaN(held) || held == 0 ? null : budget / held,
-          Double.isNaN(hit) ? null : 1 - hit, Spread.of(samples(store, w)).median(), r == null ? null : mib(r, "rss_bytes"),
-          verdict});
-    }
-    return rows;
-  }
-
-  private static final String[] SUMMARY_HEADER = {"workload", "hybridcache ops/s (median, min-max)", "its hit ratio",
-      "best disk-backed peer", "its ops/s (median, min-max)", "its hit ratio", "ratio of medians",
-      "ratio, our min / its max", "goal", ""};
-
-  private static Object[] summaryRow(Summary m) {
-    return new Object[] {m.workload(), m.ours().text(), m.oursHitRatio(), m.bestPeer(), m.peer().text(), m.peerHitRatio(),
-        m.ratio(), m.ratioAtWorst(), m.goal() == null ? null : "≥ " + m.goal(), m.verdict()};
-  }
-
-  private static String[] header() {
-    return new String[] {"store", "run", "workload", "ops/s", "read p50 us", "read p99 us", "read p99.9 us", "hit ratio",
-        "disk B read/op", "disk B written/op", "write ampl.", "major faults", "RSS MiB", "page cache MiB",
-        "disk reads / fio", "ops/s / fio IOPS"};
-  }
-
-  private static Object[] row(ObjectNode r) {
-    return new Object[] {r.get("store").asText(), r.path("repetition").asInt(1), r.get("workload").asText(),
-        r.get("throughput_ops").asDouble(), num(r, "read_p50_us"), num(r, "read_p99_us"), num(r, "read_p999_us"),
-        num(r, "hit_ratio"), num(r, "disk_bytes_read_per_op"), num(r, "disk_bytes_written_per_op"),
-        num(r, "write_amplification"), num(r, "major_faults"), mib(r, "rss_bytes"), mib(r, "page_cache_bytes"),
-        num(r, "disk_read_rate_over_fio"), num(r, "ratio_to_fio_randread_iops")};
-  }
-
-  private static Double num(JsonNode r, String key) {
-    JsonNode v = r.get(key);
-    return v == null || v.isNull() ? null : v.asDouble();
-  }
-
-  private static Double mib(JsonNode r, String key) {
-    Double v = num(r, key);
-    return v == null || v < 0 ? null : v / MIB;
-  }
-
-  /** The setup, limits, results and summary as Markdown. */
-  Path writeMarkdown(Path file) throws IOException {
-    Files.writeString(file, markdown());
-    return file.toAbsolutePath();
-  }
-
-  /** The setup, limits, results and summary as Markdown text. */
-  String markdown() {
-    StringBuilder b = new StringBuilder();
-    if (isTiny()) {
-      b.append("Tiny records (").append(String.join(", ", workloads)).append(").\n\n");
-    }
-    b.append("Run ").append(setup.get("date").asText()).append(" on ").append(setup.get("machine").asText())
-        .append(", commit `").append(setup.get("commit").asText()).append("`.\n\n");
-    b.append(String.format(Locale.ROOT, "DRAM budget %.0f MiB per store, %,d records (~%.0f MiB, %.1fx the budget), %d client threads, %.0f s measured after %.0f s warm-up per workload, memory cgroup %s.%n%n",
-        setup.get("dram_budget_bytes").asDouble() / MIB, setup.get("records").asLong(),
-        setup.get("data_bytes_estimate").asDouble() / MIB,
-        setup.get("data_bytes_estimate").asDouble() / setup.get("dram_budget_bytes").asDouble(),
-        setup.get("threads").asInt(), setup.get("seconds").asDouble(), setup.get("warmup_seconds").asDouble(),
-        setup.get("memory_limit_bytes").asLong() < 0 ? "off"
-            : String.format(Locale.ROOT, "%.0f MiB (heap %.0f MiB pre-touched)", setup.get("memory_limit_bytes").asDouble() / MIB,
-                setup.get("heap_bytes").asDouble() / MIB)));
-    if (limits != null) {
-      b.append(String.format(Locale.ROOT, "Disk (fio %s, same directory, just before): 4 KiB random reads QD1 %,.0f IOPS (p99 %.0f us) with 1 job, %,.0f IOPS (p99 %.0f us) with %d jobs; 1 MiB sequential writes %,.0f MiB/s.%n%n",
-          limits.fioVersion(), limits.randReadIops1(), limits.randReadP99Us1(), limits.randReadIopsN(), limits.randReadP99UsN(),
-          limits.jobs(), limits.seqWriteMiBs()));
-    }
-    table(b, header(), records.stream().map(CompareReport::row).toList());
-    b.append('\n');
-    table(b, SUMMARY_HEADER, summary().stream().map(CompareReport::summaryRow).toList());
-    b.append('\n');
-    table(b, waHeader(), waRows());
-    if (isTiny()) {
-      b.append('\n');
-      table(b, OBJECTS_HEADER, objectsRows());
-    }
-    for (String line : failureLines()) {
-      b.append("\n").append(line).append('\n');
-    }
-    return b.toString();
-  }
-
-  private static void table(StringBuilder b, String[] header, List<Object[]> rows) {
-    b.append('|').append(String.join("|", header)).append("|\n|").append("---|".repeat(header.length)).append('\n');
-    for (Object[] row : rows) {
-      b.append('|');
-      for (Object c : row) {
-        b.append(TextTable.cell(c)).append('|');
-      }
-      b.append('\n');
-    }
-  }
-
-  /** The report of an earlier run from what {@link #toJson} wrote. */
   static CompareReport fromJson(JsonNode root) throws IOException {
+    for (String key : List.of("setup", "limits", "records")) {
+      if (!root.has(key)) {
+        throw new IOException("not a compare --json file: no \"" + key + "\"");
+      }
+    }
     DiskLimits limits = root.get("limits").isNull() ? null : StatsJson.MAPPER.treeToValue(root.get("limits"), DiskLimits.class);
     List<CompareCommand.StoreRun> runs = new ArrayList<>();
-    for (JsonNode s : root.get("runs")) {
-      String name = s.get("store").asText();
-      int repetition = s.get("repetition").asInt();
-      List<ObjectNode> phases = new ArrayList<>();
-      for (JsonNode r : root.get("records")) {
-        if (r.get("store").asText().equals(name) && r.path("repetition").asInt(1) == repetition) {
-          phases.add((ObjectNode) r);
-        }
+    if (root.has("runs")) {
+      for (JsonNode s : root.get("runs")) {
+        runs.add(run(root, StoreType.parse(s.get("store").asText()), s.get("store").asText(), s.get("repetition").asInt(), s));
       }
-      runs.add(new CompareCommand.StoreRun(StoreType.parse(name), repetition, phases,
-          s.get("failure").isNull() ? null : s.get("failure").asText(), s.get("cgroup_peak_bytes").asLong(),
-          s.get("oom_kills").asLong()));
+    } else if (root.has("stores")) {
+      var names = root.get("stores").fieldNames();
+      while (names.hasNext()) {
+        String name = names.next();
+        // before 2026-11-27 the store named hybridcache opened the Chronicle Map index
+        StoreType type = name.equals("hybridcache") ? StoreType.HYBRIDCACHE_CHRONICLE : StoreType.parse(name);
+        runs.add(run(root, type, name, 1, root.get("stores").get(name)));
+      }
+    } else {
+      throw new IOException("not a compare --json file: neither \"runs\" nor \"stores\"");
     }
     List<String> workloads = new ArrayList<>();
     root.get("setup").get("workloads").forEach(w -> workloads.add(w.asText()));
     return new CompareReport((ObjectNode) root.get("setup"), limits, runs, workloads);
+  }
+
+  private static CompareCommand.StoreRun run(JsonNode root, StoreType type, String name, int repetition, JsonNode s) {
+    List<ObjectNode> phases = new ArrayList<>();
+    for (JsonNode r : root.get("records")) {
+      if (r.get("store").asText().equals(name) && r.path("repetition").asInt(1) == repetition) {
+        ObjectNode p = ((ObjectNode) r).deepCopy();
+        p.put("store", type.cliName());
+        phases.add(p);
+      }
+    }
+    return new CompareCommand.StoreRun(type, repetition, phases, s.get("failure").isNull() ? null : s.get("failure").asText(),
+        s.path("cgroup_peak_bytes").asLong(-1), s.path("oom_kills").asLong());
   }
 
   /** {@code {setup, limits, records: [...], summary: [...], runs: [...]}}. */

@@ -29,6 +29,12 @@ public final class CompareRunner implements Callable<Integer> {
   public static final String RESULT_PREFIX = "compare-result ";
   /** Exit code when the load did not finish within --load-seconds. */
   public static final int LOAD_TOO_SLOW = 4;
+  /**
+   * The phase name of the record covering the whole run, from before the store opened to after it
+   * closed: its write amplification counts what a window's does not (writes a phase left pending and the
+   * close's flush).
+   */
+  public static final String WHOLE_RUN = "whole run";
 
   @Option(names = "--store", required = true)
   String store;
@@ -80,12 +86,14 @@ public final class CompareRunner implements Callable<Integer> {
     base.setProperty(KvStoreDB.DIR, dir.toString());
     base.setProperty(KvStoreDB.DRAM_BYTES, Long.toString(dram));
     base.setProperty(KvStoreDB.DISK_BYTES, Long.toString(disk));
-    // D inserts about 5% of its operations: room for them in preallocating stores
-    base.putIfAbsent(KvStoreDB.EXPECTED_ENTRIES, Long.toString(records + records / 2));
     String label = "[" + store + "]";
 
     OpStats stats = new OpStats();
     List<DB> dbs = new ArrayList<>();
+    ProcessIo start = ProcessIo.now();
+    long admittedBefore = KvStoreDB.bytesAdmittedTotal();
+    long t0 = System.nanoTime();
+    int code;
     try {
       for (int i = 0; i < threads; i++) {
         DB db = new TimedDB(new KvStoreDB(), stats);
@@ -103,6 +111,7 @@ public final class CompareRunner implements Callable<Integer> {
             label, load.seconds(), load.ops().operations(), records);
         return LOAD_TOO_SLOW;
       }
+      long operations = load.ops().operations();
       for (Map.Entry<String, Path> e : workloads.entrySet()) {
         Properties p = new Properties();
         p.putAll(base);
@@ -110,14 +119,43 @@ public final class CompareRunner implements Callable<Integer> {
         p.putAll(extra);
         p.setProperty("recordcount", Long.toString(records));
         System.err.printf("%s %s: %.0f s warm-up, %.0f s measured, %d threads%n", label, e.getKey(), warmup, seconds, threads);
-        emit(driver.transactions(e.getKey(), p, warmup, seconds));
+        PhaseDriver.Window w = driver.transactions(e.getKey(), p, warmup, seconds);
+        operations += w.ops().operations();
+        emit(w);
       }
+      code = 0;
+      for (DB db : dbs) {
+        db.cleanup(); // the last one closes the store: its final flush belongs to the whole run
+      }
+      dbs.clear();
+      double secs = (System.nanoTime() - t0) / 1e9;
+      emitWholeRun(secs, operations, ProcessIo.now().since(start), KvStoreDB.bytesAdmittedTotal() - admittedBefore);
     } finally {
       for (DB db : dbs) {
         db.cleanup();
       }
     }
-    return 0;
+    return code;
+  }
+
+  private void emitWholeRun(double secs, long operations, ProcessIo io, long admitted) {
+    ObjectNode n = StatsJson.MAPPER.createObjectNode();
+    n.put("store", store);
+    n.put("workload", WHOLE_RUN);
+    n.put("seconds", secs);
+    n.put("operations", operations);
+    n.put("throughput_ops", operations / secs);
+    n.put("disk_bytes_written", io.writeBytes());
+    n.put("disk_bytes_read", io.readBytes());
+    n.put("cancelled_write_bytes", io.cancelledWriteBytes());
+    n.put("bytes_admitted", admitted);
+    number(n, "write_amplification", admitted == 0 ? Double.NaN : (double) io.netWriteBytes() / admitted);
+    n.put("major_faults", io.majorFaults());
+    n.put("rss_peak_bytes", io.rssPeakBytes());
+    System.out.println(RESULT_PREFIX + n);
+    System.out.flush();
+    System.err.printf("[%s] whole run: %,d bytes written (%,d cancelled) for %,d bytes put: write amplification %s%n", store,
+        io.writeBytes(), io.cancelledWriteBytes(), admitted, n.get("write_amplification"));
   }
 
   private void emit(PhaseDriver.Window w) {
@@ -152,6 +190,7 @@ public final class CompareRunner implements Callable<Integer> {
     n.put("reads_missing", o.readsMissing());
     n.put("errors", o.errors());
     n.put("disk_bytes_written", w.io().writeBytes());
+    n.put("cancelled_write_bytes", w.io().cancelledWriteBytes());
     n.put("disk_bytes_read", w.io().readBytes());
     n.put("disk_bytes_written_per_op", o.operations() == 0 ? 0 : (double) w.io().writeBytes() / o.operations());
     n.put("disk_bytes_read_per_op", o.operations() == 0 ? 0 : (double) w.io().readBytes() / o.operations());

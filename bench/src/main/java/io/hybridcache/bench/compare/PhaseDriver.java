@@ -42,9 +42,9 @@ final class PhaseDriver {
       return ops.operations() / seconds;
     }
 
-    /** Device bytes written per byte put into the store; NaN when nothing was put. */
+    /** Device bytes written (less cancelled ones) per byte put into the store; NaN when nothing was put. */
     double writeAmplification() {
-      return bytesAdmitted == 0 ? Double.NaN : (double) io.writeBytes() / bytesAdmitted;
+      return bytesAdmitted == 0 ? Double.NaN : (double) io.netWriteBytes() / bytesAdmitted;
     }
   }
 

@@ -7,23 +7,34 @@ import java.nio.file.Path;
 /**
  * This process's storage I/O and memory as Linux reports them: {@code /proc/self/io} (bytes the
  * process caused to be read from or written to storage, page-cache writeback and direct I/O
- * alike, all threads), {@code /proc/self/status} (resident set) and {@code /proc/self/stat} (major
- * page faults: a memory-mapped store's reads from disk). Zeros where /proc is missing.
+ * alike, all threads; a buffered write is counted when its page is dirtied, so later writeback by the
+ * kernel's threads is not missed), {@code /proc/self/status} (resident set) and {@code /proc/self/stat}
+ * (major page faults, process-wide: a memory-mapped store's reads from disk, and also the JVM re-reading
+ * its own code pages when the memory cgroup reclaims them). Zeros where /proc is missing.
  * Stateless and thread-safe.
  */
-record ProcessIo(long readBytes, long writeBytes, long rssBytes, long rssPeakBytes, long majorFaults) {
+record ProcessIo(long readBytes, long writeBytes, long cancelledWriteBytes, long rssBytes, long rssPeakBytes,
+                 long majorFaults) {
   /** Field 12 of /proc/PID/stat, counted after the parenthesised command name (fields 3 on). */
   private static final int MAJFLT_AFTER_NAME = 12 - 3;
 
   static ProcessIo now() {
     return new ProcessIo(field("/proc/self/io", "read_bytes:", 1), field("/proc/self/io", "write_bytes:", 1),
-        field("/proc/self/status", "VmRSS:", 1024), field("/proc/self/status", "VmHWM:", 1024), readMajorFaults());
+        field("/proc/self/io", "cancelled_write_bytes:", 1), field("/proc/self/status", "VmRSS:", 1024), field("/proc/self/status", "VmHWM:", 1024), readMajorFaults());
   }
 
   /** The counters accumulated since {@code earlier}; memory figures are this snapshot's. */
   ProcessIo since(ProcessIo earlier) {
-    return new ProcessIo(readBytes - earlier.readBytes, writeBytes - earlier.writeBytes, rssBytes, rssPeakBytes,
-        majorFaults - earlier.majorFaults);
+    return new ProcessIo(readBytes - earlier.readBytes, writeBytes - earlier.writeBytes,
+        cancelledWriteBytes - earlier.cancelledWriteBytes, rssBytes, rssPeakBytes, majorFaults - earlier.majorFaults);
+  }
+
+  /**
+   * Bytes written less those cancelled (dirty page-cache bytes of files truncated or deleted before
+   * writeback, which {@code write_bytes} counted when they were dirtied).
+   */
+  long netWriteBytes() {
+    return writeBytes - cancelledWriteBytes;
   }
 
   private static long readMajorFaults() {

@@ -1,5 +1,6 @@
 package io.hybridcache.bench.cassandra;
 
+import io.hybridcache.bench.Spread;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hybridcache.bench.compare.stores.HybridCacheStore;
+import io.hybridcache.bench.compare.stores.OurDramBudget;
+import io.hybridcache.core.api.CacheConfig;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,7 +25,7 @@ class OursAsUsersRunItTest {
     assertTrue(StoreType.defaultSet().contains(StoreType.HYBRIDCACHE));
     assertFalse(StoreType.defaultSet().contains(StoreType.HYBRIDCACHE_CHRONICLE));
     assertTrue(StoreType.HYBRIDCACHE_CHRONICLE.opensChronicle() && StoreType.HYBRIDCACHE_CHRONICLE.ours());
-    long budget = 8L << 20;
+    long budget = 24L << 20;
     long expected = 100_000;
     try (KvStore s = StoreType.HYBRIDCACHE.open(new StoreSettings(dir, budget, 64L << 20, expected, 1_100))) {
       String d = s.describe();
@@ -34,11 +35,12 @@ class OursAsUsersRunItTest {
         s.put("user" + i, new byte[1_000]);
       }
       long index = s.indexBytes();
-      long charge = Math.max(HybridCacheStore.INDEX_BYTES_PER_ENTRY * expected, index);
+      long charge = OurDramBudget.heapIndexCharge(expected);
       // the tier is the budget less a charge of at least 16 B x expected entries and at least the index measured now
       assertTrue(index > 0, "the store reports its index's DRAM");
+      assertEquals(charge, s.indexChargeBytes());
+      assertTrue(index <= charge, "index " + index + " B under its charge " + charge + " B");
       assertTrue(d.contains("index's charge ") && chargeIn(d) >= charge, d + " (index measures " + index + " B)");
-      assertEquals(s.indexChargeBytes(), Math.max(s.indexChargeBytes(), charge), "the charge covers the index");
     }
   }
 
@@ -57,10 +59,26 @@ class OursAsUsersRunItTest {
   }
 
   @Test
+  void oursIsTheDefaultConfigurationWithOnlyTheSizesSetAndTheTierIsTheBudgetLessIndexAndWriteBuffers() throws Exception {
+    long budget = 24L << 20;
+    long expected = 50_000;
+    try (KvStore s = StoreType.HYBRIDCACHE.open(new StoreSettings(dir, budget, 256L << 20, expected, 1_100))) {
+      CacheConfig defaults = CacheConfig.builder(dir).name("compare").flashBytes(256L << 20).build();
+      long tier = budget - OurDramBudget.heapIndexCharge(expected) - OurDramBudget.bufferBytes(defaults);
+      CacheConfig expectedConfig = defaults.toBuilder().dramBytes(tier).build();
+      assertEquals(expectedConfig.toString(), configOf(s).toString(), "every setting but the sizes is the default");
+    }
+  }
+
+  private static CacheConfig configOf(KvStore s) {
+    return ((io.hybridcache.bench.compare.stores.HybridCacheStore) s).config();
+  }
+
+  @Test
   void aBudgetTheIndexsChargeWouldExhaustIsRefusedWithTheFigures() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> StoreType.HYBRIDCACHE.open(new StoreSettings(dir, 2L << 20, 64L << 20, 100_000, 1_100)));
-    assertTrue(e.getMessage().contains("2 MiB") && e.getMessage().contains("index"), e.getMessage());
+    assertTrue(e.getMessage().contains("2 MiB") && e.getMessage().contains("index and write buffers"), e.getMessage());
     assertEquals(IllegalArgumentException.class, e.getClass());
   }
 }

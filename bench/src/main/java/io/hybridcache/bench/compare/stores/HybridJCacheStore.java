@@ -6,6 +6,7 @@ import io.hybridcache.bench.compare.StoreSettings;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.api.IndexType;
 import java.net.URI;
 import java.util.Properties;
 import javax.cache.Cache;
@@ -25,14 +26,17 @@ public final class HybridJCacheStore implements KvStore {
   static final String PROVIDER = "io.hybridcache.jcache.HybridCachingProvider";
   private final CacheManager manager;
   private final Cache<String, byte[]> cache;
+  private final long indexCharge;
 
   public HybridJCacheStore(StoreSettings s) {
     CachingProvider provider = Caching.getCachingProvider(PROVIDER);
     Properties p = new Properties();
     p.setProperty("directory", s.directory().toString());
-    // the provider's defaults and the budget rule of HybridCacheStore (the compact index charged to the budget)
-    p.setProperty("dram-bytes", Long.toString(HybridCacheStore.dramTier(s.dramBytes(),
-        HybridCacheStore.INDEX_BYTES_PER_ENTRY * s.expectedEntries())));
+    // the provider's defaults and OurDramBudget's rule (the compact index and the direct buffers charged to the budget)
+    CacheConfig sizes = HybridCacheStore.config(s, IndexType.HEAP, s.dramBytes());
+    indexCharge = OurDramBudget.heapIndexCharge(s.expectedEntries());
+    p.setProperty("dram-bytes", Long.toString(OurDramBudget.dramTier(s.dramBytes(),
+        indexCharge + OurDramBudget.bufferBytes(sizes))));
     p.setProperty("flash-bytes", Long.toString(s.diskBytes()));
     manager = provider.getCacheManager(URI.create("compare-" + s.directory().toAbsolutePath()),
         provider.getDefaultClassLoader(), p);
@@ -73,6 +77,16 @@ public final class HybridJCacheStore implements KvStore {
     CacheStats s = manager.unwrap(HybridCache.class).stats();
     return String.format(java.util.Locale.ROOT, "gets %,d: DRAM hits %,d, flash hits %,d, misses %,d; %,d flash entries",
         s.gets(), s.dramHits(), s.flashHits(), s.misses(), s.flashEntries());
+  }
+
+  @Override
+  public long indexBytes() {
+    return manager.unwrap(HybridCache.class).stats().indexMemoryBytes();
+  }
+
+  @Override
+  public long indexChargeBytes() {
+    return indexCharge;
   }
 
   @Override
