@@ -2,7 +2,12 @@ package io.hybridcache.spring.boot;
 
 import io.hybridcache.jcache.HybridCachingProvider;
 import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -10,8 +15,10 @@ import org.springframework.boot.cache.autoconfigure.CacheAutoConfiguration;
 import org.springframework.boot.cache.autoconfigure.JCachePropertiesCustomizer;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
+import org.springframework.cache.jcache.JCacheCacheManager;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Makes Spring Boot's JCache support ({@code JCacheCacheConfiguration}, {@code spring.cache.jcache.*}) run on
@@ -39,6 +46,13 @@ import org.springframework.context.annotation.Configuration;
  * {@code hibernate.javax.cache.uri} wins. It needs Spring's cache manager ({@code @EnableCaching}); without one,
  * Hibernate opens its own as its properties say. Hibernate closes the manager it was given when the
  * {@code EntityManagerFactory} closes (before Spring closes it; a second close does nothing).
+ *
+ * <p><b>{@code @Cacheable} methods returning {@code CompletableFuture}.</b> Spring's {@code JCacheCacheManager} (the
+ * bean Spring Boot makes) is replaced, before its initialization, by a {@link RetrievingJCacheCacheManager} over
+ * the same JCache manager and settings, whose caches implement {@code Cache.retrieve}: the lookup (a flash read,
+ * perhaps) runs on Spring Boot's {@code applicationTaskExecutor} (virtual threads with
+ * {@code spring.threads.virtual.enabled}), or the common pool without one, not on the caller's thread. Only a
+ * manager of this provider is replaced, and only Spring's own class (a subclass of the application's is left).
  */
 @AutoConfiguration(before = CacheAutoConfiguration.class)
 @ConditionalOnClass({HybridCachingProvider.class, JCachePropertiesCustomizer.class})
@@ -58,6 +72,25 @@ public class HybridCacheAutoConfiguration {
   @Bean
   JCachePropertiesCustomizer hybridCachePropertiesCustomizer(HybridCacheProperties properties) {
     return p -> p.putAll(properties.toProviderProperties());
+  }
+
+  /** The bean name of Spring Boot's task executor. */
+  static final String TASK_EXECUTOR = "applicationTaskExecutor";
+
+  @Bean
+  static BeanPostProcessor hybridCacheRetrieveSupport(BeanFactory beanFactory) {
+    return new BeanPostProcessor() {
+      @Override
+      public Object postProcessBeforeInitialization(Object bean, String beanName) throws BeansException {
+        if (bean.getClass() == JCacheCacheManager.class && ((JCacheCacheManager) bean).getCacheManager() != null
+            && ((JCacheCacheManager) bean).getCacheManager().getCachingProvider() instanceof HybridCachingProvider) {
+          return new RetrievingJCacheCacheManager((JCacheCacheManager) bean, SingletonSupplier.of(() ->
+              beanFactory.containsBean(TASK_EXECUTOR) ? beanFactory.getBean(TASK_EXECUTOR, Executor.class)
+                  : ForkJoinPool.commonPool()));
+        }
+        return bean;
+      }
+    };
   }
 
   /** Hibernate's second-level cache on Spring's JCache manager (see the class comment). */

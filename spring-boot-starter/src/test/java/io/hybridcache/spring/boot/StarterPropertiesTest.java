@@ -32,6 +32,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cache.jcache.JCacheCacheManager;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * {@code hybridcache.jcache.*} reaches the provider through Spring Boot's own JCache configuration: the manager is
@@ -96,6 +97,18 @@ class StarterPropertiesTest {
           assertNotNull(manager.getCache("extra"), "spring.cache.cache-names applies");
           assertNotNull(manager.getCache("fromCustomizer"), "JCacheManagerCustomizers apply");
           assertEquals(3L << 20, manager.unwrap(HybridCache.class).config().dramBytes());
+        });
+  }
+
+  @Test
+  void environmentVariablesBindAndAnUnrelatedOneIsIgnored() {
+    StarterContexts.runner(dir.resolve("cache"))
+        .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+            new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                Map.of("HYBRIDCACHE_JCACHE_DRAM_BYTES", "3MB", "HYBRIDCACHE_JCACHE_UNRELATED", "x"))))
+        .run(context -> {
+          assertNull(context.getStartupFailure(), "the provider ignores unknown HYBRIDCACHE_JCACHE_* variables too");
+          assertEquals(3L << 20, context.getBean(CacheManager.class).unwrap(HybridCache.class).config().dramBytes());
         });
   }
 
