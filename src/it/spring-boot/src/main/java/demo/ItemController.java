@@ -69,7 +69,7 @@ public class ItemController {
     m.put("queryCacheMisses", hibernate.getQueryCacheMissCount());
     m.put("sqlStatements", hibernate.getPrepareStatementCount());
     // Hibernate's update-timestamps region must never expire or evict: store-by-reference (the provider finds it
-    // by the end of its name, region_prefix or not; the provider file does not declare it) and eternal
+    // by the end of its name, region_prefix or not; application.properties does not declare it) and eternal
     javax.cache.Cache<Object, Object> timestamps = jcache.getCache(timestampsRegion);
     m.put("timestampsRegion", timestampsRegion);
     m.put("hibernateOnSpringsManager", hibernateOnSpringsManager);
