@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# A Spring Boot 4 application (src/it/spring-boot/) caching through JCache on hybridcache, configured by
-# properties only, run as a real process and driven over HTTP: a hot set of N items (about 1.1 KiB each,
+# A Spring Boot 4 application (src/it/spring-boot/) caching through JCache on hybridcache with the starter
+# (hybridcache-spring-boot-starter), configured by application.properties only (hybridcache.jcache.*: no provider
+# class name, no provider file), run as a real process and driven over HTTP: a hot set of N items (about 1.1 KiB each,
 # N=6000: about 6.6 MB) through a 2 MiB DRAM tier, so most cache hits are flash hits; and M customers (two
 # purchases each) in PostgreSQL 15 (a throwaway cluster, src/it/postgres-lib.sh) read through Hibernate's
-# second-level cache (hibernate-jcache, the same provider and file): the entity, collection and query-results
+# second-level cache (hibernate-jcache, handed the same CacheManager by the starter): the entity, collection and query-results
 # regions, the update-timestamps region declared store-by-reference (never evicted, never expires); two
 # application threads updating and reading one customer must never read a stale revision. Then a clean stop
 # (SIGTERM: Spring closes the CacheManager) and a restart must be warm (no item loaded again, no customer or
 # purchase read from the database); then kill -9 and a restart must be warm too and serve everything
 # correctly, the raced customer at its last committed revision. Every response is checked byte for byte.
+# The starter's actuator health indicator must say UP and its flash-hit meter must move.
 # Prints the L2 hit ratio and the database queries the caches saved.
-# Installs jcache (with core) into the local repository first (SKIP_INSTALL=1 skips it).
+# Installs the BOM, jcache and the starter (with core) into the local repository first (SKIP_INSTALL=1 skips it).
 #   bash src/it/spring-boot.sh            (about 3 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,49 +28,21 @@ WORK=$(cd "$WORK" && pwd)
 PG_WORK=$(mktemp -d /tmp/hybridcache-it-spring-pg.XXXXXX) # traversable by the postgres user
 chmod 755 "$PG_WORK"
 if [ "${SKIP_INSTALL:-0}" != 1 ]; then
-  ./mvnw -B -q -pl jcache -am install -DskipTests
+  ./mvnw -B -q -pl bom,jcache,spring-boot-starter -am install -DskipTests
 fi
 ./mvnw -B -q -f $APP/pom.xml package
 # the provider runs on the Caffeine Spring Boot's dependency management brings, not the one it is built with
 CAFFEINE=$(unzip -l $APP/target/app.jar | grep -o 'BOOT-INF/lib/caffeine-[0-9][^/]*\.jar' | head -1)
 [ -n "$CAFFEINE" ] || { say "FAIL: no Caffeine in the application"; exit 1; }
 say "Caffeine in the application: ${CAFFEINE#BOOT-INF/lib/} (Spring Boot's managed version; the library is built with $(sed -n 's|.*<caffeine.version>\(.*\)</caffeine.version>.*|\1|p' pom.xml))"
-# The provider file of the recipe (src/site/jcache.md#spring-boot-recipe), with this run's paths and small
-# budgets. $1: the file, $2: its directory line ("" for none: a private directory per process), $3: cache-version
-provider_file() {
-  { [ -z "$2" ] || echo "$2"; echo "cache-version=$3"; cat <<'PROPS'
-dram-bytes=2m
-flash-bytes=64m
-segment-bytes=4m
-write-buffer-bytes=256k
-# Java serialization reads only these classes (and writes only what will read back): the model, java.base,
-# Spring's key of a method with several arguments, and what Hibernate 7.2 caches (entity and collection keys
-# and entries, the READ_WRITE wrappers, the query cache's key and results); found by running this application
-serial-filter=demo.*;java.base/*;\
-  org.springframework.cache.interceptor.SimpleKey;\
-  org.hibernate.cache.internal.BasicCacheKeyImplementation;\
-  org.hibernate.cache.spi.entry.StandardCacheEntryImpl;\
-  org.hibernate.cache.spi.entry.CollectionCacheEntry;\
-  org.hibernate.cache.spi.support.AbstractReadWriteAccess$Item;\
-  org.hibernate.cache.spi.support.AbstractReadWriteAccess$SoftLockImpl;\
-  org.hibernate.cache.spi.QueryKey;\
-  org.hibernate.query.internal.QueryParameterBindingsImpl$ParameterBindingsMementoImpl;\
-  org.hibernate.cache.internal.QueryResultsCacheImpl$CacheItem;!*
-# Spring's caches, declared here (so not in spring.cache.cache-names): items (Long keys, String values: fast
-# codecs) and labels (a two-argument method: SimpleKey keys, demo.Label values, Java-serialized)
-cache.items.key-type=java.lang.Long
-cache.items.value-type=java.lang.String
-cache.labels.value-type=demo.Label
-# the entity and collection regions Hibernate creates on demand: warm across restarts (without warm=true a
-# cache created on demand starts empty at each start). Hibernate's update-timestamps and query-results regions
-# need nothing: found by the end of their names (region_prefix or not), on the heap and empty at each start
-cache.demo.Customer.warm=true
-cache.demo.Customer.purchases.warm=true
-cache.demo.Purchase.warm=true
-PROPS
-  } > "$1"
-}
-provider_file "$WORK/hybridcache.properties" "directory=$WORK/cache" 1
+# The starter configures the provider from application.properties alone: no provider class name, no provider file
+if grep -nE 'HybridCachingProvider|spring\.cache\.jcache\.(provider|config)|hibernate\.javax\.cache\.(provider|uri)' \
+    $APP/src/main/resources/application.properties; then
+  say "FAIL: application.properties names the provider or a provider file (the starter needs neither)"; exit 1
+fi
+# This run's settings beside application.properties (hybridcache.jcache.*, on the command line): the directory
+# (none: a private one per process) and the cache-version
+SETTINGS=(--hybridcache.jcache.directory="$WORK/cache" --hybridcache.jcache.cache-version=1)
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
 URL=http://127.0.0.1:$PORT
@@ -84,11 +58,10 @@ pg_install
 pg_start "$PG_WORK" demo
 say "PostgreSQL 15 on 127.0.0.1:$PG_PORT"
 
-launch() { # $1: run label, $2: port, $3: provider file; more: application arguments. Sets LAUNCHED (its pid).
-  java -Xmx256m -jar $APP/target/app.jar --server.address=127.0.0.1 --server.port=$2 \
-    --app.hybridcache-config=file:$3 \
+launch() { # $1: run label, $2: port; more: application arguments. The cache settings are SETTINGS. Sets LAUNCHED (its pid).
+  java -Xmx256m -jar $APP/target/app.jar --server.address=127.0.0.1 --server.port=$2 "${SETTINGS[@]}" \
     --spring.datasource.url=jdbc:postgresql://127.0.0.1:$PG_PORT/demo --spring.datasource.username=postgres \
-    --demo.customers=$M "${APP_ARGS[@]}" "${@:4}" > "$WORK/app-$1.log" 2>&1 &
+    --demo.customers=$M "${APP_ARGS[@]}" "${@:3}" > "$WORK/app-$1.log" 2>&1 &
   LAUNCHED=$!
   PIDS+=("$LAUNCHED")
 }
@@ -103,7 +76,7 @@ ready() { # $1: run label, $2: port, $3: pid. Readiness: the process answers, or
 }
 
 start() { # $1: run label; more: application arguments of this start only
-  launch "$1" "$PORT" "$WORK/hybridcache.properties" "${@:2}"; PID=$LAUNCHED
+  launch "$1" "$PORT" "${@:2}"; PID=$LAUNCHED
   ready "$1" "$PORT" "$PID"
 }
 
@@ -186,6 +159,8 @@ import json, sys
 s = json.load(sys.stdin)
 if s['timestampsStoreByValue'] is not False or not s['timestampsEternal']:
     print('[spring-boot-it] FAIL: the update-timestamps region is not on the heap and eternal: %s' % s); sys.exit(1)
+if s['hibernateOnSpringsManager'] is not True:
+    print('[spring-boot-it] FAIL: Hibernate was not handed Spring\'s JCache manager by the starter: %s' % s); sys.exit(1)
 h, m, q = s['l2Hits'], s['l2Misses'], s['queryCacheHits']
 print('[spring-boot-it] %-40s L2 hit ratio %.3f (%d hits, %d misses); database queries saved %d (L2 hits + %d query cache hits), SQL statements run %d'
       % ('$1', h / max(1, h + m), h, m, h + q, q, s['sqlStatements']))
@@ -222,6 +197,17 @@ FLASH_BEFORE=$(stat flashHits) # the engine's counters are of all its caches: Hi
 pass second-pass; row "second pass (from the cache)"
 [ "$(stat loads)" = "$N" ] || { say "FAIL: the second pass loaded again: $(stat loads) loads"; exit 1; }
 [ $(( $(stat flashHits) - FLASH_BEFORE )) -gt $((N / 2)) ] || { say "FAIL: only $(( $(stat flashHits) - FLASH_BEFORE )) flash hits for a hot set > DRAM"; exit 1; }
+# the starter's actuator health indicator and engine meters (the flash hits of the passes above)
+HEALTH=$(curl -sf "$URL/actuator/health/hybridcache")
+python3 - "$HEALTH" <<'PY' || exit 1
+import json, sys
+h = json.loads(sys.argv[1])
+if h.get("status") != "UP" or h.get("details", {}).get("degraded") is not False or h["details"].get("flashEntries", 0) <= 0:
+    print("[spring-boot-it] FAIL: /actuator/health/hybridcache is not UP with a flash tier in service: %s" % h); sys.exit(1)
+PY
+FLASH_METER=$(curl -sf "$URL/actuator/metrics/hybridcache.jcache.gets?tag=tier:flash" | python3 -c "import json,sys; print(int(json.load(sys.stdin)['measurements'][0]['value']))")
+[ "$FLASH_METER" -ge "$(stat flashHits)" ] || { say "FAIL: the meter hybridcache.jcache.gets{tier=flash} reads $FLASH_METER, below the engine's $(stat flashHits) flash hits"; exit 1; }
+say "OK: /actuator/health/hybridcache is UP (flash tier in service); hybridcache.jcache.gets{tier=flash} = $FLASH_METER"
 labels first-labels; labels first-labels-again
 [ "$(stat labelLoads)" = 100 ] || { say "FAIL: 100 labels (SimpleKey keys, demo.Label values) loaded $(stat labelLoads) times, not 100"; exit 1; }
 say "OK: 100 labels cached through the serial-filter allow-list (SimpleKey keys, Java-serialized demo.Label values)"
@@ -272,13 +258,13 @@ summary "after kill -9 (this process)"
 # A deploy: a clean stop; while the application is down a migration changes every customer's name (as a Flyway
 # script at start-up or another service would) and the new build caches its entities in another shape
 # (hibernate.cache.use_structured_entries: maps, not Hibernate's entry objects, so an old entry read by it fails
-# the request); cache-version bumped in the provider file (DEPLOY_CACHE_VERSION=1 keeps it: the check must fail).
+# the request); hybridcache.jcache.cache-version bumped (DEPLOY_CACHE_VERSION=1 keeps it: the check must fail).
 # After the restart no old entry is served: every item and label is loaded again, every customer is read from
 # SQL once (the new name), then from the L2 cache in the new shape; nothing is logged at WARN or ERROR.
 stop "$PID"; PID=
 pg_as "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d demo -qc \
   "update customer set name = 'customer-' || id || '-' || repeat('m', 200) where id < $M" > /dev/null
-provider_file "$WORK/hybridcache.properties" "directory=$WORK/cache" "${DEPLOY_CACHE_VERSION:-2}"
+SETTINGS=(--hybridcache.jcache.directory="$WORK/cache" --hybridcache.jcache.cache-version="${DEPLOY_CACHE_VERSION:-2}")
 APP_ARGS+=(--spring.jpa.properties.hibernate.cache.use_structured_entries=true)
 NAME='"customer-%d-" % i + "m" * 200'
 start deploy
@@ -312,14 +298,14 @@ customers prefixed-race-query /by-query "$NAME"; l2row "name by query, prefixed,
 summary "prefixed regions"
 say "OK: region_prefix=someprefix: $(stat timestampsRegion) on the heap and eternal, no stale read, cached queries invalidated by the writer"
 
-# Two instances of the application on one host with default settings (the provider file without directory):
+# Two instances of the application on one host with default settings (no hybridcache.jcache.directory):
 # both start, share nothing (an item loaded through one is loaded again by the other), and each one's private
 # directory (named in its log, 0700) is gone after a clean stop.
 stop "$PID"; PID=
-provider_file "$WORK/hybridcache-default.properties" "" 2
+SETTINGS=(--hybridcache.jcache.cache-version=2)
 PORT_B=$(free_port)
-launch instance-a "$PORT" "$WORK/hybridcache-default.properties"; PID=$LAUNCHED
-launch instance-b "$PORT_B" "$WORK/hybridcache-default.properties"; PID_B=$LAUNCHED
+launch instance-a "$PORT"; PID=$LAUNCHED
+launch instance-b "$PORT_B"; PID_B=$LAUNCHED
 ready instance-a "$PORT" "$PID"; ready instance-b "$PORT_B" "$PID_B"
 URL_B=http://127.0.0.1:$PORT_B
 private_dir() { sed -n 's/.*: directory \([^ ]*\) (private to this manager.*/\1/p' "$WORK/app-$1.log" | head -1; }

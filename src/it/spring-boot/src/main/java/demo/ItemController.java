@@ -27,12 +27,15 @@ public class ItemController {
   private final CacheManager jcache;
   private final Statistics hibernate;
   private final String timestampsRegion;
+  /** Whether Hibernate was handed Spring's JCache manager (the starter's customizer), not one it opened itself. */
+  private final boolean hibernateOnSpringsManager;
 
   public ItemController(ItemService items, CacheManager jcache, EntityManagerFactory jpa,
       @Value("${spring.jpa.properties.hibernate.cache.region_prefix:}") String regionPrefix) {
     this.items = items;
     this.jcache = jcache;
     this.hibernate = jpa.unwrap(SessionFactory.class).getStatistics();
+    this.hibernateOnSpringsManager = jpa.getProperties().get("hibernate.javax.cache.cache_manager") == jcache;
     this.timestampsRegion = regionPrefix.isEmpty() ? TIMESTAMPS : regionPrefix + "." + TIMESTAMPS; // Hibernate's naming
   }
 
@@ -66,9 +69,10 @@ public class ItemController {
     m.put("queryCacheMisses", hibernate.getQueryCacheMissCount());
     m.put("sqlStatements", hibernate.getPrepareStatementCount());
     // Hibernate's update-timestamps region must never expire or evict: store-by-reference (the provider finds it
-    // by the end of its name, region_prefix or not; the provider file does not declare it) and eternal
+    // by the end of its name, region_prefix or not; application.properties does not declare it) and eternal
     javax.cache.Cache<Object, Object> timestamps = jcache.getCache(timestampsRegion);
     m.put("timestampsRegion", timestampsRegion);
+    m.put("hibernateOnSpringsManager", hibernateOnSpringsManager);
     CompleteConfiguration<?, ?> c = timestamps == null ? null : timestamps.getConfiguration(CompleteConfiguration.class);
     m.put("timestampsStoreByValue", c == null ? null : c.isStoreByValue()); // null: no such cache in this manager
     m.put("timestampsEternal", c != null && c.getExpiryPolicyFactory().create() instanceof EternalExpiryPolicy);

@@ -2,5 +2,5 @@ package demo;
 
 import java.io.Serializable;
 
-/** A value of the model cached by Spring (Java-serialized: the provider file's serial-filter allows demo.*). */
+/** A value of the model cached by Spring (Java-serialized: hybridcache.jcache.serial-filter allows demo.*). */
 public record Label(long id, String lang, String text) implements Serializable {}

@@ -1,0 +1,31 @@
+package io.hybridcache.spring.boot;
+
+import io.hybridcache.jcache.HybridCachingProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.cache.autoconfigure.CacheAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The actuator's {@code hybridcache} health indicator ({@link HybridCacheHealthIndicator}) for Spring's JCache
+ * manager, when actuator's health support is on the class path and the manager is hybridcache's
+ * ({@code management.health.hybridcache.enabled=false} turns it off).
+ */
+@AutoConfiguration(after = CacheAutoConfiguration.class)
+@ConditionalOnClass({HybridCachingProvider.class, HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
+@ConditionalOnProperty(name = HybridCacheAutoConfiguration.PROVIDER_PROPERTY,
+    havingValue = HybridCacheAutoConfiguration.PROVIDER, matchIfMissing = true)
+@ConditionalOnBean(javax.cache.CacheManager.class)
+@ConditionalOnEnabledHealthIndicator("hybridcache")
+public class HybridCacheHealthAutoConfiguration {
+  @Bean
+  @ConditionalOnMissingBean(name = "hybridcacheHealthIndicator")
+  HybridCacheHealthIndicator hybridcacheHealthIndicator(javax.cache.CacheManager manager) {
+    return new HybridCacheHealthIndicator(manager);
+  }
+}

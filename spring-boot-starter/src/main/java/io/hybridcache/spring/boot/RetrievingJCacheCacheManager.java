@@ -1,0 +1,82 @@
+package io.hybridcache.spring.boot;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+import org.springframework.cache.Cache;
+import org.springframework.cache.jcache.JCacheCache;
+import org.springframework.cache.jcache.JCacheCacheManager;
+
+/**
+ * Spring's JCache cache manager whose caches answer {@link Cache#retrieve(Object)} and
+ * {@link Cache#retrieve(Object, Supplier)}, so that {@code @Cacheable} methods returning {@code CompletableFuture}
+ * can be cached (Reactor's {@code Mono}/{@code Flux} go through the same methods in Spring; not tried here). Spring's own {@link JCacheCache}
+ * throws {@code UnsupportedOperationException} there. A lookup, which may read flash, runs on {@code executor},
+ * never on the caller's thread; a loaded value is stored on it too. As Spring's other caches do, {@code retrieve}
+ * completes with {@code null} for a miss (the method is then called), with a {@code ValueWrapper} when null values
+ * are allowed, else with the value. Otherwise it is Spring's {@link JCacheCacheManager} (caches, null values,
+ * transaction awareness). Thread-safe as its superclass.
+ */
+class RetrievingJCacheCacheManager extends JCacheCacheManager {
+  private final Supplier<Executor> executor;
+
+  /** A manager over {@code original}'s JCache manager, with its settings; lookups of {@code retrieve} on {@code executor}. */
+  RetrievingJCacheCacheManager(JCacheCacheManager original, Supplier<Executor> executor) {
+    super(original.getCacheManager());
+    setAllowNullValues(original.isAllowNullValues());
+    setTransactionAware(original.isTransactionAware());
+    this.executor = executor;
+  }
+
+  @Override
+  protected Collection<Cache> loadCaches() {
+    javax.cache.CacheManager m = getCacheManager();
+    List<Cache> caches = new ArrayList<>();
+    if (m != null) {
+      for (String name : m.getCacheNames()) {
+        caches.add(new RetrievingCache(m.getCache(name), isAllowNullValues(), executor));
+      }
+    }
+    return caches;
+  }
+
+  @Override
+  protected Cache getMissingCache(String name) {
+    javax.cache.CacheManager m = getCacheManager();
+    javax.cache.Cache<Object, Object> cache = m == null ? null : m.getCache(name);
+    return cache == null ? null : new RetrievingCache(cache, isAllowNullValues(), executor);
+  }
+
+  /** A {@link JCacheCache} whose {@code retrieve} looks up on the executor. */
+  static final class RetrievingCache extends JCacheCache {
+    private final Supplier<Executor> executor;
+
+    RetrievingCache(javax.cache.Cache<Object, Object> cache, boolean allowNullValues, Supplier<Executor> executor) {
+      super(cache, allowNullValues);
+      this.executor = executor;
+    }
+
+    @Override
+    public CompletableFuture<?> retrieve(Object key) {
+      return CompletableFuture.supplyAsync(() -> {
+        Object stored = lookup(key);
+        return stored == null ? null : isAllowNullValues() ? toValueWrapper(stored) : fromStoreValue(stored);
+      }, executor.get());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> CompletableFuture<T> retrieve(Object key, Supplier<CompletableFuture<T>> valueLoader) {
+      Executor on = executor.get();
+      return CompletableFuture.supplyAsync(() -> lookup(key), on).thenCompose(stored -> stored != null
+          ? CompletableFuture.completedFuture((T) fromStoreValue(stored))
+          : valueLoader.get().thenApplyAsync(loaded -> {
+            put(key, loaded);
+            return loaded;
+          }, on));
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package io.hybridcache.spring.boot;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hybridcache.core.api.HybridCache;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.file.Path;
+import javax.cache.CacheManager;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.cache.autoconfigure.metrics.CacheMetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.cache.Cache;
+import org.springframework.cache.jcache.JCacheCacheManager;
+
+/**
+ * The starter's meters under Spring Boot's metrics auto-configuration: per cache, Micrometer's JCache meters and
+ * ours side by side with the same tags; per engine, hits by tier, entries and bytes per tier. Each moves with
+ * what the cache does.
+ */
+class StarterMetricsTest {
+  @TempDir Path dir;
+
+  @Test
+  void metersExistAndMoveOnHits() {
+    StarterContexts.runner(dir.resolve("cache"), HybridCacheMetricsAutoConfiguration.class,
+            MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+            CacheMetricsAutoConfiguration.class)
+        .withPropertyValues("hybridcache.jcache.cache.items.key-type=java.lang.Integer",
+            "hybridcache.jcache.cache.items.value-type=java.lang.String",
+            "hybridcache.jcache.cache.items.statistics=true", "hybridcache.jcache.flash-bytes=8MB")
+        .run(context -> {
+          assertNull(context.getStartupFailure());
+          MeterRegistry registry = context.getBean(MeterRegistry.class);
+          Cache items = context.getBean(JCacheCacheManager.class).getCache("items");
+          // Micrometer's JCache meters and ours, for the cache Spring Boot bound at start
+          assertEquals(0, registry.get("cache.gets").tag("cache", "items").tag("result", "hit").functionCounter().count());
+          assertEquals(0, registry.get("hybridcache.jcache.undecodable").tag("cache", "items")
+              .tag("cache.manager", "cacheManager").functionCounter().count());
+          assertEquals(0, registry.get("hybridcache.jcache.oversized").tag("cache", "items").functionCounter().count());
+          double dramHits = engine(registry, "hybridcache.jcache.gets", "tier", "dram");
+
+          String value = "v".repeat(1000);
+          int n = 2000; // about 2 MB through a 1 MiB DRAM tier, onto 8 MiB of flash (room for all)
+          for (int i = 0; i < n; i++) {
+            items.put(i, value + i);
+          }
+          context.getBean(CacheManager.class).unwrap(HybridCache.class).flush();
+          assertEquals(value + (n - 1), items.get(n - 1, String.class)); // in DRAM
+          assertEquals(dramHits + 1, engine(registry, "hybridcache.jcache.gets", "tier", "dram"));
+          assertEquals(0, engine(registry, "hybridcache.jcache.gets", "tier", "flash"));
+          for (int i = 0; i < n; i++) {
+            assertEquals(value + i, items.get(i, String.class), "item " + i);
+          }
+          assertTrue(engine(registry, "hybridcache.jcache.gets", "tier", "flash") > n / 2.0, "early items from flash");
+          assertEquals(n + 1, registry.get("cache.gets").tag("cache", "items").tag("result", "hit")
+              .functionCounter().count(), "Micrometer's JCache binder beside ours");
+          assertTrue(gauge(registry, "hybridcache.jcache.size", "flash") > n / 2.0);
+          assertTrue(gauge(registry, "hybridcache.jcache.bytes", "dram") > 0);
+          assertTrue(gauge(registry, "hybridcache.jcache.bytes", "flash") > n * 1000.0);
+          assertEquals(0, gauge(registry, "hybridcache.jcache.degraded", null));
+        });
+  }
+
+  private static double engine(MeterRegistry registry, String name, String tag, String value) {
+    return registry.get(name).tag(tag, value).functionCounter().count();
+  }
+
+  private static double gauge(MeterRegistry registry, String name, String tier) {
+    var search = registry.get(name);
+    return (tier == null ? search : search.tag("tier", tier)).gauge().value();
+  }
+}
