@@ -24,7 +24,7 @@ hc_fresh_run
 
 # The log lines of the current run of the node (system.log is appended to across restarts).
 run_log() { tail -n +"$((LOG_FROM + 1))" "$LOG"; }
-run_log_has() { run_log | grep -q -- "$1"; }
+run_log_has() { grep -q -- "$1" < <(run_log); } # not a pipe: grep -q would end tail with SIGPIPE (pipefail)
 mark_log() { LOG_FROM=$( [ -f "$LOG" ] && wc -l < "$LOG" || echo 0); }
 
 # The values of partitions FROM..TO, one a line, in key order (read with cqlsh).
