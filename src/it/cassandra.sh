@@ -5,6 +5,7 @@
 #   src/it/cassandra.sh lib                      build the node lib/ from Maven Central (once)
 #   src/it/cassandra.sh start NAME ADDRESS PROVIDER ROW_CACHE_MIB [HEAP] [SEEDS] [TOKEN]
 #        PROVIDER: hybrid (our jar in lib/) or ohc (Cassandra's default OHCProvider)
+#   src/it/cassandra.sh restart NAME ROW_CACHE_MIB START [HEAP]   again, data and flash kept (START cold|warm)
 #   src/it/cassandra.sh stop NAME | stop-all
 #   src/it/cassandra.sh nodetool NAME ARGS...    e.g. nodetool n1 info
 #   src/it/cassandra.sh cqlsh ADDRESS ARGS...    cqlsh from PyPI in a venv under the work dir
@@ -203,6 +204,18 @@ hc_start() { # NAME ADDRESS PROVIDER ROW_CACHE_MIB [HEAP] [SEEDS] [TOKEN]
   hc_start_node "$1" "${5:-512M}"
 }
 
+# Starts a node configured earlier again, keeping its data and flash tier: ROW_CACHE_MIB (0: Cassandra uses
+# its NopCacheProvider, not ours) and the provider's START (cold | warm).
+hc_restart() { # NAME ROW_CACHE_MIB START [HEAP]
+  local dir=$HC_IT/nodes/$1
+  [ -f "$dir/conf/cassandra.yaml" ] || hc_fail "$1 was never configured"
+  sed -i -E "s/^row_cache_size: .*/row_cache_size: $2MiB/" "$dir/conf/cassandra.yaml"
+  if [ -f "$dir/conf/hybridcache.properties" ]; then
+    sed -i -E "s/^start=.*/start=$3/" "$dir/conf/hybridcache.properties"
+  fi
+  hc_start_node "$1" "${4:-512M}"
+}
+
 hc_stop() { # NAME
   local dir=$HC_IT/nodes/$1 pid
   [ -f "$dir/pid" ] || return 0
@@ -280,10 +293,11 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   case "$cmd" in
     lib) hc_lib ;;
     start) hc_start "$@" ;;
+    restart) hc_restart "$@" ;;
     stop) hc_stop "$1" ;;
     stop-all) hc_stop_all ;;
     nodetool) hc_nodetool "$@" ;;
     cqlsh) hc_cqlsh "$@" ;;
-    *) sed -n '2,18p' "$0"; exit 2 ;;
+    *) sed -n '2,19p' "$0"; exit 2 ;;
   esac
 fi

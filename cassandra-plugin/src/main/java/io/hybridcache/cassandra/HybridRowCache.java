@@ -73,6 +73,8 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
   private final InvalidationHooks hooks; // null: every keyIterator() is a full scan
   private final ToLongFunction<RowCacheKey> tokenOf;
   private final TableClasses classes;
+  private final java.util.concurrent.Callable<String> fingerprint; // null: never allows a warm start
+  private final CachingChanges caching; // null: never allows a warm start
   private final long startEpoch;
   private final LongAdder lazyInvalidations = new LongAdder();
   private final LongAdder scanInvalidations = new LongAdder();
@@ -98,6 +100,22 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
   HybridRowCache(HybridCache cache, RowCacheCodec codec, long capacity, WarmStartMarker marker, boolean startedWarm,
       InvalidationRecords records, InvalidationHooks hooks, ToLongFunction<RowCacheKey> tokenOf,
       TableClasses classes) {
+    this(cache, codec, capacity, marker, startedWarm, records, hooks, tokenOf, classes, null, null);
+  }
+
+  /**
+   * As above, for a cache whose next start may be warm.
+   *
+   * @param fingerprint the durable state a warm start must find unchanged ({@link SSTableFingerprint}),
+   *     written into the marker at close; null: no marker
+   * @param caching the listener of this run's caching changes ({@link CachingChanges}, registered);
+   *     unregistered at close; null: no marker
+   */
+  HybridRowCache(HybridCache cache, RowCacheCodec codec, long capacity, WarmStartMarker marker, boolean startedWarm,
+      InvalidationRecords records, InvalidationHooks hooks, ToLongFunction<RowCacheKey> tokenOf,
+      TableClasses classes, java.util.concurrent.Callable<String> fingerprint, CachingChanges caching) {
+    this.fingerprint = fingerprint;
+    this.caching = caching;
     this.classes = classes;
     this.cache = cache;
     this.records = records;
@@ -585,25 +603,21 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
       boolean drained = gate.awaitEmpty(System.nanoTime() + cache.config().closeTimeout().toNanos());
       cache.close();
       closed = true;
+      if (caching != null) {
+        caching.unregister(); // a change from now on is after Cassandra's drain: nothing of it is durable
+      }
       synchronized (markerLock) {
         long n = refused.get();
         if (marker == null) {
           LOG.info("{}: closed", name());
-        } else if (!drained || n > 0 || records.tables() > 0) {
+        } else if (!drained || n > 0 || records.ranges() > 0 || fingerprint == null || caching == null
+            || !caching.complete()) {
           LOG.warn("{}: closed, but {}: the next start will be cold", name(),
               !drained ? "calls into the row cache did not finish in time" : n > 0 ? n + " invalidation(s) were refused"
-                  : records.tables() + " table(s) have lazy invalidation records (TRUNCATE, DROP, streams), which"
-                  + " live in memory only");
+                  : records.ranges() > 0 ? records.ranges() + " token range invalidation record(s) (incoming streams),"
+                  + " which live in memory only" : "a caching change of a table may not have been recorded");
         } else {
-          IOException e = marker.write("clean close after Cassandra's drain at " + Instant.now()
-              + ", 0 invalidations refused\n" + WarmStartMarker.EPOCH + records.now() + "\n");
-          markerWritten = e == null;
-          if (e != null) {
-            LOG.warn("{}: closed, but could not write {} ({}): the next start will be cold", name(), marker.file(),
-                e.toString());
-          } else {
-            LOG.info("{}: closed with no invalidation refused: the next start may be warm", name());
-          }
+          writeMarker();
         }
       }
     } catch (RuntimeException | Error e) {
@@ -616,6 +630,39 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
           LOG.debug("JMX unregister failed", e);
         }
       }
+    }
+  }
+
+  /**
+   * Writes the {@link WarmStartMarker} (under {@code markerLock}): a floor for every table that does not
+   * cache rows now ({@link CachingChanges#floorTablesNotCachingRows}), then the clock, the sstable
+   * fingerprint and every table floor, so the next start may be warm and carries them over.
+   */
+  private void writeMarker() {
+    String sstables;
+    int notCaching;
+    try {
+      notCaching = CachingChanges.floorTablesNotCachingRows(records);
+      sstables = fingerprint.call();
+    } catch (Exception e) {
+      LOG.warn("{}: closed, but could not record the tables' caching or the live sstables ({}): the next start will"
+          + " be cold", name(), e.toString());
+      return;
+    }
+    StringBuilder content = new StringBuilder("clean close after Cassandra's drain at " + Instant.now()
+        + ", 0 invalidations refused, " + notCaching + " table(s) not caching rows\n");
+    content.append(WarmStartMarker.EPOCH).append(records.now()).append('\n');
+    content.append(WarmStartMarker.SSTABLES).append(sstables).append('\n');
+    records.floors().forEach((id, epoch) -> content.append(WarmStartMarker.FLOOR).append(id.asUUID()).append(' ')
+        .append(epoch).append('\n'));
+    IOException e = marker.write(content.toString());
+    markerWritten = e == null;
+    if (e != null) {
+      LOG.warn("{}: closed, but could not write {} ({}): the next start will be cold", name(), marker.file(),
+          e.toString());
+    } else {
+      LOG.info("{}: closed with no invalidation refused: the next start may be warm ({} live sstables)", name(),
+          SSTableFingerprint.count(sstables));
     }
   }
 }

@@ -4,6 +4,9 @@ import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.HybridCache;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
 import org.apache.cassandra.cache.CacheProvider;
 import org.apache.cassandra.cache.ICache;
 import org.apache.cassandra.cache.IRowCacheEntry;
@@ -104,9 +107,20 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
    */
   static HybridRowCache open(CacheConfig config, RowCacheCodec codec, boolean warm, boolean hooks,
       boolean classPerTable) {
+    return open(config, codec, warm, hooks, classPerTable, HybridRowCacheProvider::liveSSTables);
+  }
+
+  /**
+   * As {@link #open(CacheConfig, RowCacheCodec, boolean, boolean, boolean)}, with the durable state a warm
+   * start must find as the clean close left it ({@link SSTableFingerprint} of the node's data directories).
+   */
+  static HybridRowCache open(CacheConfig config, RowCacheCodec codec, boolean warm, boolean hooks,
+      boolean classPerTable, Callable<String> fingerprint) {
     WarmStartMarker marker = new WarmStartMarker(config.directory());
     java.util.OptionalLong epoch = marker.epoch();
     boolean allowed = warm && epoch.isPresent();
+    List<String> closedWith = marker.values(WarmStartMarker.SSTABLES);
+    List<String> floors = marker.values(WarmStartMarker.FLOOR);
     IOException undeletable = marker.delete();
     if (undeletable != null) {
       LOG.error("hybridcache row cache: cannot delete {} ({}): starting cold, and this run will not allow a warm"
@@ -115,18 +129,77 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
     } else if (warm && !allowed) {
       LOG.warn("hybridcache row cache: start=warm but no {} (the last run did not end with a clean drain, or an"
           + " invalidation was refused after it): starting cold", marker.file());
+    } else if (allowed) {
+      String why = changedSinceClose(closedWith, fingerprint);
+      if (why != null) {
+        LOG.warn("hybridcache row cache: start=warm but {}: starting cold", why);
+        allowed = false;
+      }
+    }
+    InvalidationRecords records = new InvalidationRecords(allowed ? epoch.getAsLong() + 1 : 1);
+    if (allowed && !restoreFloors(floors, records)) {
+      allowed = false;
+      records = new InvalidationRecords(1);
     }
     HybridCache cache = HybridCache.open(config);
     if (!allowed) {
       cache.clear();
     }
-    InvalidationRecords records = new InvalidationRecords(allowed ? epoch.getAsLong() + 1 : 1);
+    CachingChanges caching = null;
+    if (warm && undeletable == null) {
+      caching = new CachingChanges(records, config.name());
+      caching.register();
+    }
     HybridRowCache rowCache = new HybridRowCache(cache, codec, config.dramBytes(),
         warm && undeletable == null ? marker : null, allowed, records,
         hooks ? new InvalidationHooks(records) : null, HybridRowCacheProvider::token,
-        classPerTable ? TableClasses.perTable(HybridRowCacheProvider::tableName) : TableClasses.single());
+        classPerTable ? TableClasses.perTable(HybridRowCacheProvider::tableName) : TableClasses.single(),
+        fingerprint, caching);
     rowCache.registerMBean();
     return rowCache;
+  }
+
+  /**
+   * Why the node's durable state is not what the clean close recorded (a reason for the log), or null if it
+   * is: the live sstables of the non-local-system keyspaces must be the same files ({@link SSTableFingerprint}).
+   */
+  private static String changedSinceClose(List<String> closedWith, Callable<String> fingerprint) {
+    if (closedWith.isEmpty()) {
+      return "the clean-close marker records no sstables (written by an older version)";
+    }
+    String then = closedWith.get(0).trim();
+    String now;
+    try {
+      now = fingerprint.call();
+    } catch (Exception e) {
+      return "the live sstables cannot be listed (" + e + ")";
+    }
+    if (now.equals(then)) {
+      return null;
+    }
+    return "the live sstables are not those of the clean close (" + SSTableFingerprint.count(then) + " then, "
+        + SSTableFingerprint.count(now) + " now): a run without this provider since (row_cache_size: 0, another"
+        + " row_cache_class_name), or sstables changed while the node was down; its writes never reached flash";
+  }
+
+  /** Restores the floors the clean close kept ("TABLE-UUID EPOCH" each); false (logged) if one is malformed. */
+  private static boolean restoreFloors(List<String> floors, InvalidationRecords records) {
+    try {
+      for (String f : floors) {
+        String[] p = f.trim().split(" ");
+        records.restoreFloor(TableId.fromUUID(UUID.fromString(p[0])), Long.parseLong(p[1]));
+      }
+      return true;
+    } catch (RuntimeException e) {
+      LOG.warn("hybridcache row cache: start=warm but the clean-close marker has a malformed floor ({}): starting cold",
+          e.toString());
+      return false;
+    }
+  }
+
+  /** The live sstables of the node's keyspaces but the local system ones ({@link SSTableFingerprint}). */
+  static String liveSSTables() throws IOException {
+    return SSTableFingerprint.of(DatabaseDescriptor.getNonLocalSystemKeyspacesDataFileLocations());
   }
 
   /** The Murmur3 token of a row cache key (only asked when a range record could cover the entry: Murmur3 only). */

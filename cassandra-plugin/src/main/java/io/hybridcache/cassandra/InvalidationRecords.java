@@ -96,6 +96,25 @@ final class InvalidationRecords {
     return false;
   }
 
+  /**
+   * Restores a floor kept across a clean restart ({@link WarmStartMarker}): every entry of {@code table}
+   * stamped before {@code epoch} is stale. The clock is not moved (it starts above every stored stamp).
+   */
+  void restoreFloor(TableId table, long epoch) {
+    tables.compute(table, (id, t) -> (t == null ? Table.EMPTY : t).withFloor(epoch));
+  }
+
+  /** Each table's floor (tables with ranges only are left out). */
+  java.util.Map<TableId, Long> floors() {
+    java.util.Map<TableId, Long> out = new java.util.HashMap<>();
+    tables.forEach((id, t) -> {
+      if (t.floor != Long.MIN_VALUE) {
+        out.put(id, t.floor);
+      }
+    });
+    return out;
+  }
+
   /** Whether {@code table} has a record. */
   boolean has(TableId table) {
     return tables.containsKey(table);

@@ -23,6 +23,10 @@ import java.nio.file.StandardOpenOption;
 final class WarmStartMarker {
   static final String FILE_NAME = "cassandra-warm-start";
   static final String EPOCH = "epoch=";
+  /** The {@link SSTableFingerprint} at the close: a warm start needs the same one. */
+  static final String SSTABLES = "sstables=";
+  /** One table's invalidation floor ({@link InvalidationRecords}): "TABLE-UUID EPOCH". */
+  static final String FLOOR = "floor=";
 
   private final Path file;
 
@@ -45,15 +49,32 @@ final class WarmStartMarker {
    */
   java.util.OptionalLong epoch() {
     try {
+      java.util.List<String> v = values(EPOCH);
+      if (!v.isEmpty()) {
+        return java.util.OptionalLong.of(Long.parseLong(v.get(0).trim()));
+      }
+    } catch (RuntimeException e) {
+      // malformed: no warm start
+    }
+    return java.util.OptionalLong.empty();
+  }
+
+  /**
+   * What follows {@code prefix} on each line that starts with it, in file order; empty if there is no
+   * marker or it cannot be read (then {@link #epoch()} is empty too, and the start is cold).
+   */
+  java.util.List<String> values(String prefix) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    try {
       for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-        if (line.startsWith(EPOCH)) {
-          return java.util.OptionalLong.of(Long.parseLong(line.substring(EPOCH.length()).trim()));
+        if (line.startsWith(prefix)) {
+          out.add(line.substring(prefix.length()));
         }
       }
     } catch (IOException | RuntimeException e) {
-      // no marker, unreadable or malformed: no warm start
+      return java.util.List.of(); // no marker, unreadable
     }
-    return java.util.OptionalLong.empty();
+    return out;
   }
 
   /** Writes the marker durably (temporary file, sync, rename, directory sync); null or the failure. */

@@ -3,6 +3,8 @@ package io.hybridcache.cassandra;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.IndexType;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -13,6 +15,7 @@ import org.apache.cassandra.cql3.QueryProcessor;
 import org.apache.cassandra.cql3.UntypedResultSet;
 import org.apache.cassandra.db.ColumnFamilyStore;
 import org.apache.cassandra.db.Keyspace;
+import org.apache.cassandra.net.MessagingService;
 import org.apache.cassandra.service.EmbeddedCassandraService;
 import org.apache.cassandra.utils.ByteBufferUtil;
 
@@ -66,6 +69,22 @@ final class WarmNode {
         }
       }
     }
+  }
+
+  /**
+   * A row cache of its own in {@code base/NAME}, beside the node's, as the provider opens it with
+   * start=warm (real partitions of the node's tables; the node's sstables are its durable state).
+   */
+  HybridRowCache openBeside(String name) {
+    CacheConfig config = CacheConfig.builder(base.resolve(name))
+        .name(name)
+        .dramBytes(4 * CacheConfig.MIB)
+        .flashBytes(16 * CacheConfig.MIB)
+        .segmentBytes((int) CacheConfig.MIB)
+        .writeBufferBytes(256 * 1024)
+        .indexType(IndexType.HEAP)
+        .build();
+    return HybridRowCacheProvider.open(config, new RowCacheCodec(() -> MessagingService.current_version), true);
   }
 
   /** The flash tier's directory of the node's row cache. */

@@ -10,8 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.hybridcache.core.api.CacheConfig;
-import io.hybridcache.core.api.IndexType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,7 +20,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.cassandra.cache.RowCacheKey;
 import org.apache.cassandra.cache.RowCacheSentinel;
 import org.apache.cassandra.db.partitions.CachedPartition;
-import org.apache.cassandra.net.MessagingService;
 import org.apache.cassandra.service.StorageService;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -39,25 +36,14 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WarmStartTest {
   private static WarmNode node;
-  private static RowCacheCodec codec;
 
   @BeforeAll
   static void start() throws Exception {
     node = WarmNode.start("embedded-warm");
-    codec = new RowCacheCodec(() -> MessagingService.current_version);
   }
 
-  /** A row cache of its own in target/embedded-warm/NAME, as the provider opens it with start=warm. */
   private static HybridRowCache open(String name) {
-    CacheConfig config = CacheConfig.builder(node.base.resolve(name))
-        .name(name)
-        .dramBytes(4 * CacheConfig.MIB)
-        .flashBytes(16 * CacheConfig.MIB)
-        .segmentBytes((int) CacheConfig.MIB)
-        .writeBufferBytes(256 * 1024)
-        .indexType(IndexType.HEAP)
-        .build();
-    return HybridRowCacheProvider.open(config, codec, true);
+    return node.openBeside(name);
   }
 
   private static Path marker(HybridRowCache c) {
