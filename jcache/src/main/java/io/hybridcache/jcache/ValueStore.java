@@ -70,6 +70,11 @@ final class ValueStore<K, V> implements Store<K, V> {
       }
 
       @Override
+      public Object id() {
+        return ByteBuffer.wrap(engineKey); // equal by content: the key of the current epoch
+      }
+
+      @Override
       public Stored<V> get() {
         if (tooLong) {
           return null; // never stored: a miss
@@ -184,6 +189,11 @@ final class ValueStore<K, V> implements Store<K, V> {
     @Override
     public int hash() {
       return hash;
+    }
+
+    @Override
+    public Object id() {
+      return this; // never stored: equal to no other slot
     }
 
     @Override

@@ -167,6 +167,16 @@ public interface HybridCache extends Closeable {
   /** A snapshot of the counters. */
   CacheStats stats();
 
+  /**
+   * The flash devices' own I/O counters, summed over both flash engines: every completed device read and write,
+   * whoever made it (lookups, key scans, reclaim, flushes), unlike {@link CacheStats#deviceReads()}, which counts
+   * lookups only. All zero for an implementation without a flash tier. For tests and operators who need to see
+   * what an operation cost the device.
+   */
+  default io.hybridcache.core.device.DeviceCounters.Snapshot deviceCounters() {
+    return new io.hybridcache.core.device.DeviceCounters.Snapshot(0, 0, 0, 0, 0, 0);
+  }
+
   CacheConfig config();
 
   /** Lifetime placement: each class's device stream, bytes per stream ({@link PlacementStats#NONE} if none). */

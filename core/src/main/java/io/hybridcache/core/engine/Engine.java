@@ -759,6 +759,18 @@ final class Engine implements HybridCache {
   }
 
   @Override
+  public io.hybridcache.core.device.DeviceCounters.Snapshot deviceCounters() {
+    io.hybridcache.core.device.DeviceCounters.Snapshot log = flash.device().counters().snapshot();
+    if (small == null || small.device() == flash.device()) {
+      return log;
+    }
+    io.hybridcache.core.device.DeviceCounters.Snapshot s = small.device().counters().snapshot();
+    return new io.hybridcache.core.device.DeviceCounters.Snapshot(log.reads() + s.reads(), log.writes() + s.writes(),
+        log.bytesRead() + s.bytesRead(), log.bytesWritten() + s.bytesWritten(), log.discards() + s.discards(),
+        log.discardsIgnored() + s.discardsIgnored());
+  }
+
+  @Override
   public CacheStats stats() {
     CacheStats last = finalStats;
     return last != null ? last : snapshot();
