@@ -136,6 +136,68 @@ class FastPathsTest {
     }
   }
 
+  /**
+   * Points: a load of SLOW is blocked in its loader; a put of SLOW completes meanwhile (the loader holds no lock);
+   * then the load ends. The get returns the put's value, and the put's value stays: a load never overwrites a
+   * newer write.
+   */
+  @Test
+  void aLoadThatRacesAPutReturnsAndKeepsThePut() throws Exception {
+    GatedLoader.reset();
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
+      Cache<String, String> c = readThrough(m);
+      Future<String> load = pool.submit(() -> c.get(GatedLoader.SLOW));
+      assertTrue(GatedLoader.loading.await(5, TimeUnit.SECONDS), "the loader started");
+      try {
+        pool.submit(() -> c.put(GatedLoader.SLOW, "put")).get(5, TimeUnit.SECONDS);
+      } finally {
+        GatedLoader.release.countDown();
+      }
+      assertEquals("put", load.get(10, TimeUnit.SECONDS));
+      assertEquals("put", c.get(GatedLoader.SLOW));
+    }
+  }
+
+  /**
+   * Lock-free reads against a writer of increasing values: a get that starts after a put returned never sees an
+   * older value (the writer publishes each completed put; readers check every read against it).
+   */
+  @Test
+  void aLockFreeReadIsNeverOlderThanTheLastCompletedPut() throws Exception {
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
+      Cache<String, Long> c = m.createCache("versions", new MutableConfiguration<String, Long>()
+          .setTypes(String.class, Long.class));
+      java.util.concurrent.atomic.AtomicLong completed = new java.util.concurrent.atomic.AtomicLong(-1);
+      c.put("k", 0L);
+      completed.set(0);
+      int writes = 20_000;
+      Future<?> writer = pool.submit(() -> {
+        for (long v = 1; v <= writes; v++) {
+          c.put("k", v);
+          completed.set(v);
+        }
+      });
+      java.util.List<Future<Long>> readers = new java.util.ArrayList<>();
+      for (int r = 0; r < 2; r++) {
+        readers.add(pool.submit(() -> {
+          long stale = 0;
+          while (completed.get() < writes) {
+            long floor = completed.get();
+            long got = c.get("k");
+            if (got < floor) {
+              stale++;
+            }
+          }
+          return stale;
+        }));
+      }
+      writer.get(60, TimeUnit.SECONDS);
+      for (Future<Long> r : readers) {
+        assertEquals(0L, r.get(60, TimeUnit.SECONDS), "reads older than a completed put");
+      }
+    }
+  }
+
   /** Two gets of one missing key while its loader runs: one load (a per-key single flight), both get its value. */
   @Test
   void concurrentMissesOfOneKeyLoadItOnce() throws Exception {

@@ -88,6 +88,8 @@ final class Engine implements HybridCache {
   private final CallGate calls;
   private final KeysIterator.Promotions promotions = new KeysIterator.Promotions();
   private final Removals removals;
+  /** Told of evictions by key on the evicting thread ({@link io.hybridcache.core.api.EvictionHook}), or null. */
+  private final io.hybridcache.core.api.EvictionHook evictionHook;
   private final SingleFlight loads = new SingleFlight();
   /** Tests: called after a flash engine served a lookup, before the promotion ("log" or "small", key). */
   private volatile java.util.function.BiConsumer<String, byte[]> afterFlashRead = (engine, key) -> { };
@@ -111,13 +113,22 @@ final class Engine implements HybridCache {
         sequence.accumulateAndGet(smallTier.maxSequence(), Math::max);
       }
       this.removals = new Removals(config.name(), config.removalListener(), config.removalExecutor());
+      this.evictionHook = config.evictionHook();
       this.dram = new DramTier(config.dramBytes(), this::onDramEviction);
+      java.util.function.Predicate<byte[]> inDram = k -> dram.map().containsKey(new ByteKey(k)); // no maintenance
       if (removals.active()) {
-        java.util.function.Predicate<byte[]> inDram = k -> dram.map().containsKey(new ByteKey(k)); // no maintenance
         flash.onReclaimEvicted(e -> removals.notifyUnless(e.key(), e.value(), RemovalCause.EVICTED, inDram));
-        if (small != null) {
-          small.onEvicted((k, v) -> removals.notifyUnless(k, v, RemovalCause.EVICTED, inDram));
-        }
+      }
+      if (evictionHook != null) { // no value, no read: the key from the scan's buffer or the summary's key bytes
+        flash.onReclaimEvictedKey(this::tellEvicted);
+      }
+      if (small != null && (removals.active() || evictionHook != null)) {
+        small.onEvicted((k, v) -> {
+          removals.notifyUnless(k, v, RemovalCause.EVICTED, inDram);
+          if (evictionHook != null && !inDram.test(k)) {
+            tellEvicted(k);
+          }
+        });
       }
       flash.start();
       this.mbean = config.jmx() ? StatsMXBean.register(config.name(), this::stats) : null;
@@ -707,13 +718,31 @@ final class Engine implements HybridCache {
     if (expired) {
       removals.notify(key.bytes(), e.value(), RemovalCause.EXPIRED);
     } else if (!e.dirty()) { // a promoted copy: gone unless flash still holds the entry
-      if (removals.active()) {
+      if (removals.active() || evictionHook != null) {
         boolean onFlash = flash.address(key.hash64()) != IndexEntry.NONE || toSmall(key, e); // promoted from it
         removals.notify(key.bytes(), e.value(), onFlash ? RemovalCause.EVICTED_FROM_DRAM : RemovalCause.EVICTED);
+        if (!onFlash) {
+          tellEvicted(key.bytes());
+        }
       }
     } else {
       boolean onFlash = onDirtyEviction(key, e);
       removals.notify(key.bytes(), e.value(), onFlash ? RemovalCause.EVICTED_FROM_DRAM : RemovalCause.EVICTED);
+      if (!onFlash) {
+        tellEvicted(key.bytes());
+      }
+    }
+  }
+
+  /** Tells the eviction hook, if any, on this thread; what it throws is logged, never the cache's failure. */
+  private void tellEvicted(byte[] key) {
+    if (evictionHook == null) {
+      return;
+    }
+    try {
+      evictionHook.evicted(key);
+    } catch (RuntimeException ex) {
+      LOG.warn("{}: the eviction hook threw; ignored", config.name(), ex);
     }
   }
 
