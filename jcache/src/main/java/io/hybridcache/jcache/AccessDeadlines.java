@@ -87,6 +87,11 @@ final class AccessDeadlines {
     return n;
   }
 
+  /** True if no key has a mark (most caches: no access expiry). */
+  boolean isEmpty() {
+    return marks.isEmpty();
+  }
+
   /** Keys with a mark (tests). */
   int size() {
     return marks.size();

@@ -75,7 +75,7 @@ final class EntryOps<K, V> {
 
   /** The expiry time of {@code s}: its DRAM access deadline if one extends it, else the stored one. */
   long deadline(Store.Slot<V> slot, Stored<V> s) {
-    return access.deadline(slot.id(), s);
+    return access.isEmpty() ? s.expireAt() : access.deadline(slot.id(), s); // no key object on the common path
   }
 
   /** The value of {@code s}, or null if it does not decode (nothing removed or counted: see {@link #read}). */

@@ -608,12 +608,18 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     int batch = integration.writeThrough() ? REMOVE_ALL_BATCH : 1;
     Iterator<K> keys = ops.store().keys();
     Set<K> some = new LinkedHashSet<>();
-    while (keys.hasNext()) {
-      some.add(keys.next());
-      if (some.size() == batch || !keys.hasNext()) {
-        removeKeys(some);
-        some = new LinkedHashSet<>();
+    try {
+      while (keys.hasNext()) {
+        some.add(keys.next());
+        if (some.size() == batch || !keys.hasNext()) {
+          removeKeys(some);
+          some = new LinkedHashSet<>();
+        }
       }
+    } catch (Store.KeysUnavailable e) { // this cache is emptied anyway; no other cache's entries are touched
+      dropAll();
+      throw new CacheException("removeAll of cache " + name + " could not list its keys; it was emptied at once "
+          + "(a new namespace epoch), without telling the writer or the listeners of the entries not listed", e);
     }
   }
 
@@ -736,8 +742,13 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
       @Override
       public boolean hasNext() {
-        while (next == null && keys.hasNext()) {
-          next = read(keys.next());
+        try {
+          while (next == null && keys.hasNext()) {
+            next = read(keys.next());
+          }
+        } catch (Store.KeysUnavailable e) { // partial: the keys not listed yet are skipped (no cache loses its index)
+          LOG.warn("cache {}: its iteration ended early, its keys could not all be listed", name, e);
+          return false;
         }
         return next != null;
       }

@@ -16,8 +16,20 @@ interface Store<K, V> {
   /** Drops every entry at once (a value store moves to a new namespace epoch: no scan). */
   void clear();
 
-  /** The keys, weakly consistent (a value store scans its engine's keys). */
+  /**
+   * The keys, weakly consistent (a value store scans its engine's keys); {@code hasNext} throws
+   * {@link KeysUnavailable} if they cannot all be listed.
+   */
   Iterator<K> keys();
+
+  /** The store's keys cannot all be listed (a value store whose flash tier cannot be scanned). */
+  final class KeysUnavailable extends javax.cache.CacheException {
+    private static final long serialVersionUID = 1L;
+
+    KeysUnavailable(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
 
   /** One key's entry. */
   interface Slot<V> {

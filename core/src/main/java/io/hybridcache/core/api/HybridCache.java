@@ -147,6 +147,16 @@ public interface HybridCache extends Closeable {
    */
   Iterator<byte[]> keys();
 
+  /**
+   * As {@link #keys()}, except that a log engine that cannot be scanned (degraded, or a read error mid-scan) makes
+   * {@code hasNext} throw an {@link IllegalStateException} instead of dropping the whole flash index: for a caller
+   * that lists one group of keys (a namespace of a shared engine) and must not invalidate the others', and has
+   * its own fallback. The small-object engine, if on, still empties itself when its pages cannot be read.
+   */
+  default Iterator<byte[]> keysOrFail() {
+    return keys();
+  }
+
   /** Up to {@code n} DRAM-tier keys, hottest first (the DRAM tier's own frequency estimate; no I/O). */
   List<byte[]> hottestKeys(int n);
 

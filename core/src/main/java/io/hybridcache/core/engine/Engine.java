@@ -617,8 +617,18 @@ final class Engine implements HybridCache {
    */
   @Override
   public Iterator<byte[]> keys() {
+    return keys(true);
+  }
+
+  @Override
+  public Iterator<byte[]> keysOrFail() {
+    return keys(false);
+  }
+
+  /** {@link #keys()}; {@code dropOnFailure} false: a log engine that cannot be scanned throws instead. */
+  private Iterator<byte[]> keys(boolean dropOnFailure) {
     calls.ensureOpen();
-    KeysIterator keys = new KeysIterator(dram.map().keySet().iterator(), this::flashKeys, promotions);
+    KeysIterator keys = new KeysIterator(dram.map().keySet().iterator(), () -> flashKeys(dropOnFailure), promotions);
     return new Iterator<>() {
       @Override
       public boolean hasNext() {
@@ -649,14 +659,17 @@ final class Engine implements HybridCache {
    * engine is emptied instead ({@link FlashTier#dropAll}, {@link SmallTier#dropAll}), so every one of its
    * keys is then invalidated.
    */
-  private Iterator<byte[]> flashKeys() {
+  private Iterator<byte[]> flashKeys(boolean dropOnFailure) {
     Iterator<byte[]> logKeys;
+    java.util.function.Consumer<String> onFailure = dropOnFailure ? flash::dropAll : reason -> {
+      throw new IllegalStateException("the flash keys cannot be listed: " + reason);
+    };
     if (flash.degraded()) {
-      flash.dropAll("keys() while the flash tier is degraded");
+      onFailure.accept("keys() while the flash tier is degraded");
       logKeys = java.util.Collections.emptyIterator();
     } else {
       logKeys = new FlashKeyScan(flash.index(), flash.table(), flash.device(), config.maxFlashEntryBytes(),
-          sequence.get() + 1, () -> flash.barrier(true, deadline()), flash::dropAll);
+          sequence.get() + 1, () -> flash.barrier(true, deadline()), onFailure);
     }
     if (small == null) {
       return logKeys;
