@@ -326,6 +326,64 @@ class FastPathsTest {
     }
   }
 
+  /** A synchronous UPDATED listener that records values and blocks on the first until released. */
+  public static final class GatedUpdatedListener
+      implements javax.cache.event.CacheEntryUpdatedListener<String, String>, Serializable {
+    private static final long serialVersionUID = 1L;
+    static final java.util.List<String> SEEN = new java.util.concurrent.CopyOnWriteArrayList<>();
+    static volatile CountDownLatch inside = new CountDownLatch(1);
+    static volatile CountDownLatch release = new CountDownLatch(1);
+
+    @Override
+    public void onUpdated(Iterable<CacheEntryEvent<? extends String, ? extends String>> events) {
+      for (CacheEntryEvent<? extends String, ? extends String> e : events) {
+        SEEN.add(e.getValue());
+      }
+      inside.countDown();
+      try {
+        release.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Points: put 1's synchronous listener is blocked (after put 1's unlock); put 2 of the same key then writes (the
+   * lock is free: a get sees its value) but its listener call waits for put 1's; released, the listener has seen
+   * the updates in the order of the writes.
+   */
+  @Test
+  void synchronousListenersRunAfterTheUnlockInTheKeysWriteOrder() throws Exception {
+    GatedUpdatedListener.SEEN.clear();
+    GatedUpdatedListener.inside = new CountDownLatch(1);
+    GatedUpdatedListener.release = new CountDownLatch(1);
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
+      Cache<String, String> c = m.createCache("ordered", new MutableConfiguration<String, String>()
+          .setTypes(String.class, String.class)
+          .addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
+              FactoryBuilder.factoryOf(GatedUpdatedListener.class), null, false, true)));
+      c.put("k", "v0");
+      Future<?> first = pool.submit(() -> c.put("k", "v1"));
+      assertTrue(GatedUpdatedListener.inside.await(5, TimeUnit.SECONDS), "put 1's listener was called");
+      Future<?> second = pool.submit(() -> c.put("k", "v2"));
+      try {
+        String seen = null;
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!"v2".equals(seen) && System.nanoTime() < until) { // put 2 writes while put 1's listener runs
+          seen = pool.submit(() -> c.get("k")).get(5, TimeUnit.SECONDS);
+        }
+        assertEquals("v2", seen, "put 2 wrote while put 1's listener was running (no lock held by it)");
+        assertEquals(java.util.List.of("v1"), GatedUpdatedListener.SEEN, "put 2's event waits for put 1's listener");
+      } finally {
+        GatedUpdatedListener.release.countDown();
+      }
+      first.get(10, TimeUnit.SECONDS);
+      second.get(10, TimeUnit.SECONDS);
+      assertEquals(java.util.List.of("v1", "v2"), GatedUpdatedListener.SEEN);
+    }
+  }
+
   /** A synchronous REMOVED listener that blocks on its first event until released. */
   public static final class BlockingRemovedListener implements CacheEntryRemovedListener<String, String>,
       Serializable {
