@@ -326,16 +326,34 @@ class FastPathsTest {
     }
   }
 
-  /** A synchronous UPDATED listener that records values and blocks on the first until released. */
-  public static final class GatedUpdatedListener
-      implements javax.cache.event.CacheEntryUpdatedListener<String, String>, Serializable {
+  /**
+   * A synchronous listener of updates and removals that records the values it is told of and blocks on its first
+   * call until released.
+   */
+  public static final class GatedListener implements javax.cache.event.CacheEntryUpdatedListener<String, String>,
+      CacheEntryRemovedListener<String, String>, Serializable {
     private static final long serialVersionUID = 1L;
     static final java.util.List<String> SEEN = new java.util.concurrent.CopyOnWriteArrayList<>();
     static volatile CountDownLatch inside = new CountDownLatch(1);
     static volatile CountDownLatch release = new CountDownLatch(1);
 
+    static void reset() {
+      SEEN.clear();
+      inside = new CountDownLatch(1);
+      release = new CountDownLatch(1);
+    }
+
     @Override
     public void onUpdated(Iterable<CacheEntryEvent<? extends String, ? extends String>> events) {
+      seen(events);
+    }
+
+    @Override
+    public void onRemoved(Iterable<CacheEntryEvent<? extends String, ? extends String>> events) {
+      seen(events);
+    }
+
+    private static void seen(Iterable<CacheEntryEvent<? extends String, ? extends String>> events) {
       for (CacheEntryEvent<? extends String, ? extends String> e : events) {
         SEEN.add(e.getValue());
       }
@@ -348,6 +366,12 @@ class FastPathsTest {
     }
   }
 
+  private static Cache<String, String> gated(CacheManager m, String name) {
+    return m.createCache(name, new MutableConfiguration<String, String>().setTypes(String.class, String.class)
+        .addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
+            FactoryBuilder.factoryOf(GatedListener.class), null, false, true)));
+  }
+
   /**
    * Points: put 1's synchronous listener is blocked (after put 1's unlock); put 2 of the same key then writes (the
    * lock is free: a get sees its value) but its listener call waits for put 1's; released, the listener has seen
@@ -355,17 +379,12 @@ class FastPathsTest {
    */
   @Test
   void synchronousListenersRunAfterTheUnlockInTheKeysWriteOrder() throws Exception {
-    GatedUpdatedListener.SEEN.clear();
-    GatedUpdatedListener.inside = new CountDownLatch(1);
-    GatedUpdatedListener.release = new CountDownLatch(1);
+    GatedListener.reset();
     try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
-      Cache<String, String> c = m.createCache("ordered", new MutableConfiguration<String, String>()
-          .setTypes(String.class, String.class)
-          .addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
-              FactoryBuilder.factoryOf(GatedUpdatedListener.class), null, false, true)));
+      Cache<String, String> c = gated(m, "ordered");
       c.put("k", "v0");
       Future<?> first = pool.submit(() -> c.put("k", "v1"));
-      assertTrue(GatedUpdatedListener.inside.await(5, TimeUnit.SECONDS), "put 1's listener was called");
+      assertTrue(GatedListener.inside.await(5, TimeUnit.SECONDS), "put 1's listener was called");
       Future<?> second = pool.submit(() -> c.put("k", "v2"));
       try {
         String seen = null;
@@ -374,49 +393,27 @@ class FastPathsTest {
           seen = pool.submit(() -> c.get("k")).get(5, TimeUnit.SECONDS);
         }
         assertEquals("v2", seen, "put 2 wrote while put 1's listener was running (no lock held by it)");
-        assertEquals(java.util.List.of("v1"), GatedUpdatedListener.SEEN, "put 2's event waits for put 1's listener");
+        assertEquals(java.util.List.of("v1"), GatedListener.SEEN, "put 2's event waits for put 1's listener");
       } finally {
-        GatedUpdatedListener.release.countDown();
+        GatedListener.release.countDown();
       }
       first.get(10, TimeUnit.SECONDS);
       second.get(10, TimeUnit.SECONDS);
-      assertEquals(java.util.List.of("v1", "v2"), GatedUpdatedListener.SEEN);
-    }
-  }
-
-  /** A synchronous REMOVED listener that blocks on its first event until released. */
-  public static final class BlockingRemovedListener implements CacheEntryRemovedListener<String, String>,
-      Serializable {
-    private static final long serialVersionUID = 1L;
-    static volatile CountDownLatch inside = new CountDownLatch(1);
-    static volatile CountDownLatch release = new CountDownLatch(1);
-
-    @Override
-    public void onRemoved(Iterable<CacheEntryEvent<? extends String, ? extends String>> events) {
-      inside.countDown();
-      try {
-        release.await(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      assertEquals(java.util.List.of("v1", "v2"), GatedListener.SEEN);
     }
   }
 
   /** Points: removeAll() is inside a synchronous listener of its first removal; a get of the cache must return. */
   @Test
   void removeAllWithAListenerDoesNotBlockAGet() throws Exception {
-    BlockingRemovedListener.inside = new CountDownLatch(1);
-    BlockingRemovedListener.release = new CountDownLatch(1);
+    GatedListener.reset();
     try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
-      Cache<String, String> c = m.createCache("listened", new MutableConfiguration<String, String>()
-          .setTypes(String.class, String.class)
-          .addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
-              FactoryBuilder.factoryOf(BlockingRemovedListener.class), null, false, true)));
+      Cache<String, String> c = gated(m, "listened");
       for (int i = 0; i < 50; i++) {
         c.put("k" + i, "v" + i);
       }
       Future<?> removeAll = pool.submit((Runnable) c::removeAll);
-      assertTrue(BlockingRemovedListener.inside.await(5, TimeUnit.SECONDS), "the listener was called");
+      assertTrue(GatedListener.inside.await(5, TimeUnit.SECONDS), "the listener was called");
       Future<Integer> gets = pool.submit(() -> {
         int found = 0;
         for (int i = 0; i < 50; i++) {
@@ -427,7 +424,7 @@ class FastPathsTest {
       try {
         gets.get(5, TimeUnit.SECONDS);
       } finally {
-        BlockingRemovedListener.release.countDown();
+        GatedListener.release.countDown();
       }
       removeAll.get(10, TimeUnit.SECONDS);
       for (int i = 0; i < 50; i++) {
