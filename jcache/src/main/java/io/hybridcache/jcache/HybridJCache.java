@@ -32,10 +32,14 @@ import org.slf4j.LoggerFactory;
  * A JCache {@link Cache} over a {@link Store}: the spec's semantics (expiry, read-through, write-through,
  * entry processors, listeners, statistics) on top of a namespace of the manager's hybridcache engine.
  *
- * <p>Concurrency: every operation on a key holds that key's stripe of {@link KeyLocks} from its read to
- * its write and its synchronous listeners, so entry processors and the compare-and-set operations are
- * atomic per key, and a key's events reach each listener in order. Multi-key operations lock their keys'
- * stripes in ascending order. Events are made only when a listener is registered.
+ * <p>Concurrency: a hit takes no lock (a lock-free read of one immutable stored version, its expiry checked
+ * and its value decoded with no lock held: {@link EntryOps}); every write of a key holds that key's stripe of
+ * {@link KeyLocks} from its read to its write, so entry processors and the compare-and-set operations are
+ * atomic per key; synchronous listeners are called after the unlock, a key's events in the order of its
+ * writes ({@link DispatchOrder}). Read-through loads run with no lock held, one per key at a time
+ * ({@link Loads}). An entry processor runs under its key's lock, which a nested operation that must wait lets
+ * go ({@link ProcessorLocks}): nested invokes across caches cannot deadlock. Multi-key operations lock their
+ * keys' stripes in ascending order. Events are made only when a listener is registered.
  *
  * <p>Design note: expiry times live in the stored value ({@link ValueStore}); an entry found expired is
  * removed and reported (EXPIRED) by the operation that finds it, as the spec allows. A stored value that
@@ -48,6 +52,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   private final String name;
   private final MutableConfiguration<K, V> config;
   private final EntryOps<K, V> ops;
+  private final Loads loads = new Loads();
   private final HybridCache engine;
   private final Expiry expiry;
   private final Integration<K, V> integration;
@@ -95,29 +100,79 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   public V get(K key) {
     requireOpen();
     Objects.requireNonNull(key, "key");
-    long start = System.nanoTime();
-    V v = ops.locked(key, (slot, now, events) -> getLocked(key, slot, now, events));
+    long start = counts.start();
+    Store.Slot<V> slot = ops.store().slot(key);
+    V v = hit(key, slot);
+    counts.lookup(v != null);
+    if (v == null && integration.readThrough()) {
+      v = load(key, slot);
+    }
     counts.getSince(start);
     return v;
   }
 
-  /** A get under the key's lock: access expiry on a hit, read-through on a miss. */
-  private V getLocked(K key, Store.Slot<V> slot, long now, Events<K, V> events) {
-    Stored<V> s = ops.live(key, slot, now, events);
-    V v = s == null ? null : ops.read(slot, s);
-    counts.lookup(v != null);
-    if (v != null) {
-      ops.touch(slot, s, now);
-      return v;
-    }
-    if (!integration.readThrough()) {
+  /**
+   * The live value of {@code key}, with its access expiry, or null. A hit takes no lock; an entry found expired
+   * or undecodable is removed (and reported) under the key's lock, the version still there only.
+   */
+  private V hit(K key, Store.Slot<V> slot) {
+    long now = System.currentTimeMillis();
+    Stored<V> s = slot.get();
+    if (s == null) {
       return null;
     }
-    V loaded = integration.load(key);
-    if (loaded != null) {
-      ops.create(key, slot, loaded, now, events);
+    if (!ops.expired(slot, s, now)) {
+      V v = ops.decoded(s);
+      if (v != null) {
+        ops.touchFree(key, slot, s, now);
+        return v;
+      }
     }
-    return loaded;
+    return ops.locked(key, slot, (sl, n, events) -> {
+      Stored<V> cur = ops.live(key, sl, n, events);
+      V v = cur == null ? null : ops.read(sl, cur);
+      if (v != null) {
+        ops.touch(sl, cur, n);
+      }
+      return v;
+    });
+  }
+
+  /**
+   * A read-through load of missing {@code key}: the loader runs with no lock held, once for concurrent misses of
+   * the key ({@link Loads}); its value is stored under the key's lock unless a write came first (then that
+   * value is returned: never one older than the last completed write).
+   */
+  private V load(K key, Store.Slot<V> slot) {
+    Object id = slot.id();
+    Loads.Joined joined = loads.join(id);
+    if (!joined.leader()) {
+      return joined.flight().await();
+    }
+    try {
+      V loaded = integration.load(key);
+      V result = ops.locked(key, slot, (sl, now, events) -> {
+        try {
+          Stored<V> s = ops.live(key, sl, now, events);
+          V current = s == null ? null : ops.read(sl, s);
+          if (current != null) {
+            return current; // a put (or another load) stored first: it is newer than this load
+          }
+          if (loaded != null) {
+            ops.create(key, sl, loaded, now, events);
+          }
+          return loaded;
+        } finally {
+          loads.leave(id, joined.flight()); // with the store, under the lock: see Loads
+        }
+      });
+      joined.flight().complete(result);
+      return result;
+    } catch (RuntimeException | Error e) {
+      loads.leave(id, joined.flight());
+      joined.flight().fail(e);
+      throw e;
+    }
   }
 
   /** The entries found; with read-through, the missing keys are loaded together ({@code CacheLoader.loadAll}). */
@@ -125,19 +180,12 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   public Map<K, V> getAll(Set<? extends K> keys) {
     requireOpen();
     requireKeys(keys);
-    long start = System.nanoTime();
+    long start = counts.start();
     Map<K, V> result = new HashMap<>();
     List<K> missing = new ArrayList<>();
     for (K k : keys) {
-      V v = ops.locked(k, (slot, now, events) -> {
-        Stored<V> s = ops.live(k, slot, now, events);
-        V found = s == null ? null : ops.read(slot, s);
-        counts.lookup(found != null);
-        if (found != null) {
-          ops.touch(slot, s, now);
-        }
-        return found;
-      });
+      V v = hit(k, ops.store().slot(k));
+      counts.lookup(v != null);
       if (v != null) {
         result.put(k, v);
       } else {
@@ -160,9 +208,18 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   public boolean containsKey(K key) {
     requireOpen();
     Objects.requireNonNull(key, "key");
-    return ops.locked(key, (slot, now, events) -> {
-      Stored<V> s = slot.get(); // an expired entry is absent, and left to a read (no event from containsKey)
-      return s != null && !s.expiredAt(now) && ops.read(slot, s) != null; // one that does not decode is absent
+    Store.Slot<V> slot = ops.store().slot(key);
+    Stored<V> s = slot.get(); // no lock: an expired entry is absent, and left to a read (no event from containsKey)
+    long now = System.currentTimeMillis();
+    if (s == null || ops.expired(slot, s, now)) {
+      return false;
+    }
+    if (ops.decoded(s) != null) {
+      return true;
+    }
+    return ops.locked(key, slot, (sl, n, events) -> { // one that does not decode is absent, and removed
+      Stored<V> cur = sl.get();
+      return cur != null && !ops.expired(sl, cur, n) && ops.read(sl, cur) != null;
     });
   }
 
@@ -221,12 +278,12 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   public void put(K key, V value) {
     requireOpen();
     checkTypes(key, value);
-    long start = System.nanoTime();
+    long start = counts.start();
     if (blindPut) {
       ops.locked(key, (slot, now, events) -> {
         slot.prepare(value); // a value that cannot be stored fails before the writer is called
         integration.write(key, value);
-        slot.put(value, Stored.ETERNAL); // nothing to learn from the old entry: no read (no flash read)
+        ops.putBlind(slot, value); // nothing to learn from the old entry: no read (no flash read)
         return null;
       });
       counts.puts(1, start);
@@ -259,7 +316,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   public V getAndPut(K key, V value) {
     requireOpen();
     checkTypes(key, value);
-    long start = System.nanoTime();
+    long start = counts.start();
     Holder<V> old = ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
       V v = s == null ? null : ops.read(slot, s); // the old entry's own bytes or reference; undecodable: removed
@@ -309,7 +366,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   public boolean putIfAbsent(K key, V value) {
     requireOpen();
     checkTypes(key, value);
-    long start = System.nanoTime();
+    long start = counts.start();
     boolean stored = ops.locked(key, (slot, now, events) -> {
       if (ops.present(key, slot, now, events) != null) {
         return false;
@@ -327,7 +384,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   public boolean remove(K key) {
     requireOpen();
     Objects.requireNonNull(key, "key");
-    long start = System.nanoTime();
+    long start = counts.start();
     boolean removed = ops.locked(key, (slot, now, events) -> {
       integration.delete(key);
       Stored<V> s = ops.live(key, slot, now, events);
@@ -347,7 +404,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     requireOpen();
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(oldValue, "oldValue");
-    long start = System.nanoTime();
+    long start = counts.start();
     Outcome outcome = ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
       V v = s == null ? null : ops.read(slot, s);
@@ -373,7 +430,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   public V getAndRemove(K key) {
     requireOpen();
     Objects.requireNonNull(key, "key");
-    long start = System.nanoTime();
+    long start = counts.start();
     V old = ops.locked(key, (slot, now, events) -> {
       integration.delete(key);
       Stored<V> s = ops.live(key, slot, now, events);
@@ -395,7 +452,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     requireOpen();
     Objects.requireNonNull(oldValue, "oldValue");
     checkTypes(key, newValue);
-    long start = System.nanoTime();
+    long start = counts.start();
     Outcome outcome = ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
       V v = s == null ? null : ops.read(slot, s);
@@ -433,7 +490,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   private Holder<V> replaceStored(K key, V value) {
     requireOpen();
     checkTypes(key, value);
-    long start = System.nanoTime();
+    long start = counts.start();
     Holder<V> old = ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
       V v = s == null ? null : ops.read(slot, s);
@@ -504,49 +561,81 @@ final class HybridJCache<K, V> implements Cache<K, V> {
    */
   private void applyBatch(Map<K, Store.Slot<V>> slots, BatchWrite<K> writeThrough, BatchOp<K, V> op,
       BatchCount count) {
-    long start = System.nanoTime();
+    long start = counts.start();
     int[] stripes = ops.lockAll(slots.values());
     CacheWriterException failure = null;
     int n = 0;
+    List<EntryOps.Delivery> deliveries = EntryOps.deliveries();
     try {
       Set<K> toApply = new LinkedHashSet<>(slots.keySet());
       if (integration.writeThrough() && !toApply.isEmpty()) {
         failure = writeThrough.write(toApply);
       }
       for (K k : toApply) {
-        n += ops.run(k, slots.get(k), (slot, now, events) -> op.apply(k, slot, now, events));
+        n += ops.run(k, slots.get(k), (slot, now, events) -> op.apply(k, slot, now, events), deliveries);
       }
     } finally {
       ops.locks().unlockAll(stripes);
     }
     count.record(n, start);
-    if (failure != null) {
-      throw failure;
+    try {
+      ops.deliver(deliveries);
+    } finally {
+      if (failure != null) {
+        throw failure;
+      }
     }
   }
 
   /**
-   * Removes every entry, telling writer, listeners and statistics; with none of them to tell it is
-   * {@link #clear()}: a new namespace epoch, no scan of the flash tier.
+   * Removes every entry, telling writer, listeners and statistics. With no writer and no listener for removed
+   * or expired entries it is {@link #clear()} (a new namespace epoch, no scan, no device read), and the
+   * statistics count as removals the cache's estimated live entries ({@link Population}: exact while every put
+   * read what it replaced and nothing was evicted or survived a restart; expired entries are not counted).
+   * Otherwise it scans this cache's keys ({@link Store#keys()}) and removes them in batches of
+   * {@link #REMOVE_ALL_BATCH} (one key at a time without a writer), each batch under its own keys' locks only.
    */
   @Override
   public void removeAll() {
     requireOpen();
-    if (!integration.writeThrough() && !counts.on() && !listeners.any(EventType.REMOVED)
-        && !listeners.any(EventType.EXPIRED)) {
-      ops.store().clear();
+    if (!integration.writeThrough() && !listeners.any(EventType.REMOVED) && !listeners.any(EventType.EXPIRED)) {
+      long start = counts.start();
+      long population = ops.population(System.currentTimeMillis());
+      dropAll();
+      counts.removals(population, start);
       return;
     }
-    Set<K> all = new LinkedHashSet<>();
-    ops.store().keys().forEachRemaining(all::add);
-    removeKeys(all);
+    int batch = integration.writeThrough() ? REMOVE_ALL_BATCH : 1;
+    Iterator<K> keys = ops.store().keys();
+    Set<K> some = new LinkedHashSet<>();
+    try {
+      while (keys.hasNext()) {
+        some.add(keys.next());
+        if (some.size() == batch || !keys.hasNext()) {
+          removeKeys(some);
+          some = new LinkedHashSet<>();
+        }
+      }
+    } catch (Store.KeysUnavailable e) { // this cache is emptied anyway; no other cache's entries are touched
+      dropAll();
+      throw new CacheException("removeAll of cache " + name + " could not list its keys; it was emptied at once "
+          + "(a new namespace epoch), without telling the writer or the listeners of the entries not listed", e);
+    }
   }
+
+  /** Keys per writer batch of a {@link #removeAll()} that writes through. */
+  static final int REMOVE_ALL_BATCH = 256;
 
   /** Drops every entry without telling anyone: a new namespace epoch (persisted), no scan of the flash tier. */
   @Override
   public void clear() {
     requireOpen();
+    dropAll();
+  }
+
+  private void dropAll() {
     ops.store().clear();
+    ops.cleared();
   }
 
   // ---- entry processors
@@ -556,29 +645,39 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     requireOpen();
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(processor, "processor");
-    long start = System.nanoTime();
-    return ops.locked(key, (slot, now, events) -> {
-      Stored<V> s = ops.live(key, slot, now, events);
-      ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, s, found -> ops.read(slot, found),
-          integration.readThrough() ? integration::load : null);
-      T result;
-      try {
-        result = processor.process(entry, arguments);
-      } catch (EntryProcessorException e) {
-        throw e;
-      } catch (Throwable e) { // a CacheException too (a read-through's CacheLoaderException, the processor's own)
-        throw new EntryProcessorException(e);
-      } finally {
+    long start = counts.start();
+    return ops.processing(key, ops.store().slot(key), (slot, now, events, frame) -> {
+      while (true) {
+        Stored<V> s = ops.live(key, slot, now, events);
+        ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, s, ops::decoded,
+            integration.readThrough() ? integration::load : null);
+        frame.released = false;
+        T result;
+        try {
+          result = processor.process(entry, arguments);
+        } catch (EntryProcessorException e) {
+          counts.conditional(entry.stored() != null, start);
+          throw e;
+        } catch (Throwable e) { // a CacheException too (a read-through's CacheLoaderException, the processor's own)
+          counts.conditional(entry.stored() != null, start);
+          throw new EntryProcessorException(e);
+        }
+        if (frame.released && !EntryOps.same(s, slot.get())) {
+          continue; // a nested call let the lock go and the entry changed: run on what is there now
+        }
         counts.conditional(entry.stored() != null, start); // an entry that did not decode is a miss
+        if (s != null && entry.stored() == null) {
+          ops.dropUndecodable(slot, s); // the version the processor found undecodable, still there
+        }
+        apply(key, slot, entry.stored(), entry, now, events);
+        return result;
       }
-      apply(key, slot, entry.stored(), entry, now, events);
-      return result;
     });
   }
 
   /** Applies what an entry processor did, under the key's lock. */
   private void apply(K key, Store.Slot<V> slot, Stored<V> s, ProcessorEntry<K, V> entry, long now, Events<K, V> events) {
-    long start = System.nanoTime();
+    long start = counts.start();
     switch (entry.op()) {
       case ACCESS:
         ops.touch(slot, s, now);
@@ -643,8 +742,13 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
       @Override
       public boolean hasNext() {
-        while (next == null && keys.hasNext()) {
-          next = read(keys.next());
+        try {
+          while (next == null && keys.hasNext()) {
+            next = read(keys.next());
+          }
+        } catch (Store.KeysUnavailable e) { // partial: the keys not listed yet are skipped (no cache loses its index)
+          LOG.warn("cache {}: its iteration ended early, its keys could not all be listed", name, e);
+          return false;
         }
         return next != null;
       }
@@ -675,7 +779,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
   /** An iterated entry (a hit, with access expiry), or null if it is gone. */
   private Iterated<K, V> read(K key) {
-    long start = System.nanoTime();
+    long start = counts.start();
     return ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
       V v = s == null ? null : ops.read(slot, s);
@@ -695,7 +799,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
    */
   private void removeIterated(Iterated<K, V> it) {
     K key = it.entry().getKey();
-    long start = System.nanoTime();
+    long start = counts.start();
     boolean removed = ops.locked(key, (slot, now, events) -> {
       Stored<V> s = ops.live(key, slot, now, events);
       if (s == null || !s.sameValue(it.stored())) {
@@ -749,8 +853,14 @@ final class HybridJCache<K, V> implements Cache<K, V> {
         && !listeners.any(EventType.EXPIRED);
   }
 
+  /** The lock stripe of {@code key} (tests: forced interleavings of two keys on one stripe). */
+  int stripeOf(K key) {
+    return KeyLocks.stripe(ops.store().slot(key).hash());
+  }
+
   /** The engine evicted one of this cache's entries from both tiers. */
   void evicted() {
+    ops.evicted();
     counts.eviction();
   }
 

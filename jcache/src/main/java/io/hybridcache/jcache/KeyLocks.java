@@ -4,14 +4,14 @@ import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Striped re-entrant locks by key hash: every operation on a key holds its stripe, so operations on one
- * key (entry processors included) are atomic with respect to each other. The hash is the store's
+ * Striped re-entrant locks by key hash: every write of a key holds its stripe, so writes of one key (entry
+ * processors included) are atomic with respect to each other; reads take none ({@link EntryOps}). The hash is the store's
  * ({@link Store.Slot#hash()}: a value store's is of the encoded key, so equal {@code byte[]} keys, whose own
  * {@code hashCode} is their identity, lock one stripe). Lock order: several keys are
  * locked in ascending stripe order ({@link #lockAll}), so two multi-key operations never deadlock.
  */
 final class KeyLocks {
-  private static final int STRIPES = 256;
+  static final int STRIPES = 256;
   private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
 
   KeyLocks() {
@@ -24,7 +24,8 @@ final class KeyLocks {
     return locks[stripe(hash)];
   }
 
-  private static int stripe(int h) {
+  /** The stripe of {@code hash} (tests: forced interleavings of two keys on one stripe). */
+  static int stripe(int h) {
     return (h ^ (h >>> 16)) & (STRIPES - 1);
   }
 

@@ -24,6 +24,16 @@ final class Recorder {
     return stats;
   }
 
+  /** The start of a timed operation: {@code System.nanoTime()} while statistics are on, else 0 (no clock read). */
+  long start() {
+    return on() ? System.nanoTime() : 0;
+  }
+
+  /** Nanoseconds since {@code start}; 0 for a start taken while statistics were off. */
+  private static long since(long start) {
+    return start == 0 ? 0 : System.nanoTime() - start;
+  }
+
   /** A get that found an entry (hit) or not (miss). */
   void lookup(boolean hit) {
     if (on()) {
@@ -38,14 +48,14 @@ final class Recorder {
   /** The time of a get since {@code start}. */
   void getSince(long start) {
     if (on()) {
-      stats.getTime(System.nanoTime() - start);
+      stats.getTime(since(start));
     }
   }
 
   /** The time of a put since {@code start} (its count is made by {@link #puts(long)}). */
   void putSince(long start) {
     if (on()) {
-      stats.putTime(System.nanoTime() - start);
+      stats.putTime(since(start));
     }
   }
 
@@ -58,14 +68,14 @@ final class Recorder {
   /** {@code n} entries stored since {@code start} (nothing if none). */
   void puts(long n, long start) {
     if (on() && n > 0) {
-      stats.puts(n, System.nanoTime() - start);
+      stats.puts(n, since(start));
     }
   }
 
   /** {@code n} entries removed since {@code start} (nothing if none). */
   void removals(long n, long start) {
     if (on() && n > 0) {
-      stats.removals(n, System.nanoTime() - start);
+      stats.removals(n, since(start));
     }
   }
 

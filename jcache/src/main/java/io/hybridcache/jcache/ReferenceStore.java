@@ -68,6 +68,11 @@ final class ReferenceStore<K, V> implements Store<K, V> {
       }
 
       @Override
+      public Object id() {
+        return key;
+      }
+
+      @Override
       public Stored<V> get() {
         return map.getIfPresent(key);
       }

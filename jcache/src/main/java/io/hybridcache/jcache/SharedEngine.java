@@ -2,7 +2,6 @@ package io.hybridcache.jcache;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.HybridCache;
-import io.hybridcache.core.api.RemovalCause;
 import io.hybridcache.core.device.AtomicFile;
 import io.hybridcache.core.device.DirectoryLock;
 import io.hybridcache.core.device.FileModes;
@@ -124,11 +123,8 @@ final class SharedEngine {
       try {
         ConcurrentHashMap<Integer, EvictionSink> sinks = new ConcurrentHashMap<>();
         CacheConfig config = settings.engineConfig().toBuilder()
-            .removalListener((key, value, cause) -> {
-              if (cause == RemovalCause.EVICTED) {
-                evicted(sinks, key);
-              }
-            })
+            .evictionHook(key -> evicted(sinks, key)) // by key only: no value, no device read, no task per entry
+            .evictionKeyBytes(CacheConfig.MAX_EVICTION_KEY_BYTES) // a namespace prefix (two varints) fits
             .build();
         boolean engineExisted = Files.exists(config.directory());
         HybridCache engine;
@@ -264,8 +260,15 @@ final class SharedEngine {
     }
   }
 
-  /** Counts an eviction for the cache whose current namespace epoch {@code key} is of. */
+  /**
+   * Counts an eviction for the cache whose current namespace epoch {@code key} (the whole key, or its first
+   * {@link CacheConfig#MAX_EVICTION_KEY_BYTES} bytes) is of. Runs on the evicting thread, maybe inside the DRAM
+   * tier's atomic removal: a varint parse, a map lookup, counters.
+   */
   private static void evicted(Map<Integer, EvictionSink> sinks, byte[] key) {
+    if (sinks.isEmpty()) {
+      return;
+    }
     int[] ns = Namespace.idAndEpoch(key);
     EvictionSink sink = ns == null ? null : sinks.get(ns[0]);
     if (sink != null && sink.namespace().epoch() == ns[1]) {

@@ -5,7 +5,8 @@ import java.util.Iterator;
 /**
  * Where a JCache cache keeps its entries: a namespace of the shared engine (store-by-value,
  * {@link ValueStore}) or a heap map (store-by-reference, {@link ReferenceStore}). Thread-safe; the
- * cache serializes the operations on one key with its key locks.
+ * cache serializes the writes of one key with its key locks, and reads without a lock: {@link Slot#get()}
+ * returns one whole stored version (an immutable {@link Stored}), never part of one.
  */
 interface Store<K, V> {
 
@@ -15,8 +16,20 @@ interface Store<K, V> {
   /** Drops every entry at once (a value store moves to a new namespace epoch: no scan). */
   void clear();
 
-  /** The keys, weakly consistent (a value store scans its engine's keys). */
+  /**
+   * The keys, weakly consistent (a value store scans its engine's keys); {@code hasNext} throws
+   * {@link KeysUnavailable} if they cannot all be listed.
+   */
   Iterator<K> keys();
+
+  /** The store's keys cannot all be listed (a value store whose flash tier cannot be scanned). */
+  final class KeysUnavailable extends javax.cache.CacheException {
+    private static final long serialVersionUID = 1L;
+
+    KeysUnavailable(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
 
   /** One key's entry. */
   interface Slot<V> {
@@ -25,6 +38,12 @@ interface Store<K, V> {
      * value store: the encoded key, so two equal {@code byte[]} keys are one key).
      */
     int hash();
+
+    /**
+     * The key as the store tells keys apart, for maps of per-key state ({@link AccessDeadlines}, {@link Loads}):
+     * equal for two slots of one entry (a value store's encoded key), never equal to another entry's.
+     */
+    Object id();
 
     /**
      * Encodes {@code value} for the next {@link #put} of it, so that a value that cannot be stored fails

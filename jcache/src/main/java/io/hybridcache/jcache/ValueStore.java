@@ -70,6 +70,11 @@ final class ValueStore<K, V> implements Store<K, V> {
       }
 
       @Override
+      public Object id() {
+        return ByteBuffer.wrap(engineKey); // equal by content: the key of the current epoch
+      }
+
+      @Override
       public Stored<V> get() {
         if (tooLong) {
           return null; // never stored: a miss
@@ -134,15 +139,28 @@ final class ValueStore<K, V> implements Store<K, V> {
     namespaces.bump(namespace);
   }
 
+  /**
+   * {@inheritDoc} The engine's keys of this namespace's current epoch; if the engine's flash keys cannot be listed
+   * (a degraded tier, a read error) {@code hasNext} throws {@link Store.KeysUnavailable}, and no other cache's
+   * entries are dropped ({@code HybridCache.keysOrFail}).
+   */
   @Override
   public Iterator<K> keys() {
-    Iterator<byte[]> all = engine.keys();
+    Iterator<byte[]> all = engine.keysOrFail();
     Set<ByteBuffer> seen = new HashSet<>();
     return new Iterator<>() {
       private K next;
 
       @Override
       public boolean hasNext() {
+        try {
+          return advance();
+        } catch (IllegalStateException e) {
+          throw new Store.KeysUnavailable("cache " + namespace.name() + ": " + e.getMessage(), e);
+        }
+      }
+
+      private boolean advance() {
         while (next == null && all.hasNext()) {
           byte[] k = namespace.strip(all.next());
           if (k != null && seen.add(ByteBuffer.wrap(k))) {
@@ -184,6 +202,11 @@ final class ValueStore<K, V> implements Store<K, V> {
     @Override
     public int hash() {
       return hash;
+    }
+
+    @Override
+    public Object id() {
+      return this; // never stored: equal to no other slot
     }
 
     @Override

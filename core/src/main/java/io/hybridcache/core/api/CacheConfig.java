@@ -89,7 +89,11 @@ public final class CacheConfig {
   private final String filePermissions;
   private final RemovalListener removalListener;
   private final Executor removalExecutor;
+  private final EvictionHook evictionHook;
+  private final int evictionKeyBytes;
 
+  /** The largest {@link #evictionKeyBytes()}. */
+  public static final int MAX_EVICTION_KEY_BYTES = 8;
   /** Streams a mapper may use at most. */
   public static final int MAX_STREAMS = 64;
   /** Default {@link Builder#writeBuffers}: one filling and up to three device writes in flight per class. */
@@ -180,6 +184,8 @@ public final class CacheConfig {
     this.filePermissions = b.filePermissions;
     this.removalListener = b.removalListener;
     this.removalExecutor = b.removalExecutor;
+    this.evictionHook = b.evictionHook;
+    this.evictionKeyBytes = b.evictionKeyBytes;
   }
 
   public static Builder builder(Path directory) {
@@ -226,6 +232,8 @@ public final class CacheConfig {
     b.filePermissions = filePermissions;
     b.removalListener = removalListener;
     b.removalExecutor = removalExecutor;
+    b.evictionHook = evictionHook;
+    b.evictionKeyBytes = evictionKeyBytes;
     return b;
   }
 
@@ -388,6 +396,13 @@ public final class CacheConfig {
   public RemovalListener removalListener() { return removalListener; }
   /** Where {@link #removalListener()} runs. */
   public Executor removalExecutor() { return removalExecutor; }
+  /** Told of evictions by key only, on the evicting thread, or null for none. */
+  public EvictionHook evictionHook() { return evictionHook; }
+  /**
+   * Bytes of each key kept in its segment's summary (0 to {@link #MAX_EVICTION_KEY_BYTES}, default 0), so that
+   * reclaim tells an {@link #evictionHook()} of an entry it drops without reading it from the device.
+   */
+  public int evictionKeyBytes() { return evictionKeyBytes; }
   /** {@link #filePermissions()} as a set. */
   public Set<PosixFilePermission> filePermissionSet() { return PosixFilePermissions.fromString(filePermissions); }
 
@@ -457,6 +472,8 @@ public final class CacheConfig {
     private String filePermissions = "rw-------";
     private RemovalListener removalListener;
     private Executor removalExecutor = ForkJoinPool.commonPool();
+    private EvictionHook evictionHook;
+    private int evictionKeyBytes;
 
     private Builder() {}
 
@@ -542,6 +559,14 @@ public final class CacheConfig {
     public Builder removalListener(RemovalListener v) { removalListener = v; return this; }
     /** Where the removal listener runs (default {@link ForkJoinPool#commonPool()}). */
     public Builder removalExecutor(Executor v) { removalExecutor = v; return this; }
+    /** Told of evictions by key only, on the evicting thread (default none: no cost). */
+    public Builder evictionHook(EvictionHook v) { evictionHook = v; return this; }
+    /**
+     * Bytes of each key kept in segment summaries (0 to {@link #MAX_EVICTION_KEY_BYTES}; default 0): what an
+     * {@link EvictionHook} gets from a reclaim that drops an entry without reading it. Costs that many bytes
+     * of flash per entry.
+     */
+    public Builder evictionKeyBytes(int v) { evictionKeyBytes = v; return this; }
 
     /** Validates every field; the exception message names the first bad field and its value. */
     public CacheConfig build() {
@@ -613,6 +638,8 @@ public final class CacheConfig {
       require(validFilePermissions(filePermissions), "filePermissions",
           "must be nine characters like rw------- (r, w or -; the owner rw, no x)", filePermissions);
       require(removalExecutor != null, "removalExecutor", "must be set", removalExecutor);
+      require(evictionKeyBytes >= 0 && evictionKeyBytes <= MAX_EVICTION_KEY_BYTES, "evictionKeyBytes",
+          "must be in [0, " + MAX_EVICTION_KEY_BYTES + "]", evictionKeyBytes);
       return new CacheConfig(this);
     }
 

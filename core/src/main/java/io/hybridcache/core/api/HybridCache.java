@@ -147,6 +147,16 @@ public interface HybridCache extends Closeable {
    */
   Iterator<byte[]> keys();
 
+  /**
+   * As {@link #keys()}, except that a log engine that cannot be scanned (degraded, or a read error mid-scan) makes
+   * {@code hasNext} throw an {@link IllegalStateException} instead of dropping the whole flash index: for a caller
+   * that lists one group of keys (a namespace of a shared engine) and must not invalidate the others', and has
+   * its own fallback. The small-object engine, if on, still empties itself when its pages cannot be read.
+   */
+  default Iterator<byte[]> keysOrFail() {
+    return keys();
+  }
+
   /** Up to {@code n} DRAM-tier keys, hottest first (the DRAM tier's own frequency estimate; no I/O). */
   List<byte[]> hottestKeys(int n);
 
@@ -166,6 +176,16 @@ public interface HybridCache extends Closeable {
 
   /** A snapshot of the counters. */
   CacheStats stats();
+
+  /**
+   * The flash devices' own I/O counters, summed over both flash engines: every completed device read and write,
+   * whoever made it (lookups, key scans, reclaim, flushes), unlike {@link CacheStats#deviceReads()}, which counts
+   * lookups only. All zero for an implementation without a flash tier. For tests and operators who need to see
+   * what an operation cost the device.
+   */
+  default io.hybridcache.core.device.DeviceCounters.Snapshot deviceCounters() {
+    return new io.hybridcache.core.device.DeviceCounters.Snapshot(0, 0, 0, 0, 0, 0);
+  }
 
   CacheConfig config();
 

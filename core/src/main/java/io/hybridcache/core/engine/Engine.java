@@ -88,6 +88,8 @@ final class Engine implements HybridCache {
   private final CallGate calls;
   private final KeysIterator.Promotions promotions = new KeysIterator.Promotions();
   private final Removals removals;
+  /** Told of evictions by key on the evicting thread ({@link io.hybridcache.core.api.EvictionHook}), or null. */
+  private final io.hybridcache.core.api.EvictionHook evictionHook;
   private final SingleFlight loads = new SingleFlight();
   /** Tests: called after a flash engine served a lookup, before the promotion ("log" or "small", key). */
   private volatile java.util.function.BiConsumer<String, byte[]> afterFlashRead = (engine, key) -> { };
@@ -111,13 +113,22 @@ final class Engine implements HybridCache {
         sequence.accumulateAndGet(smallTier.maxSequence(), Math::max);
       }
       this.removals = new Removals(config.name(), config.removalListener(), config.removalExecutor());
+      this.evictionHook = config.evictionHook();
       this.dram = new DramTier(config.dramBytes(), this::onDramEviction);
+      java.util.function.Predicate<byte[]> inDram = k -> dram.map().containsKey(new ByteKey(k)); // no maintenance
       if (removals.active()) {
-        java.util.function.Predicate<byte[]> inDram = k -> dram.map().containsKey(new ByteKey(k)); // no maintenance
         flash.onReclaimEvicted(e -> removals.notifyUnless(e.key(), e.value(), RemovalCause.EVICTED, inDram));
-        if (small != null) {
-          small.onEvicted((k, v) -> removals.notifyUnless(k, v, RemovalCause.EVICTED, inDram));
-        }
+      }
+      if (evictionHook != null) { // no value, no read: the key from the scan's buffer or the summary's key bytes
+        flash.onReclaimEvictedKey(this::tellEvicted);
+      }
+      if (small != null && (removals.active() || evictionHook != null)) {
+        small.onEvicted((k, v) -> {
+          removals.notifyUnless(k, v, RemovalCause.EVICTED, inDram);
+          if (evictionHook != null && !inDram.test(k)) {
+            tellEvicted(k);
+          }
+        });
       }
       flash.start();
       this.mbean = config.jmx() ? StatsMXBean.register(config.name(), this::stats) : null;
@@ -606,8 +617,18 @@ final class Engine implements HybridCache {
    */
   @Override
   public Iterator<byte[]> keys() {
+    return keys(true);
+  }
+
+  @Override
+  public Iterator<byte[]> keysOrFail() {
+    return keys(false);
+  }
+
+  /** {@link #keys()}; {@code dropOnFailure} false: a log engine that cannot be scanned throws instead. */
+  private Iterator<byte[]> keys(boolean dropOnFailure) {
     calls.ensureOpen();
-    KeysIterator keys = new KeysIterator(dram.map().keySet().iterator(), this::flashKeys, promotions);
+    KeysIterator keys = new KeysIterator(dram.map().keySet().iterator(), () -> flashKeys(dropOnFailure), promotions);
     return new Iterator<>() {
       @Override
       public boolean hasNext() {
@@ -638,14 +659,17 @@ final class Engine implements HybridCache {
    * engine is emptied instead ({@link FlashTier#dropAll}, {@link SmallTier#dropAll}), so every one of its
    * keys is then invalidated.
    */
-  private Iterator<byte[]> flashKeys() {
+  private Iterator<byte[]> flashKeys(boolean dropOnFailure) {
     Iterator<byte[]> logKeys;
+    java.util.function.Consumer<String> onFailure = dropOnFailure ? flash::dropAll : reason -> {
+      throw new IllegalStateException("the flash keys cannot be listed: " + reason);
+    };
     if (flash.degraded()) {
-      flash.dropAll("keys() while the flash tier is degraded");
+      onFailure.accept("keys() while the flash tier is degraded");
       logKeys = java.util.Collections.emptyIterator();
     } else {
       logKeys = new FlashKeyScan(flash.index(), flash.table(), flash.device(), config.maxFlashEntryBytes(),
-          sequence.get() + 1, () -> flash.barrier(true, deadline()), flash::dropAll);
+          sequence.get() + 1, () -> flash.barrier(true, deadline()), onFailure);
     }
     if (small == null) {
       return logKeys;
@@ -707,13 +731,31 @@ final class Engine implements HybridCache {
     if (expired) {
       removals.notify(key.bytes(), e.value(), RemovalCause.EXPIRED);
     } else if (!e.dirty()) { // a promoted copy: gone unless flash still holds the entry
-      if (removals.active()) {
+      if (removals.active() || evictionHook != null) {
         boolean onFlash = flash.address(key.hash64()) != IndexEntry.NONE || toSmall(key, e); // promoted from it
         removals.notify(key.bytes(), e.value(), onFlash ? RemovalCause.EVICTED_FROM_DRAM : RemovalCause.EVICTED);
+        if (!onFlash) {
+          tellEvicted(key.bytes());
+        }
       }
     } else {
       boolean onFlash = onDirtyEviction(key, e);
       removals.notify(key.bytes(), e.value(), onFlash ? RemovalCause.EVICTED_FROM_DRAM : RemovalCause.EVICTED);
+      if (!onFlash) {
+        tellEvicted(key.bytes());
+      }
+    }
+  }
+
+  /** Tells the eviction hook, if any, on this thread; what it throws is logged, never the cache's failure. */
+  private void tellEvicted(byte[] key) {
+    if (evictionHook == null) {
+      return;
+    }
+    try {
+      evictionHook.evicted(key);
+    } catch (RuntimeException ex) {
+      LOG.warn("{}: the eviction hook threw; ignored", config.name(), ex);
     }
   }
 
@@ -756,6 +798,18 @@ final class Engine implements HybridCache {
   /** Whether the entry goes to the small-object engine: it is on and the entry fits. */
   private boolean toSmall(ByteKey key, DramEntry e) {
     return small != null && config.isSmallObject(key.bytes().length, e.value().length);
+  }
+
+  @Override
+  public io.hybridcache.core.device.DeviceCounters.Snapshot deviceCounters() {
+    io.hybridcache.core.device.DeviceCounters.Snapshot log = flash.device().counters().snapshot();
+    if (small == null || small.device() == flash.device()) {
+      return log;
+    }
+    io.hybridcache.core.device.DeviceCounters.Snapshot s = small.device().counters().snapshot();
+    return new io.hybridcache.core.device.DeviceCounters.Snapshot(log.reads() + s.reads(), log.writes() + s.writes(),
+        log.bytesRead() + s.bytesRead(), log.bytesWritten() + s.bytesWritten(), log.discards() + s.discards(),
+        log.discardsIgnored() + s.discardsIgnored());
   }
 
   @Override

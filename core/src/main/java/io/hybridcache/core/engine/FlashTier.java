@@ -151,6 +151,11 @@ final class FlashTier {
     reclaimer.onEvicted(listener);
   }
 
+  /** Told of the key (or its summary's first bytes) of each live entry flash reclaim drops; null for none. */
+  void onReclaimEvictedKey(java.util.function.Consumer<byte[]> hook) {
+    reclaimer.onEvictedKey(hook);
+  }
+
   /** A verified flash hit and the index value it was found under. */
   record Hit(EntryFormat.Entry entry, long packed) {}
 
@@ -171,6 +176,7 @@ final class FlashTier {
     this.sequence = sequence;
     this.readBuffers = new ReadBuffers(config.readBuffers(), config.maxFlashEntryBytes());
     this.reader = new FlashReader(device, table, counters, readBuffers);
+    writer.summaryKeyBytes(config.evictionKeyBytes());
     this.reclaimer = new Reclaimer(device, table, index, writer, counters, config.victimPolicy(),
         config.reinsertAllBelowLiveRatio(), config.reinsertionBudget(), config.logFlashBytes(), config.trimReclaimed(),
         sequence::get, System::currentTimeMillis);

@@ -36,6 +36,7 @@ import java.util.function.LongSupplier;
  * {@code trimReclaimed} is set).
  */
 final class Reclaimer {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Reclaimer.class);
   static final int CHUNK_BYTES = 4 * 1024 * 1024;
   static final double REINSERT_CAP = 0.75;
   /** Above this share of entries to move, one sequential read beats one read per entry. */
@@ -58,6 +59,7 @@ final class Reclaimer {
   private long budgetSpent; // bytes reinserted since open
   private java.util.function.LongConsumer onVictim = id -> { };
   private java.util.function.Consumer<EntryFormat.Entry> onEvicted; // null: nobody listens, no extra reads
+  private java.util.function.Consumer<byte[]> onEvictedKey; // null: nobody counts; else no read with summary keys
 
   /** Per-victim decisions shared by both paths. */
   private final class Pass {
@@ -136,6 +138,15 @@ final class Reclaimer {
     this.onEvicted = listener;
   }
 
+  /**
+   * Told of the key of each live entry reclaim drops (maintenance thread): from the scan's buffer, or the key
+   * bytes of the victim's summary ({@link SegmentSummary#keyBytes}) with no device read; only a summary without
+   * them costs the read of the entry.
+   */
+  void onEvictedKey(java.util.function.Consumer<byte[]> hook) {
+    this.onEvictedKey = hook;
+  }
+
   /** The best sealed victim, or null if no segment is sealed. */
   public Segment chooseVictim() {
     long now = sequence.getAsLong();
@@ -194,10 +205,11 @@ final class Reclaimer {
     ByteBuffer last = Device.allocateAligned(Device.ALIGNMENT);
     device.read(victim.slot(), segmentBytes - Device.ALIGNMENT, last);
     int count = SegmentSummary.count(last.flip(), victim.id());
-    if (count < 0 || SegmentSummary.regionBytes(count) > segmentBytes - SegmentHeader.FIRST_ENTRY_OFFSET) {
+    int keyBytes = count < 0 ? 0 : SegmentSummary.keyBytes(last);
+    if (count < 0 || SegmentSummary.regionBytes(count, keyBytes) > segmentBytes - SegmentHeader.FIRST_ENTRY_OFFSET) {
       return false;
     }
-    int regionBytes = SegmentSummary.regionBytes(count);
+    int regionBytes = SegmentSummary.regionBytes(count, keyBytes);
     ByteBuffer region = last;
     if (regionBytes > Device.ALIGNMENT) {
       region = Device.allocateAligned(regionBytes);
@@ -207,7 +219,8 @@ final class Reclaimer {
     long[] hashes = new long[count];
     long[] offsets = new long[count];
     long[] found = new long[count]; // each key's index entry as first read: handle starts from it
-    if (!SegmentSummary.decode(region, victim.id(), count, hashes, offsets)) {
+    long[] keys = keyBytes > 0 && onEvictedKey != null ? new long[count] : null;
+    if (!SegmentSummary.decode(region, victim.id(), count, hashes, offsets, keys)) {
       return false;
     }
     int toMove = 0;
@@ -223,7 +236,8 @@ final class Reclaimer {
     }
     for (int i = 0; i < count; i++) {
       long hash = hashes[i];
-      handle(pass, hash, offsets[i], found[i], packed -> {
+      byte[] key = keys == null ? null : SegmentSummary.keyPrefixBytes(keys[i], keyBytes);
+      handle(pass, hash, offsets[i], found[i], key, packed -> {
         EntryFormat.Entry e = entryReader.read(packed);
         return e != null && KeyHash.of(e.key()) == hash ? e : null;
       });
@@ -259,7 +273,7 @@ final class Reclaimer {
         int at = p;
         int keyLength = Short.toUnsignedInt(buf.duplicate().order(ByteOrder.LITTLE_ENDIAN).getShort(p + 10));
         long hash = KeyHash.of(buf, p + EntryFormat.HEADER_BYTES, keyLength);
-        handle(pass, hash, chunkStart + p, index.get(hash),
+        handle(pass, hash, chunkStart + p, index.get(hash), null,
             packed -> EntryFormat.read(buf.duplicate().position(at), victim.id()));
         p += (need + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT;
       }
@@ -276,7 +290,8 @@ final class Reclaimer {
    * if stale, the compare-and-set below fails and the loop reads it again. Nothing can point into the
    * victim after those installs, so an entry that did not point here then does not now.
    */
-  private void handle(Pass pass, long hash, long offset, long cur, EntrySource source) throws IOException {
+  private void handle(Pass pass, long hash, long offset, long cur, byte[] summaryKey, EntrySource source)
+      throws IOException {
     long moved = IndexEntry.NONE;
     EntryFormat.Entry e = null;
     while (pass.pointsHere(cur, offset)) {
@@ -299,9 +314,19 @@ final class Reclaimer {
       } else if (index.remove(hash, cur)) {
         counters.reclaimEvicted.increment();
         if (onEvicted != null) {
-          EntryFormat.Entry gone = e != null ? e : source.read(cur);
-          if (gone != null) {
-            onEvicted.accept(gone);
+          e = e != null ? e : source.read(cur);
+          if (e != null) {
+            onEvicted.accept(e);
+          }
+        }
+        if (onEvictedKey != null) {
+          byte[] key = summaryKey;
+          if (key == null) {
+            e = e != null ? e : source.read(cur); // the scan's buffer; a device read only without summary keys
+            key = e == null ? null : e.key();
+          }
+          if (key != null) {
+            tellEvictedKey(key);
           }
         }
         break;
@@ -313,6 +338,14 @@ final class Reclaimer {
       if (s != null) {
         s.addGarbage(IndexEntry.sizeBytes(moved)); // the update won; the copy is garbage
       }
+    }
+  }
+
+  private void tellEvictedKey(byte[] key) {
+    try {
+      onEvictedKey.accept(key);
+    } catch (RuntimeException ex) {
+      LOG.warn("the eviction hook threw; ignored", ex);
     }
   }
 

@@ -97,6 +97,8 @@ final class SegmentWriter {
   private final int bufferBytes;
   private final int buffersPerClass;
   private final long segmentBytes;
+  /** Key bytes per summary record ({@code CacheConfig.evictionKeyBytes}); set once before the first append. */
+  private int summaryKeyBytes;
   private final LongSupplier sequence;
   private final Map<Integer, ClassLog> logs = new HashMap<>(); // under lock
   private final WriteBufferPool pool;
@@ -129,6 +131,7 @@ final class SegmentWriter {
     boolean summarize;
     long[] hashes = new long[1024];
     long[] offsets = new long[1024];
+    long[] keys = new long[1024]; // the keys' first summaryKeyBytes, packed (SegmentSummary.keyPrefix)
     int count;
 
     ClassLog(LifetimeClass c) {
@@ -140,20 +143,27 @@ final class SegmentWriter {
       count = 0;
     }
 
-    void addToSummary(long hash, long offset) {
+    void addToSummary(long hash, long offset, long key) {
       if (count == hashes.length) {
         hashes = java.util.Arrays.copyOf(hashes, count * 2);
         offsets = java.util.Arrays.copyOf(offsets, count * 2);
+        keys = java.util.Arrays.copyOf(keys, count * 2);
       }
       hashes[count] = hash;
       offsets[count] = offset;
+      keys[count] = key;
       count++;
     }
 
     /** Where entry data must end so the summary, with one more record, still fits. */
-    long dataLimit(long segmentBytes) {
-      return summarize ? segmentBytes - SegmentSummary.regionBytes(count + 1) : segmentBytes;
+    long dataLimit(long segmentBytes, int keyBytes) {
+      return summarize ? segmentBytes - SegmentSummary.regionBytes(count + 1, keyBytes) : segmentBytes;
     }
+  }
+
+  /** Keeps the first {@code n} bytes of each key in segment summaries; called once, before the first append. */
+  void summaryKeyBytes(int n) {
+    this.summaryKeyBytes = n;
   }
 
   public SegmentWriter(Device device, SegmentTable table, Counters counters, WriteTrace trace, int bufferBytes,
@@ -330,7 +340,7 @@ final class SegmentWriter {
       }
       pad = 0; // a flushed buffer starts on a page
     }
-    if (log.segment == null || log.current.base() + log.current.used() + pad + size > log.dataLimit(segmentBytes)) {
+    if (log.segment == null || log.current.base() + log.current.used() + pad + size > log.dataLimit(segmentBytes, summaryKeyBytes)) {
       if (log.segment != null && !sealLocked(log, deadlineNanos)) {
         return IndexEntry.NONE;
       }
@@ -351,7 +361,8 @@ final class SegmentWriter {
     long packed = IndexEntry.pack(SegmentAddress.of(table.tagOf(log.segment.id()), offset), size);
     log.segment.addWritten(IndexEntry.sizeBytes(packed));
     if (log.summarize) {
-      log.addToSummary(keyHash, offset); // may throw (it grows an array): before the count, which must not leak
+      log.addToSummary(keyHash, offset, summaryKeyBytes == 0 ? 0 : SegmentSummary.keyPrefix(key, summaryKeyBytes)); // may
+      // throw (it grows an array): before the count, which must not leak
     }
     if (pending) {
       log.segment.appended(); // last: from here the caller's install or refusal ends it
@@ -854,7 +865,8 @@ final class SegmentWriter {
     }
     Segment s = log.segment;
     if (log.summarize) {
-      ByteBuffer summary = SegmentSummary.encode(s.id(), log.hashes, log.offsets, log.count);
+      ByteBuffer summary = SegmentSummary.encode(s.id(), log.hashes, log.offsets, log.keys, summaryKeyBytes,
+          log.count);
       long at = segmentBytes - summary.remaining();
       record(s.slot(), at, summary.remaining(), log);
       submit(s, at, summary, -1, null, null);

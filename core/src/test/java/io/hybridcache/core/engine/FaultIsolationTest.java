@@ -208,6 +208,27 @@ class FaultIsolationTest {
     }
   }
 
+  /** keysOrFail (a caller listing one namespace of a shared engine): a failed scan throws and drops nothing. */
+  @Test
+  void aReadErrorMidScanOfKeysOrFailThrowsAndKeepsTheFlashIndex() throws Exception {
+    try (Engine c = open(TestCaches.small(dir, IndexType.HEAP).build())) {
+      fill(c);
+      long entries = c.stats().flashEntries();
+      device.get().failAllReads();
+      Iterator<byte[]> it = c.keysOrFail();
+      IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> {
+        while (it.hasNext()) {
+          it.next();
+        }
+      });
+      device.get().heal();
+      assertTrue(e.getMessage().contains("cannot be listed"), e.getMessage());
+      assertEquals(0, c.stats().flashIndexDrops());
+      assertEquals(entries, c.stats().flashEntries(), "the flash index is kept");
+      assertTrue(flashHits(c) > 0, "its entries are still served");
+    }
+  }
+
   private static Segment sealedSegment(Engine c) {
     return c.flashTier().table().segments().stream().filter(s -> s.state() == Segment.State.SEALED)
         .filter(s -> entriesIn(c, s) > 0).findFirst().orElseThrow();
