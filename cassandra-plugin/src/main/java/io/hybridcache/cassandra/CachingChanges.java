@@ -2,6 +2,7 @@ package io.hybridcache.cassandra;
 
 import java.util.Set;
 import org.apache.cassandra.schema.Schema;
+import org.apache.cassandra.schema.TableId;
 import org.apache.cassandra.schema.SchemaChangeListener;
 import org.apache.cassandra.schema.TableMetadata;
 import org.apache.cassandra.schema.ViewMetadata;
@@ -23,26 +24,32 @@ import org.slf4j.LoggerFactory;
  *       merged, so before a write can skip an invalidation (stop) and before a read can use the row cache
  *       again (start). Either direction, because a stop may have happened where this listener did not
  *       hear it (a run without this provider, or before the last restart);
- *   <li>at a clean close ({@link #floorTablesNotCachingRows}), for every table that does not cache rows
- *       then: the writes of this run to it were not invalidated, and the start of caching may happen in
- *       a run without this provider. The floors are kept across the restart in the
- *       {@link WarmStartMarker}.
+ *   <li>at a clean close ({@link #floorTablesNotCachingRows}), for every table with entries on flash
+ *       (stored this run, or kept by the warm start) that does not cache rows then: the writes of this
+ *       run to it were not invalidated, and the start of caching may happen in a run without this
+ *       provider. The floors are kept across the restart in the {@link WarmStartMarker}.
  * </ul>
  *
- * <p>Thread-safe (the records are). Never throws into Cassandra's schema code: a failure is logged and
- * forbids the next warm start.
+ * <p>Registered in every start mode ({@code start=cold} has the same-run gap). Thread-safe (the records
+ * are). Never throws a {@code RuntimeException} into Cassandra's schema code: a failure is logged and
+ * forbids the next warm start; an {@code Error} (a {@code VirtualMachineError}) is not caught.
  */
 final class CachingChanges implements SchemaChangeListener {
   private static final Logger LOG = LoggerFactory.getLogger(CachingChanges.class);
   private static final Set<String> LOCAL_SYSTEM = Set.of("system", "system_schema");
 
-  private final InvalidationRecords records;
+  private final java.util.function.Consumer<TableId> floor;
   private final String name;
   private volatile boolean failed;
   private volatile boolean registered;
 
   CachingChanges(InvalidationRecords records, String name) {
-    this.records = records;
+    this(records::invalidateTable, name);
+  }
+
+  /** @param floor records a table floor (tests inject failures) */
+  CachingChanges(java.util.function.Consumer<TableId> floor, String name) {
+    this.floor = floor;
     this.name = name;
   }
 
@@ -51,7 +58,7 @@ final class CachingChanges implements SchemaChangeListener {
     try {
       Schema.instance.registerListener(this);
       registered = true;
-    } catch (RuntimeException | Error e) {
+    } catch (RuntimeException | LinkageError e) { // not VirtualMachineError
       LOG.warn("{}: cannot listen to schema changes ({}): a table whose caching is turned off and on again could"
           + " serve partitions older than its writes meanwhile, and the next start will be cold", name, e.toString());
       failed = true;
@@ -89,11 +96,11 @@ final class CachingChanges implements SchemaChangeListener {
       boolean was = before.params.caching.cacheRows();
       boolean is = after.params.caching.cacheRows();
       if (was != is) {
-        records.invalidateTable(after.id);
+        floor.accept(after.id);
         LOG.info("{}: {}.{} {} caching rows: its cached partitions are dropped (a floor, no flash read)", name,
             after.keyspace, after.name, is ? "starts" : "stops");
       }
-    } catch (RuntimeException | Error e) {
+    } catch (RuntimeException e) { // not Error: a VirtualMachineError must reach Cassandra's handling
       failed = true;
       LOG.error("{}: a caching change of {}.{} was not recorded ({}): the next start will be cold; run nodetool"
           + " invalidaterowcache after turning its row caching back on", name, after.keyspace, after.name, e.toString());
@@ -101,20 +108,18 @@ final class CachingChanges implements SchemaChangeListener {
   }
 
   /**
-   * A floor for every table and view of the schema (local system keyspaces aside) that does not cache rows;
-   * returns how many. Throws if the schema cannot be read.
+   * A floor for every table or view in {@code tables} (those with entries stored on flash, this run or
+   * kept by a warm start) that the schema has and that does not cache rows; returns how many. A table
+   * with nothing on flash needs no floor (nothing of it can be served stale). Throws if the schema cannot
+   * be read.
    */
-  static int floorTablesNotCachingRows(InvalidationRecords records) {
+  static int floorTablesNotCachingRows(InvalidationRecords records, java.util.Collection<TableId> tables) {
     int n = 0;
-    for (String ks : Schema.instance.getKeyspaces()) {
-      if (LOCAL_SYSTEM.contains(ks)) {
-        continue;
-      }
-      for (TableMetadata t : Schema.instance.getTablesAndViews(ks)) {
-        if (!t.params.caching.cacheRows()) {
-          records.invalidateTable(t.id);
-          n++;
-        }
+    for (TableId id : tables) {
+      TableMetadata t = Schema.instance.getTableMetadata(id);
+      if (t != null && !LOCAL_SYSTEM.contains(t.keyspace) && !t.params.caching.cacheRows()) {
+        records.invalidateTable(id);
+        n++;
       }
     }
     return n;

@@ -571,8 +571,12 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
     }
   }
 
-  /** Subscribes to the key's table before its first entry is stored (see {@link InvalidationHooks#watch}). */
+  /**
+   * Notes the key's table as having entries ({@link InvalidationRecords#noteStored}) and subscribes to it
+   * ({@link InvalidationHooks#watch}) before its first entry is stored.
+   */
   private void watch(RowCacheKey key) {
+    records.noteStored(key.tableId);
     if (hooks != null) {
       hooks.watch(key.tableId);
     }
@@ -634,15 +638,17 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
   }
 
   /**
-   * Writes the {@link WarmStartMarker} (under {@code markerLock}): a floor for every table that does not
-   * cache rows now ({@link CachingChanges#floorTablesNotCachingRows}), then the clock, the sstable
-   * fingerprint and every table floor, so the next start may be warm and carries them over.
+   * Writes the {@link WarmStartMarker} (under {@code markerLock}): a floor for every table with entries on
+   * flash that does not cache rows now ({@link CachingChanges#floorTablesNotCachingRows}), then the clock,
+   * the sstable fingerprint, the tables with entries and their floors, so the next start may be warm and
+   * carries them over. A fingerprint that fails or takes longer than its deadline: no marker.
    */
   private void writeMarker() {
     String sstables;
     int notCaching;
+    java.util.Set<org.apache.cassandra.schema.TableId> stored = records.storedTables();
     try {
-      notCaching = CachingChanges.floorTablesNotCachingRows(records);
+      notCaching = CachingChanges.floorTablesNotCachingRows(records, stored);
       sstables = fingerprint.call();
     } catch (Exception e) {
       LOG.warn("{}: closed, but could not record the tables' caching or the live sstables ({}): the next start will"
@@ -650,11 +656,19 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
       return;
     }
     StringBuilder content = new StringBuilder("clean close after Cassandra's drain at " + Instant.now()
-        + ", 0 invalidations refused, " + notCaching + " table(s) not caching rows\n");
+        + ", 0 invalidations refused, " + stored.size() + " table(s) with entries, " + notCaching
+        + " of them not caching rows\n");
+    content.append(WarmStartMarker.FORMAT).append(WarmStartMarker.CURRENT_FORMAT).append('\n');
     content.append(WarmStartMarker.EPOCH).append(records.now()).append('\n');
     content.append(WarmStartMarker.SSTABLES).append(sstables).append('\n');
-    records.floors().forEach((id, epoch) -> content.append(WarmStartMarker.FLOOR).append(id.asUUID()).append(' ')
-        .append(epoch).append('\n'));
+    for (org.apache.cassandra.schema.TableId id : stored) {
+      content.append(WarmStartMarker.STORED).append(id.asUUID()).append('\n');
+    }
+    records.floors().forEach((id, epoch) -> {
+      if (stored.contains(id)) { // a table with nothing on flash needs no floor
+        content.append(WarmStartMarker.FLOOR).append(id.asUUID()).append(' ').append(epoch).append('\n');
+      }
+    });
     IOException e = marker.write(content.toString());
     markerWritten = e == null;
     if (e != null) {

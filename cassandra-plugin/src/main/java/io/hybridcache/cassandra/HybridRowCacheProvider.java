@@ -112,15 +112,29 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
 
   /**
    * As {@link #open(CacheConfig, RowCacheCodec, boolean, boolean, boolean)}, with the durable state a warm
-   * start must find as the clean close left it ({@link SSTableFingerprint} of the node's data directories).
+   * start must find as the clean close left it ({@link SSTableFingerprint} of the node's data directories),
+   * computed under {@link SSTableFingerprint#DEADLINE}.
    */
   static HybridRowCache open(CacheConfig config, RowCacheCodec codec, boolean warm, boolean hooks,
       boolean classPerTable, Callable<String> fingerprint) {
+    return open(config, codec, warm, hooks, classPerTable, fingerprint, SSTableFingerprint.DEADLINE);
+  }
+
+  /**
+   * As {@link #open(CacheConfig, RowCacheCodec, boolean, boolean, boolean, Callable)}; {@code deadline}
+   * bounds each computation of {@code fingerprint} (at this open and at the close): longer is a cold start
+   * (at open) or no marker (at close), logged.
+   */
+  static HybridRowCache open(CacheConfig config, RowCacheCodec codec, boolean warm, boolean hooks,
+      boolean classPerTable, Callable<String> fingerprint, java.time.Duration deadline) {
+    Callable<String> bounded = SSTableFingerprint.bounded(fingerprint, deadline);
     WarmStartMarker marker = new WarmStartMarker(config.directory());
     java.util.OptionalLong epoch = marker.epoch();
     boolean allowed = warm && epoch.isPresent();
+    List<String> format = marker.values(WarmStartMarker.FORMAT);
     List<String> closedWith = marker.values(WarmStartMarker.SSTABLES);
     List<String> floors = marker.values(WarmStartMarker.FLOOR);
+    List<String> stored = marker.values(WarmStartMarker.STORED);
     IOException undeletable = marker.delete();
     if (undeletable != null) {
       LOG.error("hybridcache row cache: cannot delete {} ({}): starting cold, and this run will not allow a warm"
@@ -130,31 +144,33 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
       LOG.warn("hybridcache row cache: start=warm but no {} (the last run did not end with a clean drain, or an"
           + " invalidation was refused after it): starting cold", marker.file());
     } else if (allowed) {
-      String why = changedSinceClose(closedWith, fingerprint);
+      String why = !format.equals(List.of(WarmStartMarker.CURRENT_FORMAT))
+          ? "the clean-close marker was written by an older version" : changedSinceClose(closedWith, bounded);
       if (why != null) {
         LOG.warn("hybridcache row cache: start=warm but {}: starting cold", why);
         allowed = false;
       }
     }
     InvalidationRecords records = new InvalidationRecords(allowed ? epoch.getAsLong() + 1 : 1);
-    if (allowed && !restoreFloors(floors, records)) {
+    if (allowed && !restoreTables(floors, stored, records)) {
       allowed = false;
-      records = new InvalidationRecords(1);
+    }
+    if (!allowed) {
+      records = new InvalidationRecords(1); // a cold start empties flash: no floor, no table with entries
     }
     HybridCache cache = HybridCache.open(config);
     if (!allowed) {
       cache.clear();
     }
-    CachingChanges caching = null;
-    if (warm && undeletable == null) {
-      caching = new CachingChanges(records, config.name());
-      caching.register();
-    }
+    // every mode: a table whose caching stops and starts again within this run must not serve what it
+    // stored before (Cassandra skipped the invalidations in between), start=cold included
+    CachingChanges caching = new CachingChanges(records, config.name());
+    caching.register();
     HybridRowCache rowCache = new HybridRowCache(cache, codec, config.dramBytes(),
         warm && undeletable == null ? marker : null, allowed, records,
         hooks ? new InvalidationHooks(records) : null, HybridRowCacheProvider::token,
         classPerTable ? TableClasses.perTable(HybridRowCacheProvider::tableName) : TableClasses.single(),
-        fingerprint, caching);
+        bounded, caching);
     rowCache.registerMBean();
     return rowCache;
   }
@@ -179,20 +195,26 @@ public final class HybridRowCacheProvider implements CacheProvider<RowCacheKey, 
     }
     return "the live sstables are not those of the clean close (" + SSTableFingerprint.count(then) + " then, "
         + SSTableFingerprint.count(now) + " now): a run without this provider since (row_cache_size: 0, another"
-        + " row_cache_class_name), or sstables changed while the node was down; its writes never reached flash";
+        + " row_cache_class_name), or sstables changed, replaced or restored while the node was down; its writes never reached flash";
   }
 
-  /** Restores the floors the clean close kept ("TABLE-UUID EPOCH" each); false (logged) if one is malformed. */
-  private static boolean restoreFloors(List<String> floors, InvalidationRecords records) {
+  /**
+   * Restores the floors ("TABLE-UUID EPOCH" each) and the tables with entries on flash ("TABLE-UUID") the
+   * clean close kept; false (logged) if one is malformed.
+   */
+  private static boolean restoreTables(List<String> floors, List<String> stored, InvalidationRecords records) {
     try {
+      for (String t : stored) {
+        records.noteStored(TableId.fromUUID(UUID.fromString(t.trim())));
+      }
       for (String f : floors) {
         String[] p = f.trim().split(" ");
         records.restoreFloor(TableId.fromUUID(UUID.fromString(p[0])), Long.parseLong(p[1]));
       }
       return true;
     } catch (RuntimeException e) {
-      LOG.warn("hybridcache row cache: start=warm but the clean-close marker has a malformed floor ({}): starting cold",
-          e.toString());
+      LOG.warn("hybridcache row cache: start=warm but the clean-close marker has a malformed floor or table ({}):"
+          + " starting cold", e.toString());
       return false;
     }
   }

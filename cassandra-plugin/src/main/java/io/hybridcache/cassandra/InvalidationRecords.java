@@ -26,7 +26,8 @@ import org.apache.cassandra.schema.TableId;
  * entries stale, never fewer. A range over every token raises the floor, and a floor drops the ranges
  * it covers. Records are never dropped otherwise: the flash tier keeps an entry's bytes (and its stamp)
  * when reclaim reinserts it, so "reclaim has cycled past" does not prove an old entry is gone; tables
- * are bounded by the schema (one floor per table ever truncated or dropped).
+ * are bounded by the schema (one floor per table ever truncated or dropped). A warm start carries over
+ * only the floors of tables with entries on flash ({@link #noteStored}); a cold start begins with none.
  */
 final class InvalidationRecords {
   static final int MAX_RANGES = 32;
@@ -34,6 +35,7 @@ final class InvalidationRecords {
   private final AtomicLong clock;
   private final ConcurrentHashMap<TableId, Table> tables = new ConcurrentHashMap<>();
   private final LongAdder merges = new LongAdder();
+  private final java.util.Set<TableId> stored = ConcurrentHashMap.newKeySet();
 
   /** @param start the first value of the clock: above every stamp already stored (a warm start) */
   InvalidationRecords(long start) {
@@ -113,6 +115,22 @@ final class InvalidationRecords {
       }
     });
     return out;
+  }
+
+  /**
+   * Notes that an entry of {@code table} is about to be stored (or was kept by a warm start): only such
+   * tables need a floor at a clean close ({@link CachingChanges#floorTablesNotCachingRows}) and in the
+   * {@link WarmStartMarker}. Cheap when already noted (a lock-free look-up).
+   */
+  void noteStored(TableId table) {
+    if (!stored.contains(table)) {
+      stored.add(table);
+    }
+  }
+
+  /** The tables noted by {@link #noteStored} (a copy). */
+  java.util.Set<TableId> storedTables() {
+    return java.util.Set.copyOf(stored);
   }
 
   /** Whether {@code table} has a record. */

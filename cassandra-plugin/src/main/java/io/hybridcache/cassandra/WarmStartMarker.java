@@ -25,6 +25,11 @@ final class WarmStartMarker {
   static final String EPOCH = "epoch=";
   /** The {@link SSTableFingerprint} at the close: a warm start needs the same one. */
   static final String SSTABLES = "sstables=";
+  /** The marker's format: a marker of another format (an older version's) allows no warm start. */
+  static final String FORMAT = "format=";
+  static final String CURRENT_FORMAT = "2";
+  /** A table with entries on flash ("TABLE-UUID"): floored at the next clean close if it does not cache rows. */
+  static final String STORED = "stored=";
   /** One table's invalidation floor ({@link InvalidationRecords}): "TABLE-UUID EPOCH". */
   static final String FLOOR = "floor=";
 

@@ -2,6 +2,7 @@ package io.hybridcache.cassandra;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.IndexType;
@@ -9,8 +10,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.concurrent.Callable;
+import java.util.function.BiPredicate;
 import org.apache.cassandra.cache.RowCacheKey;
+import org.apache.cassandra.config.DatabaseDescriptor;
 import org.apache.cassandra.cql3.QueryProcessor;
 import org.apache.cassandra.cql3.UntypedResultSet;
 import org.apache.cassandra.db.ColumnFamilyStore;
@@ -20,7 +26,7 @@ import org.apache.cassandra.service.EmbeddedCassandraService;
 import org.apache.cassandra.utils.ByteBufferUtil;
 
 /**
- * One embedded node per test JVM whose row cache starts with {@code start=warm}, in its own storage
+ * One embedded node per test JVM whose row cache starts with {@code start=warm} (or cold), in its own storage
  * directory beside the other tests' (target/NAME), with its own settings file. Its keyspace has
  * {@code durable_writes = false}: the tests write after the node's drain, when the commit log is shut
  * down, and those writes must still reach the memtable and invalidate the row cache.
@@ -38,8 +44,13 @@ final class WarmNode {
     this.rowCache = rowCache;
   }
 
-  /** Starts the node in target/{@code name} (emptied first). */
+  /** Starts the node in target/{@code name} (emptied first), its row cache with start=warm. */
   static WarmNode start(String name) throws IOException {
+    return start(name, "warm");
+  }
+
+  /** Starts the node in target/{@code name} (emptied first), its row cache with {@code start} (warm or cold). */
+  static WarmNode start(String name, String start) throws IOException {
     Path base = Path.of(System.getProperty("cassandra.storagedir")).resolveSibling(name);
     wipe(base);
     Files.createDirectories(base);
@@ -49,7 +60,7 @@ final class WarmNode {
         "flash_size=32MiB",
         "segment_size=1MiB",
         "write_buffer_size=256KiB",
-        "start=warm",
+        "start=" + start,
         "name=" + name, ""));
     System.setProperty("cassandra.storagedir", base.toString());
     System.setProperty(RowCacheSettings.FILE_PROPERTY, settings.toString());
@@ -73,9 +84,18 @@ final class WarmNode {
 
   /**
    * A row cache of its own in {@code base/NAME}, beside the node's, as the provider opens it with
-   * start=warm (real partitions of the node's tables; the node's sstables are its durable state).
+   * start=warm (real partitions of the node's tables; the node's sstables are its durable state). Its
+   * sstable fingerprint covers only {@code tables} of keyspace {@value #KS} (all of the keyspace if none),
+   * so background flushes of other tables (system_auth, system_distributed, ...) cannot change it.
    */
-  HybridRowCache openBeside(String name) {
+  HybridRowCache openBeside(String name, String... tables) {
+    return openBeside(name, () -> SSTableFingerprint.of(
+        DatabaseDescriptor.getNonLocalSystemKeyspacesDataFileLocations(), scope(tables)),
+        SSTableFingerprint.DEADLINE);
+  }
+
+  /** As {@link #openBeside(String, String...)} with the given fingerprint and its deadline. */
+  HybridRowCache openBeside(String name, Callable<String> fingerprint, Duration deadline) {
     CacheConfig config = CacheConfig.builder(base.resolve(name))
         .name(name)
         .dramBytes(4 * CacheConfig.MIB)
@@ -84,7 +104,14 @@ final class WarmNode {
         .writeBufferBytes(256 * 1024)
         .indexType(IndexType.HEAP)
         .build();
-    return HybridRowCacheProvider.open(config, new RowCacheCodec(() -> MessagingService.current_version), true);
+    return HybridRowCacheProvider.open(config, new RowCacheCodec(() -> MessagingService.current_version), true,
+        true, false, fingerprint, deadline);
+  }
+
+  /** The table directories ("table-ID") of {@code tables} in {@value #KS}, or all of it if none. */
+  static BiPredicate<String, String> scope(String... tables) {
+    return (keyspace, directory) -> keyspace.equals(KS)
+        && (tables.length == 0 || Arrays.stream(tables).anyMatch(t -> directory.startsWith(t + "-")));
   }
 
   /** The flash tier's directory of the node's row cache. */
@@ -119,5 +146,34 @@ final class WarmNode {
   static RowCacheKey key(String table, int k) {
     ColumnFamilyStore cfs = Keyspace.open(KS).getColumnFamilyStore(table);
     return new RowCacheKey(cfs.metadata(), cfs.decorateKey(ByteBufferUtil.bytes(k)));
+  }
+
+  static void caching(String table, String rows) {
+    QueryProcessor.executeInternal("ALTER TABLE " + KS + "." + table
+        + " WITH caching = {'keys': 'ALL', 'rows_per_partition': '" + rows + "'}");
+  }
+
+  /**
+   * Fills {@code table} (20 partitions, each cached by the node's row cache), turns its row caching off,
+   * overwrites every partition (Cassandra skips their invalidation: the table does not cache rows), turns
+   * caching back on and reads each twice; returns how many reads were not the overwritten value.
+   */
+  int staleAfterACachingToggle(String table) {
+    fill(table, 20);
+    for (int k = 0; k < 20; k++) {
+      assertTrue(rowCache.containsKey(key(table, k)), "cached: " + k);
+    }
+    caching(table, "NONE");
+    for (int k = 0; k < 20; k++) {
+      write(table, k, 2000 + k);
+    }
+    caching(table, "ALL");
+    int stale = 0;
+    for (int round = 0; round < 2; round++) { // after caching was turned back on, then cached again
+      for (int k = 0; k < 20; k++) {
+        stale += Long.valueOf(2000L + k).equals(read(table, k)) ? 0 : 1;
+      }
+    }
+    return stale;
   }
 }
