@@ -8,7 +8,6 @@ import io.hybridcache.bench.BenchMain;
 import io.hybridcache.bench.compare.stores.OurDramBudget;
 import io.hybridcache.bench.Sizes;
 import io.hybridcache.bench.StatsJson;
-import io.hybridcache.bench.limits.Fio;
 import io.hybridcache.core.api.CacheConfig;
 import java.io.IOException;
 import java.io.PrintStream;
