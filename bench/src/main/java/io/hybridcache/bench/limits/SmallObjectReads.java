@@ -42,7 +42,8 @@ final class SmallObjectReads {
   static final double FILLER_PER_LOG = 1.25;
   private static final int PAGE_BYTES = 4096;
   private static final int PAGE_HEADER_BYTES = 32;
-  private static final int ENTRY_HEADER_BYTES = 24;
+  /** Lengths and flags (3 B) and a sequence below 2^28 (4 B): SmallSetPage's format 2 for values < 128 B. */
+  private static final int ENTRY_HEADER_BYTES = 7;
   private static final int LOG_OBJECTS_PER_PAGE = 32;
   private static final double LOG_SHARE = 0.25;
 

@@ -29,8 +29,8 @@ class SmallObjectReadsTest {
   void sizingLeavesRoomInTheSetsAndOverflowsTheLog() {
     SmallObjectReads.Sizing s = SmallObjectReads.size(160 * CacheConfig.MIB, 0.9, 100);
     long pages = 144 * CacheConfig.MIB / 4096;
-    long setRoom = (pages - pages / 4) * 30; // (4096 - 32) / (24 + 8 + 100) = 30 objects of 100 B per page
-    long logRoom = pages / 4 * 30;
+    long setRoom = (pages - pages / 4) * 35; // (4096 - 32) / (7 + 8 + 100) = 35 objects of 100 B per page
+    long logRoom = pages / 4 * 32; // a log page holds at most 32 objects
     assertEquals(setRoom * SmallObjectReads.READ_FILL, s.readKeys(), 1.0);
     assertTrue(s.fillerKeys() > logRoom, "the filler pushes every read key out of the log: " + s);
     assertTrue(s.readKeys() + s.fillerKeys() < 0.8 * setRoom, "the sets keep room: " + s);

@@ -45,7 +45,7 @@ final class SmallCheckpoint {
   static final String FILE = "small.ckpt";
   static final byte[] MAGIC = "HCSMCKPT".getBytes(StandardCharsets.US_ASCII);
   /** 2: the highest sequence held, and the log index in its compact form (1: four ints per entry). */
-  static final int FORMAT_VERSION = 2;
+  static final int FORMAT_VERSION = 3; // 3: SmallSetPage format 2 (a checkpoint of version 2 describes version-1 pages)
   /** The one buffer a save or read goes through (direct: no temporary copy per channel call). */
   static final int BUFFER_BYTES = 64 * 1024;
 

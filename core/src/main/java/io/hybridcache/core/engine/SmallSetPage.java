@@ -31,19 +31,23 @@ import java.util.zip.CRC32C;
  *  32     ...  entries, back to back, then zeros to the end of the page
  * </pre>
  *
- * Each entry, {@value #ENTRY_HEADER_BYTES}-byte header then key and value:
+ * Each entry: a header of 4 to {@value #MAX_ENTRY_HEADER_BYTES} bytes, then key and value. Variable-length
+ * integers are unsigned LEB128 (7 bits a byte, low first, at most 10 bytes, no redundant high zero byte):
  *
  * <pre>
- *  offset size field
- *   0     2    key length, unsigned (1..{@value #MAX_KEY_AND_VALUE_BYTES})
- *   2     2    value length, unsigned
- *   4     1    RRIP re-reference prediction value, 0 (near) .. {@value SmallSetEviction#MAX_RRPV} (distant)
- *   5     3    reserved, 0
- *   8     8    sequence number (global, monotonic per cache): the newer version of a key wins a merge
- *  16     8    expiry, epoch milliseconds, 0 = never
- *  24     k    key bytes
- *  24+k   v    value bytes
+ *  size  field
+ *  1-2   key length, varint (1..{@value #MAX_KEY_AND_VALUE_BYTES})
+ *  1-2   value length, varint
+ *  1     flags: bits 0-2 RRIP re-reference prediction value, 0 (near) .. {@value SmallSetEviction#MAX_RRPV}
+ *        (distant); bit 3 set: an expiry follows; bits 4-7 zero
+ *  1-10  sequence number, varint (global, monotonic per cache): the newer version of a key wins a merge
+ *  0/8   expiry, epoch milliseconds, only if flag bit 3 (none: never expires)
+ *  k     key bytes
+ *  v     value bytes
  * </pre>
+ *
+ * A 24 B key and a 100 B value without expiry take 7 B of header while the sequence is below 2^28 and 8 B
+ * below 2^35 (version 1 spent 24 B on fixed-width fields: the small engine's flash overhead per object).
  *
  * The CRC covers the whole page after itself, so a page torn anywhere by a crash (old and new 512 B
  * sectors mixed) fails verification. Bump {@link #FORMAT_VERSION} on any change to either layout; a
@@ -53,16 +57,23 @@ import java.util.zip.CRC32C;
 final class SmallSetPage {
   public static final int MAGIC = 0x31534348;
   /** Bump on any change of the layouts above. */
-  public static final byte FORMAT_VERSION = 1;
+  public static final byte FORMAT_VERSION = 2;
   public static final int PAGE_BYTES = Device.ALIGNMENT;
   public static final int HEADER_BYTES = 32;
-  public static final int ENTRY_HEADER_BYTES = 24;
+  /**
+   * The most an entry's header can take (2 + 2 + 1 + 10 + 8 = 23, rounded up to version 1's 24 so the
+   * largest key plus value, and the documented limits, stay as they were).
+   */
+  public static final int MAX_ENTRY_HEADER_BYTES = 24;
   /** Key plus value bytes of the largest entry a page holds (alone). */
-  public static final int MAX_KEY_AND_VALUE_BYTES = PAGE_BYTES - HEADER_BYTES - ENTRY_HEADER_BYTES;
+  public static final int MAX_KEY_AND_VALUE_BYTES = PAGE_BYTES - HEADER_BYTES - MAX_ENTRY_HEADER_BYTES;
   /** Room for entries in one page. */
   public static final int CAPACITY_BYTES = PAGE_BYTES - HEADER_BYTES;
 
   private static final int CRC_START = 8;
+  private static final int RRPV_BITS = 0x07;
+  private static final int HAS_EXPIRY = 0x08;
+  private static final int MAX_VARINT_BYTES = 10;
 
   private SmallSetPage() {}
 
@@ -73,6 +84,9 @@ final class SmallSetPage {
         throw new IllegalArgumentException("small entry key+value must be 1.." + MAX_KEY_AND_VALUE_BYTES
             + " bytes with a key: key " + key.length + ", value " + value.length);
       }
+      if (sequence < 0) {
+        throw new IllegalArgumentException("small entry sequence must be >= 0: " + sequence);
+      }
       if (rrpv < 0 || rrpv > SmallSetEviction.MAX_RRPV) {
         throw new IllegalArgumentException("rrpv must be 0.." + SmallSetEviction.MAX_RRPV + ": " + rrpv);
       }
@@ -82,8 +96,9 @@ final class SmallSetPage {
       return new Entry(key, value, KeyHash.of(key), sequence, expiryMillis, SmallSetEviction.INSERT_RRPV);
     }
 
+    /** Bytes this entry takes in a page, its header included. */
     int bytes() {
-      return entryBytes(key.length, value.length);
+      return headerBytes(key.length, value.length, sequence, expiryMillis) + key.length + value.length;
     }
 
     boolean expired(long nowMillis) {
@@ -100,8 +115,15 @@ final class SmallSetPage {
     static final Page EMPTY = new Page(0, List.of());
   }
 
-  static int entryBytes(int keyLength, int valueLength) {
-    return ENTRY_HEADER_BYTES + keyLength + valueLength;
+  /** The header bytes of an entry with these fields. */
+  static int headerBytes(int keyLength, int valueLength, long sequence, long expiryMillis) {
+    return varintBytes(keyLength) + varintBytes(valueLength) + 1 + varintBytes(sequence)
+        + (expiryMillis != 0 ? Long.BYTES : 0);
+  }
+
+  /** Bytes of {@code v} as an unsigned LEB128 varint, 1..10. */
+  static int varintBytes(long v) {
+    return Math.max(1, (Long.SIZE - Long.numberOfLeadingZeros(v) + 6) / 7);
   }
 
   /**
@@ -126,13 +148,15 @@ final class SmallSetPage {
       if (p + e.bytes() > PAGE_BYTES) {
         throw new IllegalArgumentException("entries do not fit a page: " + entries.size());
       }
-      b.putShort(p, (short) e.key().length)
-          .putShort(p + 2, (short) e.value().length)
-          .put(p + 4, (byte) e.rrpv())
-          .putLong(p + 8, e.sequence())
-          .putLong(p + 16, e.expiryMillis())
-          .put(p + ENTRY_HEADER_BYTES, e.key())
-          .put(p + ENTRY_HEADER_BYTES + e.key().length, e.value());
+      int q = putVarint(b, p, e.key().length);
+      q = putVarint(b, q, e.value().length);
+      b.put(q++, (byte) (e.rrpv() | (e.expiryMillis() != 0 ? HAS_EXPIRY : 0)));
+      q = putVarint(b, q, e.sequence());
+      if (e.expiryMillis() != 0) {
+        b.putLong(q, e.expiryMillis());
+        q += Long.BYTES;
+      }
+      b.put(q, e.key()).put(q + e.key().length, e.value());
       p += e.bytes();
     }
     b.putInt(4, crc(b));
@@ -148,9 +172,9 @@ final class SmallSetPage {
     if (starts == null) {
       return null;
     }
-    List<Entry> entries = new ArrayList<>(starts.length);
-    for (int p : starts) {
-      entries.add(entryAt(b, p));
+    List<Entry> entries = new ArrayList<>(starts.length - 1);
+    for (int i = 0; i < starts.length - 1; i++) {
+      entries.add(entryAt(b, starts[i]));
     }
     return new Page(b.getLong(24), entries);
   }
@@ -172,10 +196,10 @@ final class SmallSetPage {
       return DAMAGED;
     }
     ByteBuffer wanted = ByteBuffer.wrap(key);
-    for (int i = 0; i < starts.length; i++) {
+    for (int i = 0; i < starts.length - 1; i++) {
       int p = starts[i];
-      int k = Short.toUnsignedInt(b.getShort(p));
-      if (k == key.length && b.slice(p + ENTRY_HEADER_BYTES, k).equals(wanted)) {
+      int k = keyLength(b, p);
+      if (k == key.length && b.slice(starts[i + 1] - k - valueLength(b, p), k).equals(wanted)) {
         return new Found(entryAt(b, p), i);
       }
     }
@@ -192,14 +216,17 @@ final class SmallSetPage {
     if (starts == null) {
       return DAMAGED;
     }
-    return index < starts.length ? new Found(entryAt(b, starts[index]), index) : null;
+    return index < starts.length - 1 ? new Found(entryAt(b, starts[index]), index) : null;
   }
 
-  /** The start of each entry of a verified page, or null if an entry header is implausible. */
+  /**
+   * The start of each entry of a verified page and, last, the end of the last one (so entry i ends where
+   * i + 1 starts), or null if an entry header is implausible.
+   */
   private static int[] entryStarts(ByteBuffer b) {
-    int[] starts = new int[Short.toUnsignedInt(b.getShort(10))];
+    int[] starts = new int[Short.toUnsignedInt(b.getShort(10)) + 1];
     int p = HEADER_BYTES;
-    for (int i = 0; i < starts.length; i++) {
+    for (int i = 0; i < starts.length - 1; i++) {
       int end = entryEnd(b, p);
       if (end < 0) {
         return null;
@@ -207,15 +234,38 @@ final class SmallSetPage {
       starts[i] = p;
       p = end;
     }
+    starts[starts.length - 1] = p;
     return starts;
+  }
+
+  /** The key length of the entry at {@code p} of a page whose {@link #entryStarts} checked out. */
+  private static int keyLength(ByteBuffer b, int p) {
+    return (int) getVarint(b, p);
+  }
+
+  /** The value length of the entry at {@code p} of a page whose {@link #entryStarts} checked out. */
+  private static int valueLength(ByteBuffer b, int p) {
+    return (int) getVarint(b, p + varintBytes(keyLength(b, p)));
   }
 
   /** The entry at {@code p} of a page whose {@link #entryStarts} checked out. */
   private static Entry entryAt(ByteBuffer b, int p) {
-    byte[] key = new byte[Short.toUnsignedInt(b.getShort(p))];
-    byte[] value = new byte[Short.toUnsignedInt(b.getShort(p + 2))];
-    b.get(p + ENTRY_HEADER_BYTES, key).get(p + ENTRY_HEADER_BYTES + key.length, value);
-    return new Entry(key, value, KeyHash.of(key), b.getLong(p + 8), b.getLong(p + 16), b.get(p + 4));
+    int k = keyLength(b, p);
+    int q = p + varintBytes(k);
+    int v = (int) getVarint(b, q);
+    q += varintBytes(v);
+    int flags = b.get(q++);
+    long sequence = getVarint(b, q);
+    q += varintBytes(sequence);
+    long expiry = 0;
+    if ((flags & HAS_EXPIRY) != 0) {
+      expiry = b.getLong(q);
+      q += Long.BYTES;
+    }
+    byte[] key = new byte[k];
+    byte[] value = new byte[v];
+    b.get(q, key).get(q + k, value);
+    return new Entry(key, value, KeyHash.of(key), sequence, expiry, flags & RRPV_BITS);
   }
 
   /** The generation field of a page {@link #find} or {@link #decode} verified. */
@@ -250,14 +300,61 @@ final class SmallSetPage {
 
   /** End of the entry at {@code p}, or -1 if its header is implausible or it runs past the page. */
   private static int entryEnd(ByteBuffer b, int p) {
-    if (p + ENTRY_HEADER_BYTES > PAGE_BYTES) {
+    long k = checkedVarint(b, p);
+    int q = k < 1 ? -1 : p + varintBytes(k);
+    long v = q < 0 ? -1 : checkedVarint(b, q);
+    q = v < 0 || k + v > MAX_KEY_AND_VALUE_BYTES ? -1 : q + varintBytes(v);
+    if (q < 0 || q >= PAGE_BYTES) {
       return -1;
     }
-    int k = Short.toUnsignedInt(b.getShort(p));
-    int v = Short.toUnsignedInt(b.getShort(p + 2));
-    int rrpv = b.get(p + 4);
-    int end = p + entryBytes(k, v);
-    return k == 0 || rrpv < 0 || rrpv > SmallSetEviction.MAX_RRPV || end > PAGE_BYTES ? -1 : end;
+    int flags = b.get(q++);
+    if ((flags & ~(RRPV_BITS | HAS_EXPIRY)) != 0) {
+      return -1;
+    }
+    long sequence = checkedVarint(b, q);
+    if (sequence < 0) {
+      return -1;
+    }
+    long end = q + varintBytes(sequence) + ((flags & HAS_EXPIRY) != 0 ? Long.BYTES : 0) + k + v;
+    return end > PAGE_BYTES ? -1 : (int) end;
+  }
+
+  /** Writes {@code v} (>= 0) as a varint at {@code p}; returns the position after it. */
+  private static int putVarint(ByteBuffer b, int p, long v) {
+    while ((v & ~0x7FL) != 0) {
+      b.put(p++, (byte) ((v & 0x7F) | 0x80));
+      v >>>= 7;
+    }
+    b.put(p++, (byte) v);
+    return p;
+  }
+
+  /** The varint at {@code p} of a page whose {@link #entryStarts} checked out. */
+  private static long getVarint(ByteBuffer b, int p) {
+    long v = 0;
+    for (int shift = 0; ; shift += 7) {
+      byte x = b.get(p++);
+      v |= (long) (x & 0x7F) << shift;
+      if (x >= 0) {
+        return v;
+      }
+    }
+  }
+
+  /**
+   * The varint at {@code p} if it ends within the page, takes at most {@value #MAX_VARINT_BYTES} bytes,
+   * has no redundant high zero byte and is >= 0 (as every length and sequence is), else -1.
+   */
+  private static long checkedVarint(ByteBuffer b, int p) {
+    long v = 0;
+    for (int i = 0; i < MAX_VARINT_BYTES && p + i < PAGE_BYTES; i++) {
+      byte x = b.get(p + i);
+      v |= (long) (x & 0x7F) << (7 * i);
+      if (x >= 0) {
+        return (x == 0 && i > 0) || v < 0 ? -1 : v;
+      }
+    }
+    return -1;
   }
 
   private static int crc(ByteBuffer b) {

@@ -19,7 +19,7 @@ import java.util.function.LongSupplier;
 /**
  * The set region of the small-object engine: a set-associative flash cache in which a key's hash names
  * one 4 KiB page (its set) over a range of {@link Device} slots, and DRAM keeps only a Bloom filter, 32
- * hit bits and an object count per set (21 B by default), no per-object pointer (Kangaroo's KSet, SOSP
+ * hit bits and an object count per set (25 B by default), no per-object pointer (Kangaroo's KSet, SOSP
  * 2021; CacheLib navy's BigHash). A lookup is a filter check and at most one aligned page read; an insert
  * is a read-modify-write of one page that carries a batch of new objects and evicts by RRIP
  * ({@link SmallSetEviction}).
@@ -70,15 +70,16 @@ final class SmallSets implements SmallStore {
   /**
    * Immutable options; {@link #validate} names the bad field.
    *
-   * @param bloomBitsPerSet Bloom filter bits per set, a multiple of 32 (default 128: 16 B per set, a
-   *     false-positive read for 10.5% of absent keys; 160 bits: 6.2% for 4 B more per set)
-   * @param bloomHashes hash functions of each filter (default 3, the best k for 128 bits and 27 objects)
+   * @param bloomBitsPerSet Bloom filter bits per set, a multiple of 32 (default 160: 20 B per set, in
+   *     theory a false-positive read for 8.5% of absent keys at the 31 objects of 100 B with 24 B keys a
+   *     page holds; 128 bits: 14%)
+   * @param bloomHashes hash functions of each filter (default 4, the best k for 160 bits and 31 objects)
    * @param lockStripes writer locks and seqlock counters (default 1024)
    * @param readBuffers page buffers shared by every thread (default 16), each 8 KiB of direct memory
    * @param clock epoch milliseconds, for expiry
    */
   record Options(int bloomBitsPerSet, int bloomHashes, int lockStripes, int readBuffers, LongSupplier clock) {
-    static final Options DEFAULT = new Options(128, 3, 1024, 16, System::currentTimeMillis);
+    static final Options DEFAULT = new Options(160, 4, 1024, 16, System::currentTimeMillis);
 
     Options validate() {
       if (bloomBitsPerSet <= 0 || bloomBitsPerSet % Integer.SIZE != 0) {

@@ -202,7 +202,7 @@ class SmallLogIndexTest {
       log.put(key(i), value(i, 1, 100), i, 0);
     }
     assertArrayEquals(value(1, 1, 100), log.get(key(1))); // read from flash: the hit bit is set
-    for (int i = 1_000; i < 1_000 + 64 * 27; i++) { // a lap of the ring: the page of keys 1 and 2 reclaimed
+    for (int i = 1_000; i < 1_000 + 64 * SmallTestKeys.PER_PAGE_100; i++) { // a lap of the ring: the page of keys 1 and 2 reclaimed
       log.put(key(i), value(i, 1, 100), i, 0);
     }
     assertTrue(log.objectsReadmitted.sum() >= 1);
@@ -231,7 +231,7 @@ class SmallLogIndexTest {
     assertArrayEquals(value(1, 2, 100), log.get(key(1))); // the hit bit: key 1 will be readmitted
     CountDownLatch resume = new CountDownLatch(1);
     CompletableFuture<byte[]> got = SmallLogTest.lookupStoppedAfterItsLogRead(log, key(1), resume);
-    for (int i = 1_000; i < 1_000 + 64 * 27; i++) {
+    for (int i = 1_000; i < 1_000 + 64 * SmallTestKeys.PER_PAGE_100; i++) {
       log.put(key(i), value(i, 1, 100), i, 0);
     }
     assertTrue(log.objectsReadmitted.sum() >= 1, "key 1 readmitted");

@@ -65,7 +65,7 @@ class SmallLogInterleavingTest {
   void lookupsDoNotWaitForAParkedLogWrite() throws Exception {
     SmallLog log = log();
     sets.put(key(1_000), value(1_000, 1, VALUE), 1, 0);
-    for (int i = 0; i < 27; i++) { // the buffer full, not yet written
+    for (int i = 0; i < SmallTestKeys.PER_PAGE_100; i++) { // the buffer full, not yet written
       log.put(key(i), value(i, 1, VALUE), i, 0);
     }
     device.holdWrites();
@@ -90,7 +90,8 @@ class SmallLogInterleavingTest {
     SmallLog log = log();
     sets.put(key(1), value(1, 1, VALUE), 1, 0);
     log.put(key(1), value(1, 2, VALUE), 2, 0);
-    for (int i = 100; i < 153; i++) { // page 0 (key 1 and 26 more) written, page 1 full in the buffer
+    // page 0 (key 1 and 30 more) written, page 1 full in the buffer
+    for (int i = 100; i < 100 + 2 * SmallTestKeys.PER_PAGE_100 - 1; i++) {
       log.put(key(i), value(i, 1, VALUE), i, 0);
     }
     int set = sets.setOf(KeyHash.of(key(1)));

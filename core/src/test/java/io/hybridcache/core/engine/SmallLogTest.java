@@ -38,7 +38,7 @@ class SmallLogTest {
 
   /**
    * A log of {@code logPages} pages over 64 sets with version 1 of key 1 in its set and version 2 in the
-   * log, followed by {@code fillers} other objects of 148 B (27 fill a log page).
+   * log, followed by {@code fillers} other objects of 128-130 B ({@link SmallTestKeys#PER_PAGE_100} fill a log page).
    */
   private SmallLog versionOneInSetVersionTwoLogged(int logPages, int threshold, int fillers) {
     SmallLog log = log(64, logPages, threshold);
@@ -66,7 +66,7 @@ class SmallLogTest {
         hits++;
       }
     }
-    assertTrue(hits > 1_000, "hits " + hits); // 64 sets x 27 + the log's ~250
+    assertTrue(hits > 1_000, "hits " + hits); // 64 sets x 31 + the log's ~250
     assertTrue(log.setMoves.sum() > 0 && log.logPagesWritten.sum() > 0);
   }
 
@@ -208,8 +208,8 @@ class SmallLogTest {
    */
   @Test
   void anUnreadablePageAtReclaimDropsItsSetsRatherThanUncoverOlderVersions() {
-    // key 1 first in log page 0, flushed at the 28th put; page 1 filled up to its 27th object
-    SmallLog log = versionOneInSetVersionTwoLogged(2, 1_000, 53);
+    // key 1 first in log page 0, flushed at the 32nd put; page 1 filled up to its 31st object
+    SmallLog log = versionOneInSetVersionTwoLogged(2, 1_000, 2 * SmallTestKeys.PER_PAGE_100 - 1);
     device.failNextReads(1);
     log.put(key(200), value(200, 1, VALUE), 200, 0); // flushes page 1: the ring is full, page 0 is reclaimed
     assertEquals(1, log.ioErrors.sum());
@@ -237,7 +237,7 @@ class SmallLogTest {
   @ParameterizedTest
   @CsvSource({"185, 1", "185, 2", "370, 2", "740, 3"})
   void writeAmplificationWithTheLog(int logPages, int threshold) {
-    int setCount = 100_000 / 27;
+    int setCount = 100_000 / 27; // as with format 1 (27 objects of 148 B a page): compare the same geometry
     SmallLog log = log(setCount, logPages, threshold);
     Figures fill = Figures.after(log, sets, 0, 100_000, Figures.ZERO);
     Figures steady = Figures.after(log, sets, 100_000, 200_000, fill); // the cache full: the sets evict

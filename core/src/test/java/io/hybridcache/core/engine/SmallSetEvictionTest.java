@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /** RRIP eviction of a set that overflows: what leaves, what stays, who wins a merge. */
 class SmallSetEvictionTest {
-  private static final int VALUE = 100; // 148 B an entry: 27 fit a page
-  private static final int FIT = SmallSetPage.CAPACITY_BYTES / SmallSetPage.entryBytes(SmallTestKeys.KEY_BYTES, VALUE);
+  private static final int VALUE = 100; // 128 B an entry at these sequences: 31 fit a page
+  private static final int FIT = SmallSetPage.CAPACITY_BYTES / entry(0, 1, VALUE, 1).bytes();
 
   private static List<Entry> full() {
     List<Entry> out = new ArrayList<>();
@@ -34,7 +34,7 @@ class SmallSetEvictionTest {
 
   @Test
   void overflowEvictsTheOldestUnreadAndKeepsTheRead() {
-    assertEquals(27, FIT);
+    assertEquals(31, FIT);
     int hits = (1 << 0) | (1 << 1) | (1 << 5); // entries 0, 1 and 5 were read
     List<Entry> batch = List.of(entry(100, 1, VALUE, 1000), entry(101, 1, VALUE, 1001), entry(102, 1, VALUE, 1002));
     SmallSetEviction.Result r = SmallSetEviction.merge(full(), hits, batch, 0, SmallSetPage.CAPACITY_BYTES);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.device.Device;
 import io.hybridcache.core.engine.SmallSetPage.Entry;
@@ -15,6 +16,7 @@ import io.hybridcache.core.engine.SmallSetPage.Page;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
 /** The set page format: round trip, and every kind of damage reads as an empty set, never a wrong entry. */
@@ -72,7 +74,7 @@ class SmallSetPageTest {
   void aFullPageFitsAndOneByteMoreIsRefused() {
     int valueBytes = SmallSetPage.MAX_KEY_AND_VALUE_BYTES - SmallTestKeys.KEY_BYTES;
     Entry whole = entry(1, 1, valueBytes, 1);
-    assertEquals(SmallSetPage.CAPACITY_BYTES, whole.bytes());
+    assertTrue(whole.bytes() <= SmallSetPage.CAPACITY_BYTES, whole.bytes() + " B");
     assertEquals(1, SmallSetPage.decode(page(List.of(whole)), SET, EPOCH).entries().size());
     assertThrows(IllegalArgumentException.class, () -> entry(1, 1, valueBytes + 1, 1));
     assertThrows(IllegalArgumentException.class, () -> page(List.of(whole, entry(2, 1, 0, 2))));
@@ -93,9 +95,11 @@ class SmallSetPageTest {
   /** A crash during a page write leaves old and new sectors mixed: never served. */
   @Test
   void aTornPageIsDamage() {
-    ByteBuffer old = page(entries(24, 100, 1)); // 3,828 B of entries: pages differ up to there
+    ByteBuffer old = page(entries(24, 100, 1));
     ByteBuffer fresh = page(entries(24, 100, 2));
-    for (int cut = 512; cut < 3828; cut += 512) {
+    int end = SmallSetPage.HEADER_BYTES + SmallSetPage.bytesOf(entries(24, 100, 1)); // pages differ up to there
+    assertTrue(end > 3 * 512, end + " B");
+    for (int cut = 512; cut < end; cut += 512) {
       ByteBuffer torn = copy(old);
       torn.put(0, fresh, 0, cut);
       assertNull(SmallSetPage.decode(torn, SET, EPOCH), "new up to " + cut);
@@ -115,6 +119,80 @@ class SmallSetPageTest {
     other.put(8, (byte) (SmallSetPage.FORMAT_VERSION + 1));
     assertNull(SmallSetPage.decode(other, SET, EPOCH));
     assertNull(SmallSetPage.decode(Device.allocateAligned(SmallSetPage.PAGE_BYTES), SET, EPOCH), "zeros");
+  }
+
+  /**
+   * Issue 36's flash overhead: a 24 B key and a 100 B value without expiry carry at most 8 B besides them
+   * for every sequence below 2^35, and a page holds as many such entries as that allows.
+   */
+  @Test
+  void aHundredByteEntryCarriesAtMostEightBytesBesidesKeyAndValue() {
+    for (long sequence : new long[] {1, (1L << 21) - 1, (1L << 28) - 1, (1L << 35) - 1}) {
+      Entry e = entry(1, 1, 100, sequence);
+      int overhead = e.bytes() - SmallTestKeys.KEY_BYTES - 100;
+      assertTrue(overhead <= 8, "sequence " + sequence + ": " + overhead + " B of header");
+    }
+    int perPage = SmallSetPage.CAPACITY_BYTES / entry(1, 1, 100, 1L << 27).bytes();
+    assertEquals(31, perPage, "entries of 24 + 100 B (sequence 2^27) a page holds");
+    List<Entry> in = new ArrayList<>();
+    for (int i = 0; i < perPage; i++) {
+      in.add(entry(i, 1, 100, (1L << 27) + i));
+    }
+    assertEquals(perPage, SmallSetPage.decode(page(in), SET, EPOCH).entries().size());
+  }
+
+  /** Every width of every variable-length field, expiry or none, comes back as written. */
+  @Test
+  void variableLengthFieldsRoundTripAtEveryWidth() {
+    List<Entry> in = new ArrayList<>();
+    long[] sequences = {0, 127, 128, 16_383, 16_384, (1L << 35), Long.MAX_VALUE};
+    int[] values = {0, 127, 128, 1000};
+    for (int i = 0; i < sequences.length; i++) {
+      byte[] key = i == 0 ? new byte[128] : key(i); // a 2-byte key length too
+      key[0] = (byte) i;
+      long expiry = i % 2 == 0 ? 0 : 1_700_000_000_000L + i;
+      in.add(new Entry(key, SmallTestKeys.value(i, 1, values[i % values.length]), KeyHash.of(key), sequences[i],
+          expiry, i % 8));
+    }
+    Page out = SmallSetPage.decode(page(in), SET, EPOCH);
+    assertNotNull(out);
+    for (int i = 0; i < in.size(); i++) {
+      Entry a = in.get(i);
+      Entry b = out.entries().get(i);
+      assertArrayEquals(a.key(), b.key(), "entry " + i);
+      assertArrayEquals(a.value(), b.value(), "entry " + i);
+      assertEquals(a.sequence(), b.sequence(), "entry " + i);
+      assertEquals(a.expiryMillis(), b.expiryMillis(), "entry " + i);
+      assertEquals(a.rrpv(), b.rrpv(), "entry " + i);
+      assertArrayEquals(a.value(), SmallSetPage.find(page(in), SET, EPOCH, a.key()).entry().value(), "find " + i);
+    }
+    assertThrows(IllegalArgumentException.class, () -> entry(1, 1, 1, -1), "a negative sequence");
+  }
+
+  /**
+   * An entry header that is implausible under a valid CRC (a writer's bug, bytes crafted to pass the
+   * check) is damage, never a throw or a wrong entry: an overlong length, reserved flag bits, a length
+   * running past the page.
+   */
+  @Test
+  void anImplausibleHeaderUnderAValidChecksumIsDamage() {
+    int first = SmallSetPage.HEADER_BYTES;
+    int flags = first + 2; // key length 24 and value length 100: one byte each
+    assertNull(SmallSetPage.decode(forged(first, (byte) 0x98, (byte) 0x00), SET, EPOCH), "overlong key length");
+    assertNull(SmallSetPage.decode(forged(first, (byte) 0x00), SET, EPOCH), "zero key length");
+    assertNull(SmallSetPage.decode(forged(flags, (byte) 0x10), SET, EPOCH), "reserved flag bit");
+    assertNull(SmallSetPage.decode(forged(first + 1, (byte) 0xFF, (byte) 0x1F), SET, EPOCH), "value past the page");
+    assertSame(SmallSetPage.DAMAGED, SmallSetPage.find(forged(flags, (byte) 0x10), SET, EPOCH, key(0)));
+  }
+
+  /** A one-entry page (24 B key, 100 B value) with {@code bytes} written at {@code at} and the CRC made valid. */
+  private static ByteBuffer forged(int at, byte... bytes) {
+    ByteBuffer page = page(List.of(entry(0, 1, 100, 5)));
+    page.put(at, bytes);
+    CRC32C crc = new CRC32C();
+    crc.update(page.duplicate().clear().position(8).limit(SmallSetPage.PAGE_BYTES));
+    page.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(4, (int) crc.getValue());
+    return page;
   }
 
   private static ByteBuffer copy(ByteBuffer b) {

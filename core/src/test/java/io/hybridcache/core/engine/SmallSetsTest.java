@@ -1,5 +1,6 @@
 package io.hybridcache.core.engine;
 
+import static io.hybridcache.core.engine.SmallTestKeys.PER_PAGE_100;
 import static io.hybridcache.core.engine.SmallTestKeys.key;
 import static io.hybridcache.core.engine.SmallTestKeys.keysInSet;
 import static io.hybridcache.core.engine.SmallTestKeys.value;
@@ -86,21 +87,21 @@ class SmallSetsTest {
     assertNull(sets.get(key(1)));
   }
 
-  /** A set of 27 slots that keeps taking objects keeps the one that is read (RRIP), evicts the rest. */
+  /** A set of one page (31 objects of 100 B) that keeps taking objects keeps the one that is read (RRIP), evicts the rest. */
   @Test
   void anOverflowingSetEvictsByRripAndKeepsTheReadObject() {
     SmallSets sets = region(new MemoryDevice(1, 4096));
-    for (int i = 0; i < 27; i++) {
+    for (int i = 0; i < PER_PAGE_100; i++) {
       sets.put(key(i), value(i, 1, VALUE), i, 0);
     }
-    assertEquals(27, sets.stats().entries(), "27 objects of 148 B fill a page");
-    for (int i = 27; i < 200; i++) {
+    assertEquals(PER_PAGE_100, sets.stats().entries(), PER_PAGE_100 + " objects of 128-130 B fill a page");
+    for (int i = PER_PAGE_100; i < 200; i++) {
       assertArrayEquals(value(5, 1, VALUE), sets.get(key(5)), "before insert " + i);
       sets.put(key(i), value(i, 1, VALUE), i, 0);
     }
     assertNull(sets.get(key(4)), "unread and old: evicted");
-    assertEquals(27, sets.stats().entries());
-    assertEquals(200 - 27, sets.stats().evicted());
+    assertEquals(PER_PAGE_100, sets.stats().entries());
+    assertEquals(200 - PER_PAGE_100, sets.stats().evicted());
   }
 
   /** A page written at another set's place is not served there, even for a key its filter admits. */

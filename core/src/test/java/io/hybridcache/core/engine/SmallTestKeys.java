@@ -8,6 +8,12 @@ import java.util.List;
 /** Keys and values for the small-object engine's tests: 24 B keys, values of a chosen size. */
 final class SmallTestKeys {
   static final int KEY_BYTES = 24;
+  /**
+   * Objects of a 24 B key and a 100 B value one page holds: 31 (128-130 B each at sequences below 2^21,
+   * {@link SmallSetPage}'s format 2; 27 at format 1's 148 B).
+   */
+  static final int PER_PAGE_100 = SmallSetPage.CAPACITY_BYTES / (KEY_BYTES + 100 + SmallSetPage.headerBytes(
+      KEY_BYTES, 100, (1L << 21) - 1, 0));
 
   private SmallTestKeys() {}
 
