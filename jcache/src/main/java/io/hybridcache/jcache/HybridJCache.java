@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * writes ({@link DispatchOrder}). Read-through loads run with no lock held, one per key at a time
  * ({@link Loads}). An entry processor runs under its key's lock, which a nested operation that must wait lets
  * go ({@link ProcessorLocks}): nested invokes across caches cannot deadlock. Multi-key operations lock their
- * keys' stripes in ascending order. Events are made only when a listener is registered.
+ * keys' stripes in ascending order. Events are made only when a listener is registered; a put reads no clock
+ * but the wall clock's milliseconds unless statistics are on.
  *
  * <p>Design note: expiry times live in the stored value ({@link ValueStore}); an entry found expired is
  * removed and reported (EXPIRED) by the operation that finds it, as the spec allows. A stored value that
@@ -848,14 +849,29 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     updateBlindPut();
   }
 
+  /**
+   * What a put needs, after the listeners changed: whether it must read the entry it replaces ({@link #blindPut}),
+   * and whether the store must keep an expired entry findable for a while ({@link Store#keepExpired}: only for an
+   * EXPIRED listener, which hears of it when an operation finds it, or access deadlines in DRAM that extend it).
+   * An EXPIRED listener registered later hears of the entries written from then on; those written before it
+   * expire in the engine at their time, unreported.
+   */
   private void updateBlindPut() {
+    boolean expiredListener = listeners.any(EventType.EXPIRED);
+    ops.store().keepExpired(expiredListener || expiry.mayExtendOnAccess());
     blindPut = expiry.eternal() && !listeners.any(EventType.CREATED) && !listeners.any(EventType.UPDATED)
-        && !listeners.any(EventType.EXPIRED);
+        && !expiredListener;
   }
 
   /** The lock stripe of {@code key} (tests: forced interleavings of two keys on one stripe). */
   int stripeOf(K key) {
     return KeyLocks.stripe(ops.store().slot(key).hash());
+  }
+
+  /** The stored expiry time of {@code key}'s entry, or 0 if none (tests: the engine's TTL against it). */
+  long storedExpiry(K key) {
+    Stored<V> s = ops.store().slot(key).get();
+    return s == null ? 0 : s.expireAt();
   }
 
   /** The engine evicted one of this cache's entries from both tiers. */
