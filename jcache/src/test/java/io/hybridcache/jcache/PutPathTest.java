@@ -13,8 +13,14 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.cache.Cache;
 import javax.cache.CacheManager;
 import javax.cache.configuration.FactoryBuilder;
@@ -23,13 +29,15 @@ import javax.cache.configuration.MutableConfiguration;
 import javax.cache.event.CacheEntryEvent;
 import javax.cache.event.CacheEntryExpiredListener;
 import javax.cache.expiry.CreatedExpiryPolicy;
+import javax.cache.expiry.ExpiryPolicy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 37, item 5, the put side: what a put through the provider costs beyond the engine's own put. The engine's
- * TTL is the entry's expiry time unless something needs the slack; a put copies its value once.
+ * TTL is the entry's expiry time unless something needs the slack; a put copies its value once; putAll locks one
+ * key at a time.
  */
 class PutPathTest {
   @TempDir Path dir;
@@ -192,5 +200,97 @@ class PutPathTest {
       put.run();
     }
     return (threads.getThreadAllocatedBytes(id) - before) / n;
+  }
+
+  // ---- putAll locks one key at a time
+
+  /** An hour's creation expiry whose first creation (under a key's lock) waits for the test, once armed. */
+  public static final class GatedExpiry implements ExpiryPolicy, Serializable {
+    private static final long serialVersionUID = 1L;
+    static final AtomicBoolean ARMED = new AtomicBoolean();
+    static volatile CountDownLatch inside = new CountDownLatch(1);
+    static volatile CountDownLatch release = new CountDownLatch(1);
+
+    static void arm() {
+      inside = new CountDownLatch(1);
+      release = new CountDownLatch(1);
+      ARMED.set(true);
+    }
+
+    @Override
+    public javax.cache.expiry.Duration getExpiryForCreation() {
+      if (ARMED.compareAndSet(true, false)) {
+        inside.countDown();
+        try {
+          release.await(10, TimeUnit.SECONDS); // bounded: a blocked put on the old code ends the test, not the JVM
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return javax.cache.expiry.Duration.ONE_HOUR;
+    }
+
+    @Override
+    public javax.cache.expiry.Duration getExpiryForAccess() {
+      return null;
+    }
+
+    @Override
+    public javax.cache.expiry.Duration getExpiryForUpdate() {
+      return null;
+    }
+  }
+
+  /**
+   * Points: putAll of two keys on two stripes stops inside the first key's creation (its lock held); a put of a
+   * third key on the second key's stripe must complete meanwhile: putAll does not hold the second stripe while it
+   * works on the first key.
+   */
+  @Test
+  void putAllHoldsOneKeysLockAtATime() throws Exception {
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
+      Cache<String, String> c = m.createCache("gated", new MutableConfiguration<String, String>()
+          .setTypes(String.class, String.class).setExpiryPolicyFactory(FactoryBuilder.factoryOf(GatedExpiry.class)));
+      HybridJCache<String, String> h = c.unwrap(HybridJCache.class);
+      String first = "a";
+      String second = otherStripe(h, first, "b-");
+      String neighbour = sameStripeAs(h, second, "c-");
+      Map<String, String> batch = new LinkedHashMap<>();
+      batch.put(first, "1");
+      batch.put(second, "2");
+      GatedExpiry.arm();
+      Future<?> putAll = pool.submit(() -> c.putAll(batch));
+      assertTrue(GatedExpiry.inside.await(10, TimeUnit.SECONDS), "putAll never reached a key's creation");
+      Future<?> put = pool.submit(() -> c.put(neighbour, "3"));
+      try {
+        put.get(5, TimeUnit.SECONDS); // completes at once unless putAll holds the second key's stripe
+        assertTrue(!putAll.isDone(), "putAll finished before the gate opened");
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new AssertionError("a put on the stripe of putAll's second key waited while putAll worked on its first "
+            + "key: putAll held both stripes together", e);
+      } finally {
+        GatedExpiry.release.countDown();
+      }
+      putAll.get(10, TimeUnit.SECONDS);
+      assertEquals("1", c.get(first));
+      assertEquals("2", c.get(second));
+      assertEquals("3", c.get(neighbour));
+    }
+  }
+
+  private static String otherStripe(HybridJCache<String, String> h, String key, String prefix) {
+    for (int i = 0; ; i++) {
+      if (h.stripeOf(prefix + i) != h.stripeOf(key)) {
+        return prefix + i;
+      }
+    }
+  }
+
+  private static String sameStripeAs(HybridJCache<String, String> h, String key, String prefix) {
+    for (int i = 0; ; i++) {
+      if (h.stripeOf(prefix + i) == h.stripeOf(key)) {
+        return prefix + i;
+      }
+    }
   }
 }
