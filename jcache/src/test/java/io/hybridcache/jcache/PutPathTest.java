@@ -105,6 +105,20 @@ class PutPathTest {
     return new HybridJCache<>((HybridCacheManager) m, "hour", config, store, engine, Runnable::run, stats);
   }
 
+  /** A test of an {@link #hourCache} over a real engine whose puts are recorded in {@code last}. */
+  @FunctionalInterface
+  private interface HourCacheTest {
+    void run(HybridJCache<String, String> c, HybridCache real, LastPut last) throws Exception;
+  }
+
+  private void withHourCache(HourCacheTest test) throws Exception {
+    LastPut last = new LastPut();
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir.resolve("m"));
+        HybridCache real = engine(dir)) {
+      test.run(hourCache(m, recording(real, last)), real, last);
+    }
+  }
+
   /** An EXPIRED listener (the only reason for the engine to keep an entry past its expiry time). */
   public static final class ExpiredListener implements CacheEntryExpiredListener<String, String>, Serializable {
     private static final long serialVersionUID = 1L;
@@ -121,10 +135,7 @@ class PutPathTest {
    */
   @Test
   void theEngineTtlIsTheExpiryUnlessAnExpiredListenerNeedsASlack() throws Exception {
-    LastPut last = new LastPut();
-    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir.resolve("m"));
-        HybridCache real = engine(dir)) {
-      HybridJCache<String, String> c = hourCache(m, recording(real, last));
+    withHourCache((c, real, last) -> {
       c.put("k", "v");
       long stored = c.storedExpiry("k");
       assertNotEquals(Stored.ETERNAL, stored);
@@ -141,7 +152,7 @@ class PutPathTest {
       c.deregisterCacheEntryListener(expired);
       c.put("k", "x");
       assertEquals(c.storedExpiry("k"), last.expireAt, "the listener is gone: no slack");
-    }
+    });
   }
 
   // ---- one copy of the value
@@ -152,15 +163,13 @@ class PutPathTest {
    */
   @Test
   void theEngineKeepsTheArrayThePutBuilt() throws Exception {
-    LastPut last = new LastPut();
-    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir.resolve("m"));
-        HybridCache real = engine(dir)) {
-      HybridJCache<String, String> c = hourCache(m, recording(real, last));
+    withHourCache((c, real, last) -> {
       c.put("k", "a value");
       byte[] given = last.value;
       assertNotNull(given);
-      assertTrue(Boolean.TRUE.equals(real.<Boolean>readArray(last.key, raw -> raw == given)), "the engine copied the array the put gave it");
-    }
+      assertTrue(Boolean.TRUE.equals(real.<Boolean>readArray(last.key, raw -> raw == given)),
+          "the engine copied the array the put gave it");
+    });
   }
 
   /**
