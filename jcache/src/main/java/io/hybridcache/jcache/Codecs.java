@@ -8,7 +8,8 @@ import java.nio.ByteBuffer;
  * The codecs a JCache cache turns its keys and values into bytes with: fast ones for {@code String},
  * {@code byte[]}, {@code Long} and {@code Integer}, and Java serialization as the fallback, which
  * deserializes only through a JEP 290 {@link ObjectInputFilter}. Every codec here is thread-safe and
- * returns a new object from each decode (store-by-value).
+ * returns a new object from each decode (store-by-value); each encodes after a reserved head
+ * ({@link ReservingCodec}: a put copies its value once).
  *
  * <p>Design note: a cache picks its codec from its {@code HybridCacheConfiguration}, else from the
  * provider properties ({@code cache.NAME.key-codec}), else from its configured key and value types
@@ -100,12 +101,12 @@ public final class Codecs {
     }
   }
 
-  enum BytesCodec implements Codec<byte[]> {
+  enum BytesCodec implements ReservingCodec<byte[]> {
     INSTANCE;
 
     @Override
-    public byte[] encode(byte[] value) {
-      return value.clone();
+    public byte[] encode(byte[] value, int reserved) {
+      return ReservingCodec.behind(value, 0, value.length, reserved);
     }
 
     @Override
@@ -114,12 +115,12 @@ public final class Codecs {
     }
   }
 
-  enum LongCodec implements Codec<Long> {
+  enum LongCodec implements ReservingCodec<Long> {
     INSTANCE;
 
     @Override
-    public byte[] encode(Long value) {
-      return ByteBuffer.allocate(Long.BYTES).putLong(value).array();
+    public byte[] encode(Long value, int reserved) {
+      return ByteBuffer.allocate(reserved + Long.BYTES).putLong(reserved, value).array();
     }
 
     @Override
@@ -128,12 +129,12 @@ public final class Codecs {
     }
   }
 
-  enum IntCodec implements Codec<Integer> {
+  enum IntCodec implements ReservingCodec<Integer> {
     INSTANCE;
 
     @Override
-    public byte[] encode(Integer value) {
-      return ByteBuffer.allocate(Integer.BYTES).putInt(value).array();
+    public byte[] encode(Integer value, int reserved) {
+      return ByteBuffer.allocate(reserved + Integer.BYTES).putInt(reserved, value).array();
     }
 
     @Override

@@ -204,6 +204,20 @@ final class EntryOps<K, V> {
     return result;
   }
 
+  /**
+   * As {@link #run}, taking and releasing {@code key}'s lock around it (as {@link #locked} does, processor locks
+   * included): a batch's key on its own, its events added to {@code deliveries} for {@link #deliver}.
+   */
+  <T> T lockedInto(K key, Store.Slot<V> slot, KeyOp<K, V, T> op, List<Delivery> deliveries) {
+    ReentrantLock lock = locks.of(slot.hash());
+    boolean released = ProcessorLocks.lock(lock);
+    try {
+      return run(key, slot, op, deliveries);
+    } finally {
+      ProcessorLocks.unlock(lock, released);
+    }
+  }
+
   /** Locks the stripes of {@code slots} (ascending, as {@link KeyLocks#lockAll}); unlock with {@code locks()}. */
   int[] lockAll(Collection<Store.Slot<V>> slots) {
     int[] hashes = new int[slots.size()];

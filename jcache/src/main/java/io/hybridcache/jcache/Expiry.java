@@ -21,6 +21,16 @@ final class Expiry {
     return policy instanceof javax.cache.expiry.EternalExpiryPolicy;
   }
 
+  /**
+   * False if no access ever moves an entry's expiry time: the standard policies without an access duration
+   * (their own classes, not subclasses, which may override it); true for any other, which may.
+   */
+  boolean mayExtendOnAccess() {
+    Class<?> c = policy.getClass();
+    return c != javax.cache.expiry.EternalExpiryPolicy.class && c != javax.cache.expiry.CreatedExpiryPolicy.class
+        && c != javax.cache.expiry.ModifiedExpiryPolicy.class;
+  }
+
   ExpiryPolicy policy() {
     return policy;
   }

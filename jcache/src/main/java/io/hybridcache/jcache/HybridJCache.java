@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * writes ({@link DispatchOrder}). Read-through loads run with no lock held, one per key at a time
  * ({@link Loads}). An entry processor runs under its key's lock, which a nested operation that must wait lets
  * go ({@link ProcessorLocks}): nested invokes across caches cannot deadlock. Multi-key operations lock their
- * keys' stripes in ascending order. Events are made only when a listener is registered.
+ * keys one key at a time, or with a writer all their stripes in ascending order. Events are made only when a
+ * listener is registered; a put reads no clock but the wall clock's milliseconds unless statistics are on.
  *
  * <p>Design note: expiry times live in the stored value ({@link ValueStore}); an entry found expired is
  * removed and reported (EXPIRED) by the operation that finds it, as the spec allows. A stored value that
@@ -555,27 +556,37 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   }
 
   /**
-   * A putAll or removeAll: locks the stripes of the keys of {@code slots} (ascending), writes the batch through (the spec:
-   * only the entries the writer took change the cache), applies {@code op} to each of those, counts, unlocks,
-   * and then throws the writer's failure if there was one.
+   * A putAll or removeAll: applies {@code op} to each key of {@code slots} and counts; the events go to the
+   * listeners after the last unlock, in each key's write order. Without a writer each key is locked on its own
+   * (one stripe at a time: a batch never blocks the writers of its other keys' stripes). With one, the stripes of
+   * all the keys are locked (ascending) across the writer's batch and the cache's changes, so that no put of one of
+   * the keys lands between the two (the writer's store and the cache then agree); only the entries the writer took
+   * change the cache (the spec), and its failure is thrown at the end.
    */
   private void applyBatch(Map<K, Store.Slot<V>> slots, BatchWrite<K> writeThrough, BatchOp<K, V> op,
       BatchCount count) {
     long start = counts.start();
-    int[] stripes = ops.lockAll(slots.values());
+    List<EntryOps.Delivery> deliveries = EntryOps.deliveries();
     CacheWriterException failure = null;
     int n = 0;
-    List<EntryOps.Delivery> deliveries = EntryOps.deliveries();
-    try {
-      Set<K> toApply = new LinkedHashSet<>(slots.keySet());
-      if (integration.writeThrough() && !toApply.isEmpty()) {
-        failure = writeThrough.write(toApply);
+    if (!integration.writeThrough()) {
+      for (Map.Entry<K, Store.Slot<V>> e : slots.entrySet()) {
+        K k = e.getKey();
+        n += ops.lockedInto(k, e.getValue(), (slot, now, events) -> op.apply(k, slot, now, events), deliveries);
       }
-      for (K k : toApply) {
-        n += ops.run(k, slots.get(k), (slot, now, events) -> op.apply(k, slot, now, events), deliveries);
+    } else {
+      int[] stripes = ops.lockAll(slots.values());
+      try {
+        Set<K> toApply = new LinkedHashSet<>(slots.keySet());
+        if (!toApply.isEmpty()) {
+          failure = writeThrough.write(toApply);
+        }
+        for (K k : toApply) {
+          n += ops.run(k, slots.get(k), (slot, now, events) -> op.apply(k, slot, now, events), deliveries);
+        }
+      } finally {
+        ops.locks().unlockAll(stripes);
       }
-    } finally {
-      ops.locks().unlockAll(stripes);
     }
     count.record(n, start);
     try {
@@ -848,14 +859,29 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     updateBlindPut();
   }
 
+  /**
+   * What a put needs, after the listeners changed: whether it must read the entry it replaces ({@link #blindPut}),
+   * and whether the store must keep an expired entry findable for a while ({@link Store#keepExpired}: only for an
+   * EXPIRED listener, which hears of it when an operation finds it, or access deadlines in DRAM that extend it).
+   * An EXPIRED listener registered later hears of the entries written from then on; those written before it
+   * expire in the engine at their time, unreported.
+   */
   private void updateBlindPut() {
+    boolean expiredListener = listeners.any(EventType.EXPIRED);
+    ops.store().keepExpired(expiredListener || expiry.mayExtendOnAccess());
     blindPut = expiry.eternal() && !listeners.any(EventType.CREATED) && !listeners.any(EventType.UPDATED)
-        && !listeners.any(EventType.EXPIRED);
+        && !expiredListener;
   }
 
   /** The lock stripe of {@code key} (tests: forced interleavings of two keys on one stripe). */
   int stripeOf(K key) {
     return KeyLocks.stripe(ops.store().slot(key).hash());
+  }
+
+  /** The stored expiry time of {@code key}'s entry, or 0 if none (tests: the engine's TTL against it). */
+  long storedExpiry(K key) {
+    Stored<V> s = ops.store().slot(key).get();
+    return s == null ? 0 : s.expireAt();
   }
 
   /** The engine evicted one of this cache's entries from both tiers. */

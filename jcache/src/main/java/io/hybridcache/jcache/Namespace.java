@@ -36,12 +36,11 @@ final class Namespace {
     this.epoch = epoch;
   }
 
-  /** {@code prefix() + key}. */
-  byte[] keyOf(byte[] key) {
+  /** {@code prefix() + codec's bytes of key}, written in one array ({@link ReservingCodec}). */
+  <K> byte[] keyOf(io.hybridcache.core.api.Codec<K> codec, K key) {
     byte[] p = prefix;
-    byte[] k = new byte[p.length + key.length];
+    byte[] k = ReservingCodec.encode(codec, key, p.length);
     System.arraycopy(p, 0, k, 0, p.length);
-    System.arraycopy(key, 0, k, p.length, key.length);
     return k;
   }
 

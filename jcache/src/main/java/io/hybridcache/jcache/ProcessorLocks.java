@@ -18,8 +18,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * it meanwhile, runs the processor again on the new entry (so a processor that nests into a contended key may
  * run more than once; its own entry's changes are still applied exactly once). A lock is waited for only
  * while the thread holds no processor lock, and taken back by trying all of them and waiting with none held,
- * so no wait here is part of a cycle. Multi-key operations (putAll, removeAll(keys)) called from a processor
- * keep their locks in stripe order and do not let the processor's go.
+ * so no wait here is part of a cycle. Multi-key operations (putAll, removeAll(keys)) without a
+ * writer lock one key at a time, as single-key operations do; with a writer, called from a processor, they keep
+ * their locks in stripe order and do not let the processor's go.
  */
 final class ProcessorLocks {
   /** One running processor's lock; {@link #released} if a nested operation let it go meanwhile. */

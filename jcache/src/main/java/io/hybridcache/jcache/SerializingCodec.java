@@ -28,7 +28,7 @@ import java.util.Objects;
  * {@code maxrefs}) is found at the read: {@link #decode} throws {@link Undecodable} naming the class, which the
  * cache reads as a miss, counted and removed.
  */
-final class SerializingCodec<T> implements Codec<T> {
+final class SerializingCodec<T> implements ReservingCodec<T> {
   private final ClassLoader loader;
   private final SerialFilter filter;
 
@@ -37,25 +37,29 @@ final class SerializingCodec<T> implements Codec<T> {
     this.filter = Objects.requireNonNull(filter, "filter");
   }
 
+  /** {@inheritDoc} The stream is written behind the head, in the buffer it grows in: no copy of it is made there. */
   @Override
-  public byte[] encode(T value) {
+  public byte[] encode(T value, int reserved) {
     Class<?> type = value.getClass();
     // every class written is judged as it is written (CheckingOutputStream.annotateClass): what a writeReplace
     // puts in the stream (List.of's CollSer, a lambda's SerializedLambda), not the value's own class
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + reserved);
+    for (int i = 0; i < reserved; i++) {
+      bytes.write(0);
+    }
     try (ObjectOutputStream out = new CheckingOutputStream(bytes, filter, type)) {
       out.writeObject(value);
     } catch (IOException e) {
       throw new IllegalArgumentException("cannot serialize a " + type.getName()
           + " (store-by-value needs Serializable keys and values, or a codec)", e);
     }
-    byte[] written = bytes.toByteArray();
-    if (written.length > filter.limit("maxbytes")) {
-      String refusal = filter.refusal(type, -1, 1, 1, written.length);
+    int length = bytes.size() - reserved;
+    if (length > filter.limit("maxbytes")) {
+      String refusal = filter.refusal(type, -1, 1, 1, length);
       throw new Unstorable(type.getName(), refusal != null ? refusal
-          : "a stream of " + written.length + " bytes is over maxbytes=" + filter.limit("maxbytes"));
+          : "a stream of " + length + " bytes is over maxbytes=" + filter.limit("maxbytes"));
     }
-    return written;
+    return bytes.toByteArray();
   }
 
   @Override

@@ -13,6 +13,14 @@ interface Store<K, V> {
   /** The entry of {@code key}, bound once per operation (a value store encodes the key once). */
   Slot<V> slot(K key);
 
+  /**
+   * Whether a stored entry must stay findable for a while past its expiry time (a value store: the engine's TTL
+   * then has {@link ValueStore#ENGINE_TTL_SLACK} added), so that the operation that finds it reports it EXPIRED,
+   * or an access deadline kept in DRAM may extend it ({@link AccessDeadlines}); else it goes at its expiry time.
+   * Applies to the entries written from then on. Nothing to do for a reference store.
+   */
+  default void keepExpired(boolean on) {}
+
   /** Drops every entry at once (a value store moves to a new namespace epoch: no scan). */
   void clear();
 

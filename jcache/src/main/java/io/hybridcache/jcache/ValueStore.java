@@ -19,8 +19,14 @@ import org.slf4j.LoggerFactory;
  * <p>Format of a stored value: {@code expireAt} (8 bytes, big-endian epoch milliseconds,
  * {@code Long.MAX_VALUE} for none; its top bit, never set by a time, marks Spring's null value,
  * {@link NullValues}, with no payload) then the value codec's bytes. A bounded entry is also given to the
- * engine with a TTL {@link #ENGINE_TTL_SLACK} past its expiry, so the engine frees its space even if it
- * is never read, while a read before that still finds it and reports it expired.
+ * engine with its expiry time, so the engine frees its space even if it is never read; while the cache keeps
+ * expired entries ({@link #keepExpired}: an EXPIRED listener, or access deadlines in DRAM) that time is
+ * {@link #ENGINE_TTL_SLACK} later, so a read before then still finds the entry and reports it expired.
+ *
+ * <p>Copies: a put encodes the value once, behind the header's reserved bytes ({@link ReservingCodec}), and hands
+ * that array and the namespaced key (also encoded in one array) to the engine, which keeps both
+ * ({@code HybridCache.putOwned}): one copy of the value per put. A read copies the payload once (the engine's
+ * array is read in place).
  *
  * <p>Sizes: a key whose encoding (with the namespace prefix) is over the engine's limit is a miss on a read
  * and is not stored by a write; an entry a tier cannot hold is counted and logged ({@link Oversized}).
@@ -38,6 +44,7 @@ final class ValueStore<K, V> implements Store<K, V> {
   private final Codec<V> values;
   private final Oversized oversized;
   private final ClassLoader loader;
+  private volatile boolean keepExpired;
 
   ValueStore(HybridCache engine, Namespaces namespaces, Namespace namespace, Codec<K> keys, Codec<V> values,
       Oversized oversized, ClassLoader loader) {
@@ -52,17 +59,16 @@ final class ValueStore<K, V> implements Store<K, V> {
 
   @Override
   public Slot<V> slot(K key) {
-    byte[] encoded;
+    byte[] engineKey; // handed to the engine by each write, which keeps it: never changed
     try {
-      encoded = keys.encode(key);
+      engineKey = namespace.keyOf(keys, key);
     } catch (Unstorable e) {
       return new RefusedKey<>(key, e);
     }
-    byte[] engineKey = namespace.keyOf(encoded);
     boolean tooLong = engineKey.length > io.hybridcache.core.api.CacheConfig.MAX_KEY_BYTES;
     return new Slot<>() {
       private V prepared;
-      private byte[] preparedBytes;
+      private byte[] preparedRaw; // the header's bytes reserved, the value's behind; the engine keeps it
 
       @Override
       public int hash() {
@@ -86,20 +92,23 @@ final class ValueStore<K, V> implements Store<K, V> {
 
       @Override
       public void prepare(V value) {
-        preparedBytes = encode(value);
+        preparedRaw = encode(value);
         prepared = value;
       }
 
       @Override
       public void put(V value, long expireAt) {
-        byte[] payload = value == prepared && preparedBytes != null ? preparedBytes : encode(value);
-        write(engineKey, tooLong, payload, NullValues.is(value) ? expireAt | NULL_VALUE_FLAG : expireAt);
+        byte[] raw = value == prepared && preparedRaw != null ? preparedRaw : encode(value);
+        prepared = null;
+        preparedRaw = null; // the engine keeps it: never written again
+        write(engineKey, tooLong, raw, NullValues.is(value) ? expireAt | NULL_VALUE_FLAG : expireAt);
       }
 
       @Override
       public void setExpiry(Stored<V> current, long expireAt) {
         Bytes<V> b = (Bytes<V>) current;
-        write(engineKey, tooLong, b.payload, b.nullValue ? expireAt | NULL_VALUE_FLAG : expireAt);
+        byte[] raw = ReservingCodec.behind(b.payload, 0, b.payload.length, HEADER);
+        write(engineKey, tooLong, raw, b.nullValue ? expireAt | NULL_VALUE_FLAG : expireAt);
       }
 
       @Override
@@ -111,27 +120,37 @@ final class ValueStore<K, V> implements Store<K, V> {
     };
   }
 
+  /** The stored bytes of {@code value}, its header's {@link #HEADER} bytes reserved (zero) in front. */
   private byte[] encode(V value) {
-    return NullValues.is(value) ? new byte[0] : values.encode(value);
+    return NullValues.is(value) ? new byte[HEADER] : ReservingCodec.encode(values, value, HEADER);
   }
 
-  /** Writes an entry; {@code header} is the expiry time, with the null-value flag if set. */
-  private void write(byte[] engineKey, boolean tooLong, byte[] payload, long header) {
+  @Override
+  public void keepExpired(boolean on) {
+    keepExpired = on;
+  }
+
+  /**
+   * Writes an entry, handing {@code raw} (the header's bytes reserved in front) and {@code engineKey} over to the
+   * engine; {@code header} is the expiry time, with the null-value flag if set.
+   */
+  private void write(byte[] engineKey, boolean tooLong, byte[] raw, long header) {
     if (tooLong) {
       oversized.keyTooLong(engineKey.length);
       return;
     }
-    oversized.check(engineKey.length, HEADER + payload.length);
-    byte[] raw = new byte[HEADER + payload.length];
-    ByteBuffer.wrap(raw).putLong(header);
-    System.arraycopy(payload, 0, raw, HEADER, payload.length);
-    long expireAt = header & ~NULL_VALUE_FLAG;
-    if (expireAt == Stored.ETERNAL) {
-      engine.put(engineKey, raw);
-    } else {
-      long ms = Math.max(1, expireAt - System.currentTimeMillis());
-      engine.put(engineKey, raw, Duration.ofMillis(ms).plus(ENGINE_TTL_SLACK));
+    oversized.check(engineKey.length, raw.length);
+    ByteBuffer.wrap(raw).putLong(0, header);
+    engine.putOwned(engineKey, raw, engineExpiry(header & ~NULL_VALUE_FLAG));
+  }
+
+  /** When the engine lets an entry of expiry time {@code expireAt} go: then, or a slack later ({@link #keepExpired}). */
+  private long engineExpiry(long expireAt) {
+    if (expireAt == Stored.ETERNAL || !keepExpired) {
+      return expireAt;
     }
+    long slack = ENGINE_TTL_SLACK.toMillis();
+    return expireAt > Stored.ETERNAL - 1 - slack ? Stored.ETERNAL - 1 : expireAt + slack;
   }
 
   @Override

@@ -104,6 +104,27 @@ public interface HybridCache extends Closeable {
   void put(byte[] key, byte[] value, Duration ttl);
 
   /**
+   * As {@link #put(byte[], byte[])} (no expiry: {@code expireAtMillis} is {@link Long#MAX_VALUE}) or
+   * {@link #put(byte[], byte[], Duration)} (expiring at {@code expireAtMillis}, epoch milliseconds), handing both
+   * arrays over: the cache may keep {@code key} and {@code value} themselves instead of copying them, so the caller
+   * must never change either after the call. For callers that build fresh arrays for each put (a codec's output,
+   * a namespaced key): the put then makes no copy. An expiry time already past stores an entry no read finds. The
+   * default copies, as {@code put} does.
+   *
+   * @throws IllegalArgumentException if {@code expireAtMillis} is not positive
+   */
+  default void putOwned(byte[] key, byte[] value, long expireAtMillis) {
+    if (expireAtMillis <= 0) {
+      throw new IllegalArgumentException("expireAtMillis must be positive (Long.MAX_VALUE: none): " + expireAtMillis);
+    }
+    if (expireAtMillis == Long.MAX_VALUE) {
+      put(key, value);
+    } else {
+      put(key, value, Duration.ofMillis(Math.max(1, expireAtMillis - System.currentTimeMillis())));
+    }
+  }
+
+  /**
    * As {@link #put(byte[], byte[])}; on flash the entry goes to the segments of {@code lifetimeClass}
    * (its own active segment and device stream), e.g. one class per table or collection:
    * {@code LifetimeClass.named(16, "users")}. {@link LifetimeClass#FRESH} is what {@code put(key, value)}

@@ -411,6 +411,23 @@ final class Engine implements HybridCache {
     put(key, value, expiryOf(ttl, System.currentTimeMillis()), checkClass(lifetimeClass));
   }
 
+  /** {@inheritDoc} Keeps both arrays: no copy (the key's {@link ByteKey} and the DRAM entry hold them). */
+  @Override
+  public void putOwned(byte[] key, byte[] value, long expireAtMillis) {
+    if (expireAtMillis <= 0) {
+      throw new IllegalArgumentException("expireAtMillis must be positive (Long.MAX_VALUE: none): " + expireAtMillis);
+    }
+    checkKey(key);
+    Objects.requireNonNull(value, "value");
+    calls.enter();
+    try {
+      put(new ByteKey(key), value, false, expireAtMillis == Long.MAX_VALUE ? 0L : expireAtMillis,
+          LifetimeClass.FRESH);
+    } finally {
+      calls.exit();
+    }
+  }
+
   /** Now + ttl in epoch milliseconds, saturating: a TTL of centuries (or FOREVER) never expires. */
   static long expiryOf(Duration ttl, long nowMillis) {
     long millis;
@@ -446,22 +463,22 @@ final class Engine implements HybridCache {
     Objects.requireNonNull(value, "value");
     calls.enter();
     try {
-      put(new ByteKey(key.clone()), value, expiryMillis, lifetimeClass);
+      put(new ByteKey(key.clone()), value, true, expiryMillis, lifetimeClass);
     } finally {
       calls.exit();
     }
   }
 
-  /** A put of a key the caller cannot change. */
-  private void put(ByteKey k, byte[] value, long expiryMillis, LifetimeClass lifetimeClass) {
+  /** A put of a key the caller cannot change; {@code copy}: of a value the caller may change (else kept as is). */
+  private void put(ByteKey k, byte[] value, boolean copy, long expiryMillis, LifetimeClass lifetimeClass) {
     counters.puts.increment();
     if (!cacheable(k.bytes().length, value.length)) {
       counters.tooLargeRejected.increment();
       removeLocked(k);
       return;
     }
-    byte[] copy = value.clone();
-    dram.map().compute(k, (kk, old) -> written(kk, old, copy, expiryMillis, lifetimeClass));
+    byte[] kept = copy ? value.clone() : value;
+    dram.map().compute(k, (kk, old) -> written(kk, old, kept, expiryMillis, lifetimeClass));
   }
 
   /**
