@@ -27,7 +27,7 @@ import java.nio.file.Path;
  * interval: the share of flash hits the small engine served, of those the share its log served (the rest
  * came from set pages) and its device reads per hit. The sizing uses the page format and the log's share
  * of issue 27's engine ({@code src/site/format.md}: a 4 KiB page of a 32-byte header and entries of a
- * 24-byte header + key + value; the log a quarter of the engine's pages); if the engine changes them,
+ * varint header (7 B here) + key + value; the log a quarter of the engine's pages); if the engine changes them,
  * the split shows it.
  */
 final class SmallObjectReads {
@@ -42,8 +42,8 @@ final class SmallObjectReads {
   static final double FILLER_PER_LOG = 1.25;
   private static final int PAGE_BYTES = 4096;
   private static final int PAGE_HEADER_BYTES = 32;
-  /** Lengths and flags (3 B) and a sequence below 2^28 (4 B): SmallSetPage's format 2 for values < 128 B. */
-  private static final int ENTRY_HEADER_BYTES = 7;
+  /** Flags (1 B), a sequence below 2^28 (4 B) and an 8 B key's length (1 B): SmallSetPage's format 2. */
+  private static final int ENTRY_HEADER_BYTES_BUT_VALUE_LENGTH = 6;
   private static final int LOG_OBJECTS_PER_PAGE = 32;
   private static final double LOG_SHARE = 0.25;
 
@@ -55,7 +55,9 @@ final class SmallObjectReads {
   /** The keys of a cache of {@code flashBytes} with {@code share} of it for the small engine. */
   static Sizing size(long flashBytes, double share, int valueBytes) {
     long pages = (long) (flashBytes * share) / PAGE_BYTES;
-    long perPage = (PAGE_BYTES - PAGE_HEADER_BYTES) / (ENTRY_HEADER_BYTES + KEY_BYTES + valueBytes);
+    int valueLengthBytes = valueBytes < 128 ? 1 : 2; // a varint
+    long perPage = (PAGE_BYTES - PAGE_HEADER_BYTES)
+        / (ENTRY_HEADER_BYTES_BUT_VALUE_LENGTH + valueLengthBytes + KEY_BYTES + valueBytes);
     long logPages = Math.round(pages * LOG_SHARE);
     long setRoom = (pages - logPages) * perPage;
     long logRoom = logPages * Math.min(perPage, LOG_OBJECTS_PER_PAGE);

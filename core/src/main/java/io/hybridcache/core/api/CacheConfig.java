@@ -119,7 +119,7 @@ public final class CacheConfig {
   public static final int DEFAULT_SMALL_OBJECT_MAX_BYTES = 2048;
   /**
    * Largest {@link Builder#smallObjectMaxBytes}: key + value of one entry of a 4 KiB set page (the page's
-   * 32-byte header and the entry's 24-byte header leave 4,040 bytes).
+   * 32-byte header and a bound of 24 bytes on the entry's header leave 4,040 bytes).
    */
   public static final int MAX_SMALL_OBJECT_BYTES = 4040;
   /** Largest {@link Builder#smallObjectShare}: the log engine keeps at least a tenth of the budget. */

@@ -70,7 +70,7 @@ final class SmallSetEviction {
     }
     List<Entry> victims = new ArrayList<>();
     int bytes = SmallSetPage.bytesOf(kept);
-    while (bytes > capacityBytes) {
+    while (bytes > capacityBytes || kept.size() > SmallSetPage.MAX_ENTRIES) {
       Entry victim = kept.remove(victim(kept));
       bytes -= victim.bytes();
       victims.add(victim);

@@ -5,8 +5,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 /**
  * The DRAM half of RRIParoo (Kangaroo, SOSP 2021): one hit bit per slot position of each set, 32 per set
  * (4 B). A hit marks the position of the entry read; the next rewrite of the set takes the bits and
- * promotes those entries ({@link SmallSetEviction}). Entries past position 31 get no hit bit (a page of
- * 100 B objects holds 27).
+ * promotes those entries ({@link SmallSetEviction}). Entries past position 31 get no hit bit: in a full
+ * page those are the newest arrivals, which cannot be promoted before their page's next rewrite (a page
+ * holds 31 objects of 100 B with 24 B keys, more of smaller ones).
  *
  * <p><b>Concurrency.</b> Thread-safe, lock-free: marks are atomic ORs from any reader; {@link #takeLocked}
  * is an atomic swap by the holder of the set's lock. A mark that races a rewrite may land on the entry

@@ -31,8 +31,9 @@ import java.util.zip.CRC32C;
  *  32     ...  entries, back to back, then zeros to the end of the page
  * </pre>
  *
- * Each entry: a header of 4 to {@value #MAX_ENTRY_HEADER_BYTES} bytes, then key and value. Variable-length
- * integers are unsigned LEB128 (7 bits a byte, low first, at most 10 bytes, no redundant high zero byte):
+ * Each entry: a header of 4 to 22 bytes ({@value #MAX_ENTRY_HEADER_BYTES} bounds it), then key and value.
+ * Variable-length integers are unsigned LEB128 (7 bits a byte, low first, at most 9 bytes, no redundant
+ * high zero byte). A page holds at most {@value #MAX_ENTRIES} entries.
  *
  * <pre>
  *  size  field
@@ -40,14 +41,15 @@ import java.util.zip.CRC32C;
  *  1-2   value length, varint
  *  1     flags: bits 0-2 RRIP re-reference prediction value, 0 (near) .. {@value SmallSetEviction#MAX_RRPV}
  *        (distant); bit 3 set: an expiry follows; bits 4-7 zero
- *  1-10  sequence number, varint (global, monotonic per cache): the newer version of a key wins a merge
+ *  1-9   sequence number, varint (global, monotonic per cache): the newer version of a key wins a merge
  *  0/8   expiry, epoch milliseconds, only if flag bit 3 (none: never expires)
  *  k     key bytes
  *  v     value bytes
  * </pre>
  *
- * A 24 B key and a 100 B value without expiry take 7 B of header while the sequence is below 2^28 and 8 B
- * below 2^35 (version 1 spent 24 B on fixed-width fields: the small engine's flash overhead per object).
+ * A 24 B key and a 100 B value without expiry take 6 B of header while the sequence is below 2^21 and 7 B
+ * below 2^28 (31 such entries a page), 8 B below 2^35 (30 a page); an expiry adds 8 B. Version 1 spent
+ * 24 B on fixed-width fields (27 a page): the small engine's flash overhead per object.
  *
  * The CRC covers the whole page after itself, so a page torn anywhere by a crash (old and new 512 B
  * sectors mixed) fails verification. Bump {@link #FORMAT_VERSION} on any change to either layout; a
@@ -61,8 +63,8 @@ final class SmallSetPage {
   public static final int PAGE_BYTES = Device.ALIGNMENT;
   public static final int HEADER_BYTES = 32;
   /**
-   * The most an entry's header can take (2 + 2 + 1 + 10 + 8 = 23, rounded up to version 1's 24 so the
-   * largest key plus value, and the documented limits, stay as they were).
+   * A bound on an entry's header (at most 2 + 2 + 1 + 9 + 8 = 22 B), kept at version 1's 24 so the largest
+   * key plus value, and the documented limits, stay as they were.
    */
   public static final int MAX_ENTRY_HEADER_BYTES = 24;
   /** Key plus value bytes of the largest entry a page holds (alone). */
@@ -73,7 +75,10 @@ final class SmallSetPage {
   private static final int CRC_START = 8;
   private static final int RRPV_BITS = 0x07;
   private static final int HAS_EXPIRY = 0x08;
-  private static final int MAX_VARINT_BYTES = 10;
+  /** A varint of a non-negative long takes at most 9 bytes (63 bits, 7 a byte). */
+  private static final int MAX_VARINT_BYTES = 9;
+  /** Entries a page may hold: the set's DRAM object count is one byte ({@link SmallSets}). */
+  public static final int MAX_ENTRIES = 255;
 
   private SmallSetPage() {}
 
@@ -121,7 +126,7 @@ final class SmallSetPage {
         + (expiryMillis != 0 ? Long.BYTES : 0);
   }
 
-  /** Bytes of {@code v} as an unsigned LEB128 varint, 1..10. */
+  /** Bytes of {@code v} (>= 0) as an unsigned LEB128 varint, 1..9. */
   static int varintBytes(long v) {
     return Math.max(1, (Long.SIZE - Long.numberOfLeadingZeros(v) + 6) / 7);
   }
@@ -131,8 +136,8 @@ final class SmallSetPage {
    * relied on). The entries must fit ({@link #CAPACITY_BYTES}).
    */
   static void encode(ByteBuffer page, int setId, long epoch, long generation, List<Entry> entries) {
-    if (entries.size() > 0xFFFF) {
-      throw new IllegalArgumentException("too many entries: " + entries.size());
+    if (entries.size() > MAX_ENTRIES) {
+      throw new IllegalArgumentException("too many entries for a page: " + entries.size() + " > " + MAX_ENTRIES);
     }
     ByteBuffer b = page.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     b.clear().limit(PAGE_BYTES);
@@ -224,7 +229,11 @@ final class SmallSetPage {
    * i + 1 starts), or null if an entry header is implausible.
    */
   private static int[] entryStarts(ByteBuffer b) {
-    int[] starts = new int[Short.toUnsignedInt(b.getShort(10)) + 1];
+    int count = Short.toUnsignedInt(b.getShort(10));
+    if (count > MAX_ENTRIES) {
+      return null;
+    }
+    int[] starts = new int[count + 1];
     int p = HEADER_BYTES;
     for (int i = 0; i < starts.length - 1; i++) {
       int end = entryEnd(b, p);
@@ -301,9 +310,9 @@ final class SmallSetPage {
   /** End of the entry at {@code p}, or -1 if its header is implausible or it runs past the page. */
   private static int entryEnd(ByteBuffer b, int p) {
     long k = checkedVarint(b, p);
-    int q = k < 1 ? -1 : p + varintBytes(k);
+    int q = k < 1 || k > MAX_KEY_AND_VALUE_BYTES ? -1 : p + varintBytes(k);
     long v = q < 0 ? -1 : checkedVarint(b, q);
-    q = v < 0 || k + v > MAX_KEY_AND_VALUE_BYTES ? -1 : q + varintBytes(v);
+    q = v < 0 || v > MAX_KEY_AND_VALUE_BYTES || k + v > MAX_KEY_AND_VALUE_BYTES ? -1 : q + varintBytes(v);
     if (q < 0 || q >= PAGE_BYTES) {
       return -1;
     }
@@ -342,8 +351,9 @@ final class SmallSetPage {
   }
 
   /**
-   * The varint at {@code p} if it ends within the page, takes at most {@value #MAX_VARINT_BYTES} bytes,
-   * has no redundant high zero byte and is >= 0 (as every length and sequence is), else -1.
+   * The varint at {@code p} if it ends within the page, takes at most {@value #MAX_VARINT_BYTES} bytes
+   * (so it is >= 0, as every length and sequence is) and has no redundant high zero byte (so it takes
+   * exactly {@link #varintBytes} of its value: the callers advance by that), else -1.
    */
   private static long checkedVarint(ByteBuffer b, int p) {
     long v = 0;
@@ -351,7 +361,7 @@ final class SmallSetPage {
       byte x = b.get(p + i);
       v |= (long) (x & 0x7F) << (7 * i);
       if (x >= 0) {
-        return (x == 0 && i > 0) || v < 0 ? -1 : v;
+        return x == 0 && i > 0 ? -1 : v;
       }
     }
     return -1;

@@ -113,7 +113,10 @@ final class SmallSets implements SmallStore {
   private final ReentrantLock[] locks;
   /** Seqlock counters, one per lock stripe: odd while a writer of the stripe publishes a page. */
   private final AtomicLongArray versions;
-  /** Objects in each set's page (a page holds at most 162), guarded by the set's lock: exact entry counts. */
+  /**
+   * Objects in each set's page (at most {@link SmallSetPage#MAX_ENTRIES}, which merges keep to), guarded by
+   * the set's lock: exact entry counts.
+   */
   private final byte[] counts;
   /** Sets whose last write failed: empty (lookups miss, the next insert starts from nothing). */
   private final Set<Integer> poisoned = ConcurrentHashMap.newKeySet();

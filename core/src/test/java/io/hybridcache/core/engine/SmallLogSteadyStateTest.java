@@ -72,10 +72,14 @@ class SmallLogSteadyStateTest {
     assertNear("DRAM B/object, peak", dramPeak, f.dramPeak);
     assertTrue(Math.abs(f.hitRatio - hitRatio) <= HIT_TOLERANCE,
         "hit ratio " + f.hitRatio + ", config.md says " + hitRatio);
+    assertTrue(Math.abs(f.bloomFp - QUOTED_BLOOM_FP) <= 0.01,
+        "Bloom false-positive rate " + f.bloomFp + ", config.md says about " + QUOTED_BLOOM_FP);
     assertBloomAndTags(f);
   }
 
   private static final double TOLERANCE = 0.03;
+  /** config.md's "about 8.7% of absent keys" (160 bits, 4 hashes, 31 objects a set). */
+  private static final double QUOTED_BLOOM_FP = 0.087;
   private static final double HIT_TOLERANCE = 0.015;
 
   private static void assertNear(String what, double quoted, double measured) {

@@ -183,6 +183,31 @@ class SmallSetPageTest {
     assertNull(SmallSetPage.decode(forged(flags, (byte) 0x10), SET, EPOCH), "reserved flag bit");
     assertNull(SmallSetPage.decode(forged(first + 1, (byte) 0xFF, (byte) 0x1F), SET, EPOCH), "value past the page");
     assertSame(SmallSetPage.DAMAGED, SmallSetPage.find(forged(flags, (byte) 0x10), SET, EPOCH, key(0)));
+    // lengths whose sum overflows a long (key 1, value 2^63 - 1 in 9 bytes): damage, never a throw
+    ByteBuffer overflow = forged(first, (byte) 0x01, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF,
+        (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0x7F, (byte) 0x00, (byte) 0x05); // flags 0, sequence 5
+    assertNull(SmallSetPage.decode(overflow, SET, EPOCH), "lengths that overflow");
+    assertSame(SmallSetPage.DAMAGED, SmallSetPage.find(overflow, SET, EPOCH, key(0)));
+    assertSame(SmallSetPage.DAMAGED, SmallSetPage.at(overflow, SET, EPOCH, 0));
+    // key 1, value 1, flags 0, then a 10-byte sequence (no long >= 0 needs one) whose last byte adds only bit 63
+    assertNull(SmallSetPage.decode(forged(first, (byte) 0x01, (byte) 0x01, (byte) 0x00, (byte) 0x80, (byte) 0x80,
+        (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x02), SET,
+        EPOCH), "a 10-byte varint");
+    assertNull(SmallSetPage.decode(forged(10, (byte) 0x00, (byte) 0x01), SET, EPOCH), "256 entries claimed");
+  }
+
+  /** A page exactly full (two entries, the second with an expiry) round-trips. */
+  @Test
+  void aPageFilledToItsLastByteRoundTrips() {
+    Entry a = entry(1, 1, 1000, 5);
+    int rest = SmallSetPage.CAPACITY_BYTES - a.bytes();
+    int valueBytes = rest - SmallTestKeys.KEY_BYTES - SmallSetPage.headerBytes(SmallTestKeys.KEY_BYTES, 3000, 6, 9L);
+    Entry b = new Entry(key(2), SmallTestKeys.value(2, 1, valueBytes), KeyHash.of(key(2)), 6, 9L, 0);
+    assertEquals(SmallSetPage.CAPACITY_BYTES, a.bytes() + b.bytes());
+    Page out = SmallSetPage.decode(page(List.of(a, b)), SET, EPOCH);
+    assertEquals(2, out.entries().size());
+    assertArrayEquals(b.value(), out.entries().get(1).value());
+    assertEquals(9L, out.entries().get(1).expiryMillis());
   }
 
   /** A one-entry page (24 B key, 100 B value) with {@code bytes} written at {@code at} and the CRC made valid. */

@@ -87,6 +87,28 @@ class SmallSetsTest {
     assertNull(sets.get(key(1)));
   }
 
+  /**
+   * Review of page format 2: entries of a few bytes fit far more than 255 to a page, but the set's object
+   * count in DRAM is one byte. A merge keeps at most {@link SmallSetPage#MAX_ENTRIES}, so the count, the
+   * entries metric and the objects a drop loses stay exact.
+   */
+  @Test
+  void aPageOfTinyEntriesKeepsAtMost255AndItsCountsStayExact() {
+    SmallSets sets = region(new MemoryDevice(1, 4096));
+    for (int i = 0; i < 1_000; i++) {
+      sets.put(new byte[] {(byte) (i >> 8), (byte) i}, new byte[0], i + 1, 0);
+    }
+    int held = 0;
+    for (int i = 0; i < 1_000; i++) {
+      held += sets.get(new byte[] {(byte) (i >> 8), (byte) i}) != null ? 1 : 0;
+    }
+    assertEquals(SmallSetPage.MAX_ENTRIES, held, "entries a page keeps");
+    assertEquals(held, sets.stats().entries(), "the entries metric");
+    sets.drop(0);
+    assertEquals(held, sets.stats().objectsLost(), "objects a drop loses");
+    assertEquals(0, sets.stats().entries());
+  }
+
   /** A set of one page (31 objects of 100 B) that keeps taking objects keeps the one that is read (RRIP), evicts the rest. */
   @Test
   void anOverflowingSetEvictsByRripAndKeepsTheReadObject() {
