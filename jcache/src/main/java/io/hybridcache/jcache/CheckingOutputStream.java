@@ -18,7 +18,7 @@ import java.lang.reflect.Array;
  * depth is the number of {@code writeObject0} frames on the stack, measured only when the bound "last measured
  * depth + objects written since" (the depth grows by at most one per object) is over {@code maxdepth}.
  */
-final class CheckingOutputStream extends ObjectOutputStream {
+class CheckingOutputStream extends ObjectOutputStream {
   private static final StackWalker STACK = StackWalker.getInstance();
   private final SerialFilter filter;
   private final String root;

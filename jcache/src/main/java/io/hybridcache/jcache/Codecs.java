@@ -65,8 +65,13 @@ public final class Codecs {
     return forType(type, loader, SerialFilter.of(filter));
   }
 
-  @SuppressWarnings("unchecked")
   static <T> Codec<T> forType(Class<T> type, ClassLoader loader, SerialFilter filter) {
+    return forType(type, loader, filter, null);
+  }
+
+  /** As {@link #forType(Class, ClassLoader, SerialFilter)}, serializing compactly with {@code descriptors} if not null. */
+  @SuppressWarnings("unchecked")
+  static <T> Codec<T> forType(Class<T> type, ClassLoader loader, SerialFilter filter, ClassDescriptors descriptors) {
     if (type == String.class) {
       return (Codec<T>) string();
     } else if (type == byte[].class) {
@@ -76,21 +81,26 @@ public final class Codecs {
     } else if (type == Integer.class) {
       return (Codec<T>) integers();
     }
-    return new SerializingCodec<>(loader, filter);
+    return new SerializingCodec<>(loader, filter, descriptors);
   }
 
   /**
    * The codec a property names: {@code string}, {@code bytes}, {@code long}, {@code integer},
    * {@code serializable}, or a {@link Codec} class with a public no-argument constructor.
    */
-  @SuppressWarnings("unchecked")
   static <T> Codec<T> named(String name, ClassLoader loader, SerialFilter filter) {
+    return named(name, loader, filter, null);
+  }
+
+  /** As {@link #named(String, ClassLoader, SerialFilter)}, serializing compactly with {@code descriptors} if not null. */
+  @SuppressWarnings("unchecked")
+  static <T> Codec<T> named(String name, ClassLoader loader, SerialFilter filter, ClassDescriptors descriptors) {
     switch (name) {
       case "string": return (Codec<T>) string();
       case "bytes": return (Codec<T>) bytes();
       case "long": return (Codec<T>) longs();
       case "integer": return (Codec<T>) integers();
-      case "serializable": return new SerializingCodec<>(loader, filter);
+      case "serializable": return new SerializingCodec<>(loader, filter, descriptors);
       default:
         try {
           return (Codec<T>) ContextFirstClassLoader.forName(name, true, loader).getConstructor().newInstance();

@@ -136,8 +136,8 @@ final class HybridCacheManager implements CacheManager {
       SharedEngine.Lease l = lease();
       SharedEngine e = l.shared();
       shared = e.engine();
-      Codec<K> keys = codec(config.getKeyCodec(), cacheName, "key", config.getKeyType());
-      Codec<V> values = codec(config.getValueCodec(), cacheName, "value", config.getValueType());
+      Codec<K> keys = codec(config.getKeyCodec(), cacheName, "key", config.getKeyType(), e.descriptors());
+      Codec<V> values = codec(config.getValueCodec(), cacheName, "value", config.getValueType(), e.descriptors());
       if (settings.caches().get(cacheName, "max-entries") != null) {
         throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + cacheName + ".max-entries applies only to a "
             + "store-by-reference cache (cache." + cacheName + ".store-by-reference=true); a store-by-value cache "
@@ -221,13 +221,15 @@ final class HybridCacheManager implements CacheManager {
    * The {@code role} ("key" or "value") codec of a cache: given in code, named by {@code cache.NAME.ROLE-codec},
    * else by type. One that serializes is checked against {@code serial-filter} ({@link SerialFilter#admit}).
    */
-  private <T> Codec<T> codec(Codec<T> given, String cacheName, String role, Class<T> type) {
+  private <T> Codec<T> codec(Codec<T> given, String cacheName, String role, Class<T> type,
+      ClassDescriptors descriptors) {
     if (given != null) {
       return given;
     }
     String named = settings.caches().get(cacheName, role + "-codec");
     ClassLoader loader = loader();
-    Codec<T> codec = named != null ? Codecs.named(named, loader, serialFilter) : Codecs.forType(type, loader, serialFilter);
+    Codec<T> codec = named != null ? Codecs.named(named, loader, serialFilter, descriptors)
+        : Codecs.forType(type, loader, serialFilter, descriptors);
     if (codec instanceof SerializingCodec) {
       String declared = role + "-type";
       serialFilter.admit(cacheName, settings.caches().get(cacheName, declared) != null

@@ -9,6 +9,7 @@ import java.io.InvalidClassException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.ObjectStreamClass;
+import java.nio.ByteBuffer;
 import java.util.Objects;
 
 /**
@@ -29,12 +30,27 @@ import java.util.Objects;
  * cache reads as a miss, counted and removed.
  */
 final class SerializingCodec<T> implements ReservingCodec<T> {
+  /** First byte of a compact stream (a standard one starts with 0xAC 0xED). */
+  static final byte COMPACT = (byte) 0xC5;
+  /** The marker and the table's generation. */
+  static final int COMPACT_HEAD_BYTES = 1 + Integer.BYTES;
   private final ClassLoader loader;
   private final SerialFilter filter;
+  private final ClassDescriptors descriptors;
 
   SerializingCodec(ClassLoader loader, SerialFilter filter) {
+    this(loader, filter, null);
+  }
+
+  /**
+   * A codec that writes compact streams with {@code descriptors} (null: standard streams, as
+   * {@code Codecs.serializing} makes). It reads both kinds: standard streams (written before the manager
+   * had a table, or by a codec without one) and compact streams of {@code descriptors}' generation.
+   */
+  SerializingCodec(ClassLoader loader, SerialFilter filter, ClassDescriptors descriptors) {
     this.loader = Objects.requireNonNull(loader, "loader");
     this.filter = Objects.requireNonNull(filter, "filter");
+    this.descriptors = descriptors;
   }
 
   /** {@inheritDoc} The stream is written behind the head, in the buffer it grows in: no copy of it is made there. */
@@ -47,7 +63,16 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
     for (int i = 0; i < reserved; i++) {
       bytes.write(0);
     }
-    try (ObjectOutputStream out = new CheckingOutputStream(bytes, filter, type)) {
+    if (descriptors != null) {
+      bytes.write(COMPACT);
+      int g = descriptors.generation();
+      bytes.write(g >>> 24);
+      bytes.write(g >>> 16);
+      bytes.write(g >>> 8);
+      bytes.write(g);
+    }
+    try (ObjectOutputStream out = descriptors != null ? new CompactOutputStream(bytes, filter, type, descriptors)
+        : new CheckingOutputStream(bytes, filter, type)) {
       out.writeObject(value);
     } catch (IOException e) {
       throw new IllegalArgumentException("cannot serialize a " + type.getName()
@@ -66,7 +91,17 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
   @SuppressWarnings("unchecked")
   public T decode(byte[] bytes) {
     SerialFilter.Stream stream = filter.stream();
-    try (ObjectInputStream in = new LoaderInputStream(new ByteArrayInputStream(bytes), loader)) {
+    boolean compact = bytes.length > 0 && bytes[0] == COMPACT;
+    if (compact && (descriptors == null || bytes.length < COMPACT_HEAD_BYTES
+        || ByteBuffer.wrap(bytes, 1, Integer.BYTES).getInt() != descriptors.generation())) {
+      throw new Undecodable("(unknown)", "a compact stream of another class-descriptor table than "
+          + (descriptors == null ? "none (this codec writes standard streams)" : "this manager directory's "
+          + ClassDescriptors.FILE + " (generation " + descriptors.generation() + ")"), null);
+    }
+    try (ObjectInputStream in = compact
+        ? new CompactInputStream(new ByteArrayInputStream(bytes, COMPACT_HEAD_BYTES,
+            bytes.length - COMPACT_HEAD_BYTES), loader, descriptors, filter)
+        : new LoaderInputStream(new ByteArrayInputStream(bytes), loader)) {
       in.setObjectInputFilter(stream);
       return (T) in.readObject();
     } catch (IOException | ClassNotFoundException | RuntimeException | LinkageError e) {
@@ -87,13 +122,72 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
     return lastRead != null ? lastRead : "(unknown)";
   }
 
+  /**
+   * A {@link CheckingOutputStream} that writes no stream header and, for each class descriptor, its number in
+   * the manager's {@link ClassDescriptors} (recorded there first if new).
+   */
+  private static final class CompactOutputStream extends CheckingOutputStream {
+    private final ClassDescriptors descriptors;
+
+    CompactOutputStream(java.io.OutputStream out, SerialFilter filter, Class<?> root, ClassDescriptors descriptors)
+        throws IOException {
+      super(out, filter, root);
+      this.descriptors = descriptors;
+    }
+
+    @Override
+    protected void writeStreamHeader() {
+      // none: the compact head (marker, generation) stands for it
+    }
+
+    @Override
+    protected void writeClassDescriptor(ObjectStreamClass desc) throws IOException {
+      try {
+        writeInt(descriptors.numberOf(desc));
+      } catch (java.io.UncheckedIOException e) {
+        throw e.getCause();
+      }
+    }
+  }
+
+  /** Reads what {@link CompactOutputStream} wrote: descriptors by number, through the manager's loader and filter. */
+  private static final class CompactInputStream extends LoaderInputStream {
+    private final ClassDescriptors descriptors;
+    private final SerialFilter filter;
+
+    CompactInputStream(InputStream in, ClassLoader loader, ClassDescriptors descriptors, SerialFilter filter)
+        throws IOException {
+      super(in, loader);
+      this.descriptors = descriptors;
+      this.filter = filter;
+    }
+
+    @Override
+    protected void readStreamHeader() {
+      // none: see CompactOutputStream
+    }
+
+    @Override
+    protected ObjectStreamClass readClassDescriptor() throws IOException, ClassNotFoundException {
+      return descriptors.descriptor(readInt(), bytes -> {
+        ObjectInputStream d = new LoaderInputStream(bytes, loader());
+        d.setObjectInputFilter(filter.stream());
+        return d;
+      });
+    }
+  }
+
   /** Resolves classes through the cache manager's class loader. */
-  private static final class LoaderInputStream extends ObjectInputStream {
+  private static class LoaderInputStream extends ObjectInputStream {
     private final ClassLoader loader;
 
     LoaderInputStream(InputStream in, ClassLoader loader) throws IOException {
       super(in);
       this.loader = loader;
+    }
+
+    final ClassLoader loader() {
+      return loader;
     }
 
     @Override

@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * fails, told that each process needs its own directory. The namespace table is read after the engine opens
  * ({@link Namespaces#open}: checked against the mark the engine's directory keeps, {@link EngineMark}, and the
  * {@code cache-version}). A private directory is deleted at the last release: the mark, the engine's own
- * files ({@code HybridCache.deleteFiles}), the namespace table, the lock. Before making one, the private
+ * files ({@code HybridCache.deleteFiles}), the namespace table, the class descriptors ({@link ClassDescriptors}),
+ * the lock. Before making one, the private
  * directories beside it that processes killed with them open left behind are deleted ({@link AbandonedDirectories}).
  *
  * <p>Concurrency: the registry, the reference counts and the slots are guarded by the class lock.
@@ -57,6 +58,8 @@ final class SharedEngine {
   private final DirectoryLock lock;
   private final HybridCache engine;
   private final Namespaces namespaces;
+  /** The compact serialization's class descriptors; null if its file could not be opened (standard streams). */
+  private final ClassDescriptors descriptors;
   /** Per namespace id: what to tell when the engine evicts one of its entries (a cache's statistics). */
   private final ConcurrentHashMap<Integer, EvictionSink> sinks;
   private int references;
@@ -70,7 +73,8 @@ final class SharedEngine {
   }
 
   private SharedEngine(Path directory, java.net.URI uri, boolean persistent, DirectoryLock lock, HybridCache engine,
-      Namespaces namespaces, ConcurrentHashMap<Integer, EvictionSink> sinks) {
+      Namespaces namespaces, ClassDescriptors descriptors, ConcurrentHashMap<Integer, EvictionSink> sinks) {
+    this.descriptors = descriptors;
     this.directory = directory;
     this.uri = uri;
     this.persistent = persistent;
@@ -144,7 +148,8 @@ final class SharedEngine {
           }
           throw e;
         }
-        shared = new SharedEngine(dir, settings.uri(), settings.persistent(), lock, engine, namespaces, sinks);
+        shared = new SharedEngine(dir, settings.uri(), settings.persistent(), lock, engine, namespaces,
+            openDescriptors(dir), sinks);
       } catch (RuntimeException | Error e) {
         unlock(dir, settings.persistent(), lock, e);
         throw e;
@@ -210,6 +215,7 @@ final class SharedEngine {
         HybridCache.deleteFiles(dir.resolve("engine"));
         Files.deleteIfExists(dir.resolve(Namespaces.FILE));
         Files.deleteIfExists(dir.resolve(Namespaces.FILE + AtomicFile.TEMP_SUFFIX));
+        ClassDescriptors.delete(dir);
         Files.deleteIfExists(dir.resolve(DirectoryLock.FILE)); // no one can open it: the lock is held
       }
     } catch (IOException | RuntimeException e) {
@@ -234,6 +240,17 @@ final class SharedEngine {
     }
   }
 
+  /** The directory's class descriptors, or null (logged: values are then written as standard streams). */
+  private static ClassDescriptors openDescriptors(Path dir) {
+    try {
+      return ClassDescriptors.open(dir);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("cannot open {} in {} ({}): serialized values are written as standard Java streams, and compact"
+          + " ones stored before read as misses", ClassDescriptors.FILE, dir, e.toString());
+      return null;
+    }
+  }
+
   /**
    * Lets go of this engine; the last release closes it (a clean close: the next open of a persistent
    * directory is warm) and deletes a private directory.
@@ -250,6 +267,7 @@ final class SharedEngine {
     try {
       engine.close();
     } finally {
+      closeDescriptors();
       try {
         unlock(directory, persistent, lock, null);
       } finally {
@@ -283,6 +301,21 @@ final class SharedEngine {
 
   void unwatch(EvictionSink sink) {
     sinks.remove(sink.namespace().id(), sink);
+  }
+
+  private void closeDescriptors() {
+    if (descriptors != null) {
+      try {
+        descriptors.close();
+      } catch (IOException e) {
+        LOG.warn("cannot close {} of {}", ClassDescriptors.FILE, directory, e);
+      }
+    }
+  }
+
+  /** The compact serialization's class descriptors of this directory, or null (standard streams). */
+  ClassDescriptors descriptors() {
+    return descriptors;
   }
 
   HybridCache engine() { return engine; }

@@ -1,0 +1,150 @@
+package io.hybridcache.jcache;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.hybridcache.core.api.HybridCache;
+import java.io.IOException;
+import java.io.Serializable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import javax.cache.Cache;
+import javax.cache.CacheManager;
+import javax.cache.configuration.MutableConfiguration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 37 item 5: a small serializable object is stored with its class descriptors written once per manager
+ * directory ({@link ClassDescriptors}), not in every value; a value whose descriptors are gone is a miss, never
+ * a wrong object.
+ */
+class CompactSerializationTest {
+  @TempDir Path dir;
+
+  record Point(int x, int y) implements Serializable {}
+
+  record Labelled(String label, Point at, List<Point> path) implements Serializable {}
+
+  private static SerialFilter filter() {
+    return SerialFilter.of("io.hybridcache.**;java.base/*;!*");
+  }
+
+  private static MutableConfiguration<String, Labelled> labelled() {
+    return new MutableConfiguration<String, Labelled>().setTypes(String.class, Labelled.class);
+  }
+
+  private static Labelled sample(int i) {
+    return new Labelled("l" + i, new Point(i, -i), List.of(new Point(1, 2), new Point(3, 4)));
+  }
+
+  @Test
+  void aSmallObjectIsAFewTimesSmallerAndReadsBack() throws IOException {
+    ClassDescriptors descriptors = ClassDescriptors.open(dir);
+    try {
+      ClassLoader loader = getClass().getClassLoader();
+      SerializingCodec<Point> compact = new SerializingCodec<>(loader, filter(), descriptors);
+      SerializingCodec<Point> standard = new SerializingCodec<>(loader, filter());
+      byte[] small = compact.encode(new Point(7, 8));
+      byte[] plain = standard.encode(new Point(7, 8));
+      System.out.printf("Point(7, 8) serialized: %d B standard, %d B compact%n", plain.length, small.length);
+      // 8 B of data: the compact head (5 B), object and descriptor tags and a 4 B number, the two ints
+      assertTrue(small.length <= 24, "compact: " + small.length + " B");
+      assertTrue(plain.length >= 3 * small.length, "standard " + plain.length + " B against compact " + small.length);
+      assertEquals(new Point(7, 8), compact.decode(small));
+      assertEquals(new Point(7, 8), compact.decode(plain), "a standard stream (an earlier version's) still reads");
+      assertArrayEquals(small, compact.encode(new Point(7, 8)), "the same object, the same bytes (keys compare so)");
+      Undecodable e = assertThrows(Undecodable.class, () -> standard.decode(small));
+      assertTrue(e.getMessage().contains("class-descriptor"), e.getMessage());
+    } finally {
+      descriptors.close();
+    }
+  }
+
+  /** Forced interleaving: threads record new classes at once; each class gets one number, and all read back. */
+  @Test
+  void concurrentFirstUsesOfClassesGetOneNumberEach() throws Exception {
+    ClassDescriptors descriptors = ClassDescriptors.open(dir);
+    try {
+      SerializingCodec<Object> codec = new SerializingCodec<>(getClass().getClassLoader(), filter(), descriptors);
+      List<Object> values = List.of(new Point(1, 1), sample(2), new java.util.ArrayList<>(List.of(3)),
+          java.time.Duration.ofSeconds(4), new java.util.TreeMap<>(java.util.Map.of("5", 5)));
+      CountDownLatch start = new CountDownLatch(1);
+      List<CompletableFuture<byte[]>> runs = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        Object v = values.get(t % values.size());
+        runs.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            start.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return codec.encode(v);
+        }));
+      }
+      start.countDown();
+      Set<Integer> generations = ConcurrentHashMap.newKeySet();
+      for (int t = 0; t < runs.size(); t++) {
+        byte[] b = runs.get(t).get(30, TimeUnit.SECONDS);
+        assertEquals(values.get(t % values.size()), codec.decode(b));
+        generations.add(java.nio.ByteBuffer.wrap(b, 1, 4).getInt());
+      }
+      assertEquals(1, generations.size());
+    } finally {
+      descriptors.close();
+    }
+    // a fresh open reads back every record written: the same numbers, so the same bytes
+    ClassDescriptors again = ClassDescriptors.open(dir);
+    try {
+      SerializingCodec<Point> codec = new SerializingCodec<>(getClass().getClassLoader(), filter(), again);
+      assertEquals(new Point(1, 1), codec.decode(codec.encode(new Point(1, 1))));
+    } finally {
+      again.close();
+    }
+  }
+
+  /**
+   * Through the public API: values come back after a restart (the table persisted); once the table is gone or
+   * damaged they are misses, counted as undecodable, and the cache goes on storing.
+   */
+  @Test
+  void valuesSurviveARestartAndAreMissesWithoutTheirTable() throws IOException {
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "places")) {
+      Cache<String, Labelled> c = m.createCache("places", labelled());
+      for (int i = 0; i < 100; i++) {
+        c.put("k" + i, sample(i));
+      }
+      m.unwrap(HybridCache.class).flush();
+    }
+    assertTrue(Files.size(dir.resolve(ClassDescriptors.FILE)) > 0);
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "places")) {
+      Cache<String, Labelled> c = m.createCache("places", labelled());
+      for (int i = 0; i < 100; i++) {
+        assertEquals(sample(i), c.get("k" + i), "k" + i);
+      }
+    }
+    // a damaged table (a flipped byte in a record): a new generation, every stored value a miss
+    byte[] table = Files.readAllBytes(dir.resolve(ClassDescriptors.FILE));
+    table[table.length - 6] ^= 0x40;
+    Files.write(dir.resolve(ClassDescriptors.FILE), table);
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "places")) {
+      Cache<String, Labelled> c = m.createCache("places", labelled());
+      for (int i = 0; i < 100; i++) {
+        assertNull(c.get("k" + i), "k" + i + " read with another table");
+      }
+      assertEquals(100, c.unwrap(HybridCacheStatisticsMXBean.class).getUndecodableValues());
+      c.put("k1", sample(1));
+      assertEquals(sample(1), c.get("k1"), "stored and read with the new table");
+    }
+  }
+}
