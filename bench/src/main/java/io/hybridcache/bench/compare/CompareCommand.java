@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
  * {@link StoreType} runs the same YCSB workloads (B, C, D, A and the CaSSanDra paper's
  * transactional phase, in that order, after one load) through the same binding ({@link
  * KvStoreDB}) in a child JVM with the same JVM flags, the same DRAM budget and the same memory
- * cgroup limit (heap + budget + a fixed allowance for JVM native memory and page cache), on a data
+ * cgroup rule (heap + budget + the store's allowance: its calibrated native memory and code + 32 MiB), on a data
  * set {@code --data-factor} times the budget. fio measures the disk in the same run.
  *
  * <p>Writes: a table (stdout), {@code OUT/compare.md} (the tables as Markdown), PNG charts in
@@ -126,8 +126,10 @@ public final class CompareCommand implements Callable<Integer> {
   @Option(names = "--memory-limit", paramLabel = "auto|off", description = "run each store in a memory cgroup of heap + DRAM budget + allowance (default: ${DEFAULT-VALUE})")
   String memoryLimit = "auto";
 
-  @Option(names = "--native-allowance", paramLabel = "SIZE", converter = Sizes.Converter.class, description = "cgroup room beyond heap and budget, for JVM native memory and page cache (default: 192MiB)")
-  long nativeAllowance = 192 * CacheConfig.MIB;
+  @Option(names = "--native-allowance", paramLabel = "SIZE", converter = Sizes.Converter.class, description = "cgroup room beyond"
+      + " heap and budget, the same for every store, instead of each store's calibration (default: calibrated per store: its"
+      + " measured native memory and mapped code + 32 MiB; 192 MiB where a calibration fails)")
+  Long nativeAllowance;
 
   @Option(names = "--no-fio", description = "skip the fio limits")
   boolean noFio;
@@ -155,8 +157,13 @@ public final class CompareCommand implements Callable<Integer> {
     }
   }
 
-  /** One run of one store: its phase records, or why it did not complete. */
-  record StoreRun(StoreType store, int repetition, List<ObjectNode> phases, String failure, long peakBytes, long oomKills) {}
+  /** One run of one store: its phase records, or why it did not complete, and its memory cgroup's allowance (null: not known). */
+  record StoreRun(StoreType store, int repetition, List<ObjectNode> phases, String failure, long peakBytes, long oomKills,
+                  NativeAllowance allowance) {
+    StoreRun(StoreType store, int repetition, List<ObjectNode> phases, String failure, long peakBytes, long oomKills) {
+      this(store, repetition, phases, failure, peakBytes, oomKills, null);
+    }
+  }
 
   /** One section of the run: its workloads (files; the first one's record shape is loaded), records, room on disk and entries expected. */
   record Section(String name, List<String> workloads, Map<String, Path> files, long records, long recordBytes, long disk,
@@ -182,9 +189,10 @@ public final class CompareCommand implements Callable<Integer> {
     validate(budget, secs, warm, reps);
     List<Section> sections = sections(budget, secs + warm);
     long heap = 2 * budget + 256 * CacheConfig.MIB;
-    long limit = memoryLimit.equals("off") ? -1 : heap + budget + nativeAllowance;
+    Allowances allowances = new Allowances(memoryLimit.equals("auto"), nativeAllowance);
+    long limit = memoryLimit.equals("off") ? -1 : heap + budget + allowances.flat();
     Path work = BenchDirs.prepare(out);
-    ObjectNode setup = setup(budget, sections.get(0), secs, warm, reps, heap, limit);
+    ObjectNode setup = setup(budget, sections.get(0), secs, warm, reps, heap, limit, allowances);
     err.printf("compare: %d stores x %s; DRAM budget %s, %,d records (~%s, %.1fx the budget), disk room %s, %d threads,"
             + " %.0f s + %.0f s warm-up per workload; tiny sections %s; %d run(s) of the leaders%n", stores.size(), workloads,
         Sizes.format(budget), sections.get(0).records(), Sizes.format(sections.get(0).records() * RECORD_BYTES),
@@ -198,7 +206,7 @@ public final class CompareCommand implements Callable<Integer> {
         return BenchMain.ENVIRONMENT;
       }
     }
-    StoreRunner runner = new StoreRunner(work, budget, heap, limit, threads, secs, warm,
+    StoreRunner runner = new StoreRunner(work, budget, heap, allowances, threads, secs, warm,
         loadSeconds != null ? loadSeconds : quick ? 90 : 900, properties, err);
     List<List<StoreRun>> runs = new ArrayList<>();
     int total = stores.size() * sections.size();
@@ -256,6 +264,9 @@ public final class CompareCommand implements Callable<Integer> {
     if (reps < 1) {
       throw new ParameterException(spec.commandLine(), "--repetitions must be at least 1, was " + reps);
     }
+    if (nativeAllowance != null && nativeAllowance <= 0) {
+      throw new ParameterException(spec.commandLine(), "--native-allowance must be > 0, was " + nativeAllowance);
+    }
   }
 
   /** The core section and one per tiny workload, each checked: 4x (tiny: 2x) the budget, and ours fits the budget. */
@@ -274,6 +285,7 @@ public final class CompareCommand implements Callable<Integer> {
           throw new ParameterException(spec.commandLine(), "--tiny-records " + nt + " is under 2x the DRAM budget ("
               + (2 * budget / bytes) + " records of ~" + bytes + " B of " + w + ")");
         }
+        checkOverCacheable(w, nt * bytes, budget);
         out.add(section(w, List.of(w), nt, bytes, phaseSeconds));
       }
     }
@@ -288,6 +300,21 @@ public final class CompareCommand implements Callable<Integer> {
       }
     }
     return out;
+  }
+
+  /**
+   * With calibrated allowances, a store reading through the page cache can cache data in its budget and, at
+   * most, the {@link NativeAllowance#MARGIN} beside what it was measured to need: a tiny section's data must
+   * be larger than both, or such a store serves it from DRAM and the section measures nothing of its disk.
+   */
+  private void checkOverCacheable(String workload, long dataBytes, long budget) {
+    long cacheable = NativeAllowance.cacheableBytes(budget);
+    if (memoryLimit.equals("auto") && nativeAllowance == null && dataBytes <= cacheable) {
+      throw new ParameterException(spec.commandLine(), String.format("section %s: its data (%s) is not larger than the"
+              + " DRAM budget and the allowance's margin (%s + %s), which a store reading through the page cache can fill:"
+              + " give a --tiny-data-factor over %.2f or more --tiny-records", workload, Sizes.format(dataBytes),
+          Sizes.format(budget), Sizes.format(NativeAllowance.MARGIN), (double) cacheable / budget));
+    }
   }
 
   private Path workloadFile(String w) {
@@ -338,7 +365,8 @@ public final class CompareCommand implements Callable<Integer> {
     return p;
   }
 
-  private ObjectNode setup(long budget, Section core, double secs, double warm, int reps, long heap, long limit) {
+  private ObjectNode setup(long budget, Section core, double secs, double warm, int reps, long heap, long limit,
+                           Allowances allowances) {
     ObjectNode setup = StatsJson.MAPPER.createObjectNode();
     setup.put("date", Instant.now().toString());
     setup.put("machine", Machine.describe());
@@ -351,10 +379,15 @@ public final class CompareCommand implements Callable<Integer> {
     setup.put("heap_bytes", heap);
     setup.put("memory_limit_bytes", limit);
     setup.put("repetitions", reps);
+    setup.put("allowance_rule", !memoryLimit.equals("auto") ? "none (no memory cgroup)" : allowances.calibrating()
+        ? "calibrated per store: its native memory (anonymous + kernel less the heap and the budget's direct buffers) and"
+        + " mapped code, measured by a child of the store on " + StoreRunner.CALIBRATION_RECORDS + " records, + "
+        + Sizes.format(NativeAllowance.MARGIN) + "; " + Sizes.format(allowances.flat()) + " where a calibration fails"
+        : "the same for every store: " + Sizes.format(allowances.flat()) + " (--native-allowance)");
     setup.put("budget_rule", "every store gets the DRAM budget for what it caches, on its own knobs; ours' DRAM tier gets"
         + " the budget less its index (16 B per expected entry, the compact index's bound) and its write buffers, as"
         + " RocksDB's block cache holds its index, filters and memtables; every JVM runs in the same memory cgroup (heap +"
-        + " budget + allowance), which bounds page cache too");
+        + " budget + the store's calibrated allowance), which bounds page cache too");
     return setup;
   }
 
@@ -386,7 +419,7 @@ public final class CompareCommand implements Callable<Integer> {
     return written;
   }
 
-  private static long roundUpMiB(long bytes) {
+  static long roundUpMiB(long bytes) {
     return (bytes + CacheConfig.MIB - 1) / CacheConfig.MIB * CacheConfig.MIB;
   }
 }

@@ -372,6 +372,9 @@ final class CompareReport {
       s.put("disk_backed", r.store().diskBacked());
       s.put("cgroup_peak_bytes", r.peakBytes());
       s.put("oom_kills", r.oomKills());
+      if (r.allowance() != null) {
+        r.allowance().putInto(s);
+      }
       if (r.failure() == null) {
         s.putNull("failure");
       } else {

@@ -21,7 +21,8 @@ import site.ycsb.DB;
  * The child JVM of one store in a comparison ({@link CompareCommand} starts it): opens the store
  * once through {@link KvStoreDB} (one instance per client thread), loads the records, runs each
  * workload for a fixed time after a warm-up, and prints one {@value #RESULT_PREFIX} JSON line per
- * phase on stdout. Progress goes to stderr. Exits 0 if every phase ran.
+ * phase on stdout (with {@code --calibrate}, also a {@link NativeBaseline} line of itself before the store
+ * closes). Progress goes to stderr. Exits 0 if every phase ran.
  */
 @Command(name = "compare-runner", mixinStandardHelpOptions = true)
 public final class CompareRunner implements Callable<Integer> {
@@ -68,6 +69,10 @@ public final class CompareRunner implements Callable<Integer> {
 
   @Option(names = "--workload", required = true, description = "NAME=FILE, in run order (repeatable)")
   Map<String, Path> workloads = new LinkedHashMap<>();
+
+  @Option(names = "--calibrate", paramLabel = "CGROUP_DIR", description = "after the workloads, with the store still open,"
+      + " print a calibration line: what this JVM's memory cgroup (this directory) holds beside heap and budget")
+  Path calibrate;
 
   @Option(names = "-p", description = "YCSB property for every phase (repeatable)")
   Map<String, String> extra = new LinkedHashMap<>();
@@ -122,6 +127,10 @@ public final class CompareRunner implements Callable<Integer> {
         PhaseDriver.Window w = driver.transactions(e.getKey(), p, warmup, seconds);
         operations += w.ops().operations();
         emit(w);
+      }
+      if (calibrate != null) {
+        System.out.println(NativeBaseline.measure(calibrate, dram).line()); // the store still open
+        System.out.flush();
       }
       code = 0;
       for (DB db : dbs) {

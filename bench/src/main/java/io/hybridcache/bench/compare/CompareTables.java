@@ -17,7 +17,7 @@ final class CompareTables {
   private static final double MIB = 1024.0 * 1024.0;
   private static final String[] ROW_HEADER = {"store", "run", "phase", "ops/s", "read p50 us", "read p99 us",
       "read p99.9 us", "hit ratio", "disk B read/read", "disk B written/op", "write ampl.", "major faults",
-      "index MiB (charged)", "RSS MiB", "page cache MiB", "disk reads / fio", "ops/s / fio IOPS"};
+      "index MiB (charged)", "allowance MiB (measured native MiB)", "RSS MiB", "page cache MiB", "disk reads / fio", "ops/s / fio IOPS"};
   private static final String[] OBJECTS_HEADER = {"store", "objects held (hit ratio x records)",
       "budget B per object held", "miss ratio", "disk B read per read", "ops/s (median)",
       "ours holds more, misses less, reads less than every disk-backed peer"};
@@ -54,9 +54,7 @@ final class CompareTables {
         setup.path("data_bytes_estimate").asDouble() / MIB,
         setup.path("data_bytes_estimate").asDouble() / setup.path("dram_budget_bytes").asDouble(),
         setup.path("threads").asInt(), setup.path("seconds").asDouble(), setup.path("warmup_seconds").asDouble(),
-        setup.path("memory_limit_bytes").asLong() < 0 ? "off"
-            : String.format(Locale.ROOT, "%.0f MiB (heap %.0f MiB pre-touched)", setup.path("memory_limit_bytes").asDouble() / MIB,
-                setup.path("heap_bytes").asDouble() / MIB)));
+        memoryCgroup(setup)));
     DiskLimits limits = r.limits();
     if (limits != null) {
       b.append(String.format(Locale.ROOT, "Disk (fio %s, same directory, just before): 4 KiB random reads QD1 %,.0f IOPS (p99 %.0f"
@@ -79,6 +77,19 @@ final class CompareTables {
       b.append(line).append("\n\n");
     }
     return b.toString();
+  }
+
+  /** The memory cgroup of the setup line: off, one limit, or heap + budget + each store's allowance and its rule. */
+  private static String memoryCgroup(ObjectNode setup) {
+    if (setup.path("memory_limit_bytes").asLong() < 0) {
+      return "off";
+    }
+    String heap = String.format(Locale.ROOT, "heap %.0f MiB pre-touched", setup.path("heap_bytes").asDouble() / MIB);
+    if (setup.path("allowance_rule").asText("").startsWith("calibrated")) {
+      return "of " + heap + " + the budget + the store's allowance (column `allowance MiB`: "
+          + setup.get("allowance_rule").asText() + ")";
+    }
+    return String.format(Locale.ROOT, "%.0f MiB (%s)", setup.path("memory_limit_bytes").asDouble() / MIB, heap);
   }
 
   private static String title(CompareReport r) {
@@ -139,7 +150,20 @@ final class CompareTables {
         num(r, "hit_ratio"), CompareReport.diskBytesPerRead(r), num(r, "disk_bytes_written_per_op"),
         num(r, "write_amplification"), num(r, "major_faults"),
         index == null ? null : String.format(Locale.ROOT, "%.1f (%.1f)", index, charge == null ? Double.NaN : charge),
+        allowance(r),
         mib(r, "rss_bytes"), mib(r, "page_cache_bytes"), num(r, "disk_read_rate_over_fio"), num(r, "ratio_to_fio_randread_iops")};
+  }
+
+  /** "allowance (measured native)" in MiB, "allowance (override)" or "(flat)" when not calibrated; null without an allowance. */
+  static String allowance(JsonNode r) {
+    Double allowance = mib(r, "allowance_bytes");
+    if (allowance == null) {
+      return null;
+    }
+    Double measured = mib(r, "measured_native_bytes");
+    String source = r.path("allowance_source").asText("");
+    return String.format(Locale.ROOT, "%.0f (%s)", allowance, measured != null ? String.format(Locale.ROOT, "%.1f", measured)
+        : source.startsWith("flat") ? "flat" : source);
   }
 
   private static Double nan(double v) {
