@@ -34,6 +34,8 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
   static final byte COMPACT = (byte) 0xC5;
   /** The marker and the table's generation. */
   static final int COMPACT_HEAD_BYTES = 1 + Integer.BYTES;
+  /** {@code ObjectStreamConstants.STREAM_MAGIC} and {@code STREAM_VERSION}, as a standard stream starts. */
+  private static final byte[] STANDARD_HEAD = {(byte) 0xAC, (byte) 0xED, 0x00, 0x05};
   private final ClassLoader loader;
   private final SerialFilter filter;
   private final ClassDescriptors descriptors;
@@ -71,9 +73,11 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
       bytes.write(g >>> 8);
       bytes.write(g);
     }
+    boolean numbered;
     try (ObjectOutputStream out = descriptors != null ? new CompactOutputStream(bytes, filter, type, descriptors)
         : new CheckingOutputStream(bytes, filter, type)) {
       out.writeObject(value);
+      numbered = out instanceof CompactOutputStream c && c.numbered;
     } catch (IOException e) {
       throw new IllegalArgumentException("cannot serialize a " + type.getName()
           + " (store-by-value needs Serializable keys and values, or a codec)", e);
@@ -84,7 +88,19 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
       throw new Unstorable(type.getName(), refusal != null ? refusal
           : "a stream of " + length + " bytes is over maxbytes=" + filter.limit("maxbytes"));
     }
-    return bytes.toByteArray();
+    return descriptors != null && !numbered ? standard(bytes.toByteArray(), reserved) : bytes.toByteArray();
+  }
+
+  /**
+   * A compact stream that names no descriptor (a {@code String}, a back reference, null) as the standard stream
+   * it equals but for the head: it then needs no table, so a restart that finds none still reads it.
+   */
+  private static byte[] standard(byte[] compact, int reserved) {
+    int body = compact.length - reserved - COMPACT_HEAD_BYTES;
+    byte[] out = new byte[reserved + STANDARD_HEAD.length + body];
+    System.arraycopy(STANDARD_HEAD, 0, out, reserved, STANDARD_HEAD.length);
+    System.arraycopy(compact, reserved + COMPACT_HEAD_BYTES, out, reserved + STANDARD_HEAD.length, body);
+    return out;
   }
 
   @Override
@@ -128,6 +144,8 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
    */
   private static final class CompactOutputStream extends CheckingOutputStream {
     private final ClassDescriptors descriptors;
+    /** Whether a descriptor was written (by number): else the stream is a standard one but for its head. */
+    private boolean numbered;
 
     CompactOutputStream(java.io.OutputStream out, SerialFilter filter, Class<?> root, ClassDescriptors descriptors)
         throws IOException {
@@ -144,6 +162,7 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
     protected void writeClassDescriptor(ObjectStreamClass desc) throws IOException {
       try {
         writeInt(descriptors.numberOf(desc));
+        numbered = true;
       } catch (java.io.UncheckedIOException e) {
         throw e.getCause();
       }
