@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * are read without following one, and read again after the lock is taken (the same file key, so not an entry
  * swapped meanwhile); the root must be writable by this user alone or sticky (as /tmp), where no other user
  * can rename an entry of ours. Holding the lock, it deletes only what the cache made there ({@link
- * SharedEngine#unlock}: the engine's files, the namespace table, the lock), then the directory if that left it
+ * SharedEngine#unlock}: the engine's files, the namespace table, the class descriptors, the lock), then the
+ * directory if that left it
  * empty. Each deletion is logged at INFO; a sibling that cannot be checked is left.
  */
 final class AbandonedDirectories {

@@ -41,6 +41,13 @@ class CheckingOutputStream extends ObjectOutputStream {
     refuseIf(filter.refusalOf(cl));
   }
 
+  /** Refuses {@code cl} (null: nothing to check) as {@link #annotateClass} does, before its descriptor is written. */
+  protected final void check(Class<?> cl) {
+    if (cl != null) {
+      refuseIf(filter.refusalOf(cl));
+    }
+  }
+
   @Override
   protected void annotateProxyClass(Class<?> cl) {
     refuseIf(filter.refusalOf(cl));

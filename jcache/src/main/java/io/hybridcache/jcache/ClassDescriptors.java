@@ -1,13 +1,12 @@
 package io.hybridcache.jcache;
 
 import io.hybridcache.core.device.FileModes;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.ObjectStreamClass;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -27,29 +26,33 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The class descriptors of a manager directory's compact Java serialization ({@link SerializingCodec}): each
- * descriptor a value's stream needs is written once, here, and the stream carries its number instead (Ehcache
- * 3's {@code CompactJavaSerializer} does the same), so a small serializable object is not several times its data
- * in DRAM and on flash.
+ * descriptor a value's stream needs is written once, here, and the stream carries its number and the CRC of its
+ * record instead (Ehcache 3's {@code CompactJavaSerializer} keeps such a table too), so a small serializable
+ * value is not several times its data in DRAM and on flash. Keys are not written this way (their bytes must not
+ * depend on this file).
  *
  * <p><b>Format</b> of {@value #FILE}: the magic {@code HCCLSD01} and a random 32-bit generation, then one record
  * per descriptor, numbered from 1 in file order: length (int), the descriptor as an {@link ObjectOutputStream}
  * writes an {@link ObjectStreamClass}, and the CRC32C of length and bytes (int); big-endian.
  *
- * <p><b>Never a wrong class.</b> A record is appended and forced to the device before its number is returned,
- * so no stored value can name a number the file does not keep. Every value carries the generation
- * ({@link SerializingCodec}): a value of another generation is undecodable (a counted miss). The file is
- * started anew, with a new generation, when it is missing, unreadable, or has a record that fails its check
- * (a torn append after a kill, a damaged file): numbers are then never reused for another class under the same
- * generation. A new table makes its file when it records its first descriptor (a manager that never serializes
- * an object has none); a value written before that (a serialized {@code String}, which needs no descriptor) is a
- * miss after a restart that finds no file.
+ * <p><b>Never another class.</b> A value names a descriptor by number and by its record's CRC, and carries the
+ * table's generation: a value whose number is missing, or names a record of other content (a table restored from
+ * an older copy, then appended to), or of another generation, is undecodable (a counted miss). A record is
+ * written and forced to the device before its number is returned; a failed write or force cuts the file back to
+ * its length before it (and if that fails too, the table takes no more records), so the file's numbering and the
+ * numbers handed out never part. The file is started anew, with a new generation, when it is missing or has any
+ * part that fails its check (a torn append after a kill, a damaged file). A table that cannot take a record
+ * (closed, broken, full at {@value #MAX_RECORDS} records or {@value #MAX_FILE_BYTES} bytes, a write error) makes
+ * the codec write that value as a standard stream.
  *
- * <p><b>Concurrency.</b> Thread-safe. Numbers of known descriptors and read descriptors come from concurrent
- * maps without a lock; appending a new one holds this object's monitor (once per class and directory, ever).
- * Descriptors are read back lazily, through the class loader and filter of the stream that needs them.
+ * <p><b>Concurrency.</b> Thread-safe. Known numbers come from a {@link ClassValue} and a concurrent map without a
+ * lock; recording a new descriptor holds this object's monitor (once per class and directory, ever). The file is
+ * written through {@link RandomAccessFile}, whose writes and sync an interrupt of the caller does not abort.
  */
 final class ClassDescriptors implements Closeable {
   static final String FILE = "class-descriptors";
+  static final int MAX_RECORDS = 65_536;
+  static final long MAX_FILE_BYTES = 64L << 20;
   private static final Logger LOG = LoggerFactory.getLogger(ClassDescriptors.class);
   private static final byte[] MAGIC = "HCCLSD01".getBytes(StandardCharsets.US_ASCII);
   private static final int HEADER_BYTES = MAGIC.length + Integer.BYTES;
@@ -59,11 +62,13 @@ final class ClassDescriptors implements Closeable {
   private final Path file;
   private final int generation;
   /** Appends to the file; null until the first descriptor is recorded (the file is made then). */
-  private FileChannel channel;
-  /** Record bytes by number - 1; appended under the monitor, read through a volatile snapshot. */
-  private volatile byte[][] records;
+  private RandomAccessFile out;
+  /** Guarded by this: closed, or a failed append could not be cut back. */
+  private boolean refusing;
+  private String refusal;
+  /** Record bytes and CRCs by number - 1; appended under the monitor, read through a volatile snapshot. */
+  private volatile Records records;
   private final ConcurrentHashMap<Key, Integer> numbers = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<Integer, ObjectStreamClass> read = new ConcurrentHashMap<>();
   /** The number of each class written through this table (a class's local descriptor never changes). */
   private final ClassValue<Integer> byClass = new ClassValue<>() {
     @Override
@@ -72,38 +77,52 @@ final class ClassDescriptors implements Closeable {
     }
   };
 
-  private ClassDescriptors(Path file, int generation, FileChannel channel, byte[][] records) {
+  /** The records, immutable: bytes and the CRC a value carries beside the number. */
+  private record Records(byte[][] bytes, int[] crcs, long fileBytes) {}
+
+  private ClassDescriptors(Path file, int generation, RandomAccessFile out, Records records) {
     this.file = file;
     this.generation = generation;
-    this.channel = channel;
+    this.out = out;
     this.records = records;
-    for (int i = 0; i < records.length; i++) {
-      numbers.putIfAbsent(new Key(records[i]), i + 1);
+    for (int i = 0; i < records.bytes().length; i++) {
+      numbers.putIfAbsent(new Key(records.bytes()[i]), i + 1);
     }
   }
 
-  /** The table of manager directory {@code directory}: the file's, or a new generation (logged) if it cannot be used. */
+  /**
+   * The table of manager directory {@code directory}: the file's, or a new generation (logged) if it is missing
+   * or fails its checks.
+   *
+   * @throws IOException if the file exists but cannot be read (its values must not be dropped for a passing error)
+   */
   static ClassDescriptors open(Path directory) throws IOException {
     Path file = directory.resolve(FILE);
-    List<byte[]> records = new ArrayList<>();
-    Integer generation = null;
-    String why = null;
+    byte[] all;
     try {
-      byte[] all = Files.readAllBytes(file);
-      generation = parse(all, records);
-      why = generation == null ? "it is damaged or was cut short" : null;
+      all = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
-      why = ""; // the first open: nothing to say
+      return fresh(file, null);
     }
+    List<byte[]> bytes = new ArrayList<>();
+    Integer generation = parse(all, bytes);
+    if (generation == null) {
+      return fresh(file, "it is damaged or was cut short");
+    }
+    int[] crcs = new int[bytes.size()];
+    for (int i = 0; i < crcs.length; i++) {
+      crcs[i] = crc(bytes.get(i).length, bytes.get(i));
+    }
+    RandomAccessFile out = new RandomAccessFile(file.toFile(), "rw");
+    return new ClassDescriptors(file, generation, out, new Records(bytes.toArray(new byte[0][]), crcs, all.length));
+  }
+
+  /** A new table; its file is made when it records its first descriptor (a manager that never needs one has none). */
+  private static ClassDescriptors fresh(Path file, String why) {
     if (why != null) {
-      if (!why.isEmpty()) {
-        LOG.warn("{}: {}: starting a new table; values stored with the old one read as misses", file, why);
-      }
-      // the file is made (anew) when the first descriptor is recorded: a manager that never serializes has none
-      return new ClassDescriptors(file, new SecureRandom().nextInt(), null, new byte[0][]);
+      LOG.warn("{}: {}: starting a new table; values stored with the old one read as misses", file, why);
     }
-    FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-    return new ClassDescriptors(file, generation, channel, records.toArray(new byte[0][]));
+    return new ClassDescriptors(file, new SecureRandom().nextInt(), null, new Records(new byte[0][], new int[0], 0));
   }
 
   /** The generation of {@code all} with its records added to {@code out}, or null if any part fails its check. */
@@ -132,31 +151,6 @@ final class ClassDescriptors implements Closeable {
     return generation;
   }
 
-  /**
-   * Makes the file with this table's generation and {@code firstRecord} (temp file, force, atomic rename over
-   * whatever was there, directory force) and opens it for appends.
-   */
-  private void create(ByteBuffer firstRecord) throws IOException {
-    Path temp = file.resolveSibling(FILE + ".new");
-    Files.deleteIfExists(temp);
-    try (FileChannel c = FileChannel.open(temp, java.util.Set.of(StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE), FileModes.attributes(FileModes.inDirectory(file.getParent())))) {
-      ByteBuffer head = ByteBuffer.allocate(HEADER_BYTES).put(MAGIC).putInt(generation).flip();
-      while (head.hasRemaining() || firstRecord.hasRemaining()) {
-        c.write(new ByteBuffer[] {head, firstRecord});
-      }
-      c.force(true);
-    }
-    Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-      dir.force(true);
-    } catch (IOException e) {
-      // some file systems cannot sync a directory: the rename is still atomic
-    }
-    channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-  }
-
   /** Deletes the table of manager directory {@code directory} (a private directory's last release). */
   static void delete(Path directory) throws IOException {
     Files.deleteIfExists(directory.resolve(FILE));
@@ -169,13 +163,24 @@ final class ClassDescriptors implements Closeable {
   }
 
   /**
-   * The number of {@code desc}, appended (and forced to the device) if it is new.
+   * The number of {@code desc}, recorded (written and forced to the device) if it is new.
    *
-   * @throws UncheckedIOException if a new descriptor cannot be written (the put fails; nothing is stored)
+   * @throws UncheckedIOException if a new descriptor cannot be recorded (the codec then writes a standard stream)
    */
   int numberOf(ObjectStreamClass desc) {
     Class<?> type = desc.forClass();
     return type != null ? byClass.get(type) : numberOf(bytesOf(desc));
+  }
+
+  /** The CRC a value carries beside number {@code n} (a number this table handed out). */
+  int crcOf(int n) {
+    return records.crcs()[n - 1];
+  }
+
+  /** The record bytes of number {@code n} if this table has it with CRC {@code crc}, else null. */
+  byte[] record(int n, int crc) {
+    Records r = records;
+    return n >= 1 && n <= r.bytes().length && r.crcs()[n - 1] == crc ? r.bytes()[n - 1] : null;
   }
 
   private int numberOf(byte[] bytes) {
@@ -189,59 +194,88 @@ final class ClassDescriptors implements Closeable {
     if (n != null) {
       return n;
     }
-    ByteBuffer record = ByteBuffer.allocate(2 * Integer.BYTES + bytes.length)
-        .putInt(bytes.length).put(bytes).putInt(crc(bytes.length, bytes)).flip();
+    Records r = records;
+    int crc = crc(bytes.length, bytes);
+    long recordBytes = 2L * Integer.BYTES + bytes.length;
+    if (refusing || r.bytes().length >= MAX_RECORDS || r.fileBytes() + recordBytes > MAX_FILE_BYTES) {
+      throw new UncheckedIOException(new IOException(file + " takes no more class descriptors: " + (refusing
+          ? refusal : "full (" + r.bytes().length + " records, " + r.fileBytes() + " bytes)")));
+    }
+    ByteBuffer record = ByteBuffer.allocate((int) recordBytes).putInt(bytes.length).put(bytes).putInt(crc);
+    long length;
     try {
-      if (channel == null) {
-        create(record);
-      } else {
-        while (record.hasRemaining()) {
-          channel.write(record);
-        }
-        channel.force(false);
-      }
+      length = write(record.array(), r.fileBytes());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot record a class descriptor in " + file + ": " + e.getMessage(), e);
     }
-    byte[][] now = Arrays.copyOf(records, records.length + 1);
-    now[now.length - 1] = bytes;
-    records = now;
-    numbers.put(key, now.length);
-    return now.length;
+    byte[][] allBytes = Arrays.copyOf(r.bytes(), r.bytes().length + 1);
+    allBytes[allBytes.length - 1] = bytes;
+    int[] crcs = Arrays.copyOf(r.crcs(), r.crcs().length + 1);
+    crcs[crcs.length - 1] = crc;
+    records = new Records(allBytes, crcs, length);
+    numbers.put(key, allBytes.length);
+    return allBytes.length;
   }
 
   /**
-   * Descriptor {@code number}, read back through {@code in} (its loader and filter resolve the class), or an
-   * {@link java.io.InvalidClassException} if this table has no such number.
+   * Appends {@code record} at {@code at} (the file's length) and syncs it, making the file first if this table has
+   * none yet; returns the new length. On a failure the file is cut back to {@code at}; if that fails too, the table
+   * refuses every later record.
    */
-  ObjectStreamClass descriptor(int number, ObjectReader in) throws IOException, ClassNotFoundException {
-    ObjectStreamClass known = read.get(number);
-    if (known != null) {
-      return known;
+  private long write(byte[] record, long at) throws IOException {
+    if (out == null) {
+      create(record);
+      return HEADER_BYTES + record.length;
     }
-    byte[][] now = records;
-    if (number < 1 || number > now.length) {
-      throw new java.io.InvalidClassException("class descriptor " + number + " is not in " + file
-          + " (" + now.length + " recorded)");
+    try {
+      out.seek(at);
+      out.write(record);
+      out.getFD().sync();
+      return at + record.length;
+    } catch (IOException e) {
+      try {
+        out.setLength(at);
+        out.getFD().sync();
+      } catch (IOException cut) {
+        e.addSuppressed(cut);
+        refusing = true;
+        refusal = "a failed append could not be cut back (" + cut + ")";
+      }
+      throw e;
     }
-    ObjectStreamClass desc = (ObjectStreamClass) in.read(new ByteArrayInputStream(now[number - 1])).readObject();
-    read.putIfAbsent(number, desc);
-    return desc;
   }
 
-  /** Opens an object stream of the reader's kind (class loader, filter) over a descriptor's bytes. */
-  interface ObjectReader {
-    ObjectInputStream read(ByteArrayInputStream bytes) throws IOException;
+  /**
+   * Makes the file with this table's generation and {@code firstRecord} (temp file, sync, atomic rename over
+   * whatever was there, directory sync) and opens it for appends.
+   */
+  private void create(byte[] firstRecord) throws IOException {
+    Path temp = file.resolveSibling(FILE + ".new");
+    Files.deleteIfExists(temp);
+    Files.createFile(temp, FileModes.attributes(FileModes.inDirectory(file.getParent())));
+    try (RandomAccessFile t = new RandomAccessFile(temp.toFile(), "rw")) {
+      t.write(ByteBuffer.allocate(HEADER_BYTES).put(MAGIC).putInt(generation).array());
+      t.write(firstRecord);
+      t.getFD().sync();
+    }
+    Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+      dir.force(true);
+    } catch (IOException e) {
+      // some file systems cannot sync a directory: the rename is still atomic
+    }
+    out = new RandomAccessFile(file.toFile(), "rw");
   }
 
   private static byte[] bytesOf(ObjectStreamClass desc) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-    try (ObjectOutputStream o = new ObjectOutputStream(out)) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+    try (ObjectOutputStream o = new ObjectOutputStream(bytes)) {
       o.writeObject(desc);
     } catch (IOException e) {
       throw new UncheckedIOException(e); // into memory: cannot happen
     }
-    return out.toByteArray();
+    return bytes.toByteArray();
   }
 
   private static int crc(int length, byte[] bytes) {
@@ -251,10 +285,13 @@ final class ClassDescriptors implements Closeable {
     return (int) crc.getValue();
   }
 
+  /** Closes the file; the table then takes no more records (a put after it writes a standard stream). */
   @Override
   public synchronized void close() throws IOException {
-    if (channel != null) {
-      channel.close();
+    refusing = true;
+    refusal = "closed";
+    if (out != null) {
+      out.close();
     }
   }
 

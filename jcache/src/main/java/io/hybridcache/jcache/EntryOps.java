@@ -244,7 +244,18 @@ final class EntryOps<K, V> {
 
   /** Delivers the events of a batch, in order, with no lock held; the first listener failure is thrown at the end. */
   void deliver(List<Delivery> deliveries) {
-    RuntimeException failure = null;
+    RuntimeException failure = deliverKeepingFirst(deliveries, null);
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /**
+   * Delivers {@code deliveries} (in order, no lock held) and empties the list; returns {@code first}, or if it is
+   * null the first listener failure (never throws one: every ticket taken is delivered).
+   */
+  RuntimeException deliverKeepingFirst(List<Delivery> deliveries, RuntimeException first) {
+    RuntimeException failure = first;
     for (Delivery d : deliveries) {
       try {
         order.deliver(d.stripe(), d.ticket(), d.events()::dispatch);
@@ -254,9 +265,8 @@ final class EntryOps<K, V> {
         }
       }
     }
-    if (failure != null) {
-      throw failure;
-    }
+    deliveries.clear();
+    return failure;
   }
 
   /** A list for {@link #run}'s deliveries. */

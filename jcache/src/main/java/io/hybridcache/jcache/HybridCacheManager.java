@@ -136,7 +136,8 @@ final class HybridCacheManager implements CacheManager {
       SharedEngine.Lease l = lease();
       SharedEngine e = l.shared();
       shared = e.engine();
-      Codec<K> keys = codec(config.getKeyCodec(), cacheName, "key", config.getKeyType(), e.descriptors());
+      // keys as standard streams: their bytes are what the engine finds them by, so they must not depend on the table
+      Codec<K> keys = codec(config.getKeyCodec(), cacheName, "key", config.getKeyType(), null);
       Codec<V> values = codec(config.getValueCodec(), cacheName, "value", config.getValueType(), e.descriptors());
       if (settings.caches().get(cacheName, "max-entries") != null) {
         throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + cacheName + ".max-entries applies only to a "

@@ -556,45 +556,57 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   }
 
   /**
-   * A putAll or removeAll: applies {@code op} to each key of {@code slots} and counts; the events go to the
-   * listeners after the last unlock, in each key's write order. Without a writer each key is locked on its own
-   * (one stripe at a time: a batch never blocks the writers of its other keys' stripes). With one, the stripes of
-   * all the keys are locked (ascending) across the writer's batch and the cache's changes, so that no put of one of
-   * the keys lands between the two (the writer's store and the cache then agree); only the entries the writer took
-   * change the cache (the spec), and its failure is thrown at the end.
+   * A putAll or removeAll: applies {@code op} to each key of {@code slots} and counts. Without a writer each key is
+   * locked on its own (one stripe at a time: a batch never blocks the writers of its other keys' stripes) and its
+   * events go to the listeners right after its unlock, before the next key's lock is taken: a batch never waits for
+   * a lock while holding a delivery turn that a writer of another stripe waits for (that wait, with a nested write
+   * from an entry processor holding the other lock, was a deadlock). With a writer, the stripes of all the keys are
+   * locked (ascending) across the writer's batch and the cache's changes, so that no put of one of the keys lands
+   * between the two (the writer's store and the cache then agree), and the events go after the last unlock; only
+   * the entries the writer took change the cache (the spec). Every turn taken is delivered, also when a key's
+   * change throws (else writers of its stripe would wait for ever); the first listener failure and the writer's
+   * failure are thrown at the end.
    */
   private void applyBatch(Map<K, Store.Slot<V>> slots, BatchWrite<K> writeThrough, BatchOp<K, V> op,
       BatchCount count) {
     long start = counts.start();
     List<EntryOps.Delivery> deliveries = EntryOps.deliveries();
     CacheWriterException failure = null;
+    RuntimeException listenerFailure = null;
     int n = 0;
-    if (!integration.writeThrough()) {
-      for (Map.Entry<K, Store.Slot<V>> e : slots.entrySet()) {
-        K k = e.getKey();
-        n += ops.lockedInto(k, e.getValue(), (slot, now, events) -> op.apply(k, slot, now, events), deliveries);
-      }
-    } else {
-      int[] stripes = ops.lockAll(slots.values());
-      try {
-        Set<K> toApply = new LinkedHashSet<>(slots.keySet());
-        if (!toApply.isEmpty()) {
-          failure = writeThrough.write(toApply);
-        }
-        for (K k : toApply) {
-          n += ops.run(k, slots.get(k), (slot, now, events) -> op.apply(k, slot, now, events), deliveries);
-        }
-      } finally {
-        ops.locks().unlockAll(stripes);
-      }
-    }
-    count.record(n, start);
     try {
-      ops.deliver(deliveries);
-    } finally {
-      if (failure != null) {
-        throw failure;
+      if (!integration.writeThrough()) {
+        for (Map.Entry<K, Store.Slot<V>> e : slots.entrySet()) {
+          K k = e.getKey();
+          try {
+            n += ops.lockedInto(k, e.getValue(), (slot, now, events) -> op.apply(k, slot, now, events), deliveries);
+          } finally {
+            listenerFailure = ops.deliverKeepingFirst(deliveries, listenerFailure);
+          }
+        }
+      } else {
+        int[] stripes = ops.lockAll(slots.values());
+        try {
+          Set<K> toApply = new LinkedHashSet<>(slots.keySet());
+          if (!toApply.isEmpty()) {
+            failure = writeThrough.write(toApply);
+          }
+          for (K k : toApply) {
+            n += ops.run(k, slots.get(k), (slot, now, events) -> op.apply(k, slot, now, events), deliveries);
+          }
+        } finally {
+          ops.locks().unlockAll(stripes);
+        }
       }
+    } finally {
+      count.record(n, start);
+      listenerFailure = ops.deliverKeepingFirst(deliveries, listenerFailure);
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    if (listenerFailure != null) {
+      throw listenerFailure;
     }
   }
 

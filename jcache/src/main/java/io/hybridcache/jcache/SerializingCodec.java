@@ -30,6 +30,7 @@ import java.util.Objects;
  * cache reads as a miss, counted and removed.
  */
 final class SerializingCodec<T> implements ReservingCodec<T> {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SerializingCodec.class);
   /** First byte of a compact stream (a standard one starts with 0xAC 0xED). */
   static final byte COMPACT = (byte) 0xC5;
   /** The marker and the table's generation. */
@@ -39,6 +40,9 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
   private final ClassLoader loader;
   private final SerialFilter filter;
   private final ClassDescriptors descriptors;
+  /** Descriptors this codec read back, by number (through its own loader: another manager's never pins it). */
+  private final java.util.concurrent.ConcurrentHashMap<Integer, ObjectStreamClass> resolved =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   SerializingCodec(ClassLoader loader, SerialFilter filter) {
     this(loader, filter, null);
@@ -58,6 +62,18 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
   /** {@inheritDoc} The stream is written behind the head, in the buffer it grows in: no copy of it is made there. */
   @Override
   public byte[] encode(T value, int reserved) {
+    if (descriptors != null) {
+      try {
+        return encode(value, reserved, descriptors);
+      } catch (NoNumber e) {
+        LOG.debug("a value of {} written as a standard stream: {}", value.getClass().getName(), e.getMessage());
+      }
+    }
+    return encode(value, reserved, null);
+  }
+
+  /** {@code value} as a compact stream with {@code table}, or a standard one if it is null. */
+  private byte[] encode(T value, int reserved, ClassDescriptors table) {
     Class<?> type = value.getClass();
     // every class written is judged as it is written (CheckingOutputStream.annotateClass): what a writeReplace
     // puts in the stream (List.of's CollSer, a lambda's SerializedLambda), not the value's own class
@@ -65,16 +81,16 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
     for (int i = 0; i < reserved; i++) {
       bytes.write(0);
     }
-    if (descriptors != null) {
+    if (table != null) {
       bytes.write(COMPACT);
-      int g = descriptors.generation();
+      int g = table.generation();
       bytes.write(g >>> 24);
       bytes.write(g >>> 16);
       bytes.write(g >>> 8);
       bytes.write(g);
     }
     boolean numbered;
-    try (ObjectOutputStream out = descriptors != null ? new CompactOutputStream(bytes, filter, type, descriptors)
+    try (ObjectOutputStream out = table != null ? new CompactOutputStream(bytes, filter, type, table)
         : new CheckingOutputStream(bytes, filter, type)) {
       out.writeObject(value);
       numbered = out instanceof CompactOutputStream c && c.numbered;
@@ -88,7 +104,7 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
       throw new Unstorable(type.getName(), refusal != null ? refusal
           : "a stream of " + length + " bytes is over maxbytes=" + filter.limit("maxbytes"));
     }
-    return descriptors != null && !numbered ? standard(bytes.toByteArray(), reserved) : bytes.toByteArray();
+    return table != null && !numbered ? standard(bytes.toByteArray(), reserved) : bytes.toByteArray();
   }
 
   /**
@@ -116,7 +132,7 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
     }
     try (ObjectInputStream in = compact
         ? new CompactInputStream(new ByteArrayInputStream(bytes, COMPACT_HEAD_BYTES,
-            bytes.length - COMPACT_HEAD_BYTES), loader, descriptors, filter)
+            bytes.length - COMPACT_HEAD_BYTES), loader, descriptors, filter, resolved)
         : new LoaderInputStream(new ByteArrayInputStream(bytes), loader)) {
       in.setObjectInputFilter(stream);
       return (T) in.readObject();
@@ -160,12 +176,23 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
 
     @Override
     protected void writeClassDescriptor(ObjectStreamClass desc) throws IOException {
+      check(desc.forClass()); // before the table records it: a refused class never enters the file
+      int n;
       try {
-        writeInt(descriptors.numberOf(desc));
-        numbered = true;
+        n = descriptors.numberOf(desc);
       } catch (java.io.UncheckedIOException e) {
-        throw e.getCause();
+        throw new NoNumber(e.getCause().getMessage());
       }
+      writeInt(n);
+      writeInt(descriptors.crcOf(n));
+      numbered = true;
+    }
+  }
+
+  /** A descriptor the table could not record: the value is written as a standard stream instead. */
+  private static final class NoNumber extends RuntimeException {
+    NoNumber(String message) {
+      super(message, null, false, false);
     }
   }
 
@@ -174,11 +201,14 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
     private final ClassDescriptors descriptors;
     private final SerialFilter filter;
 
-    CompactInputStream(InputStream in, ClassLoader loader, ClassDescriptors descriptors, SerialFilter filter)
-        throws IOException {
+    private final java.util.Map<Integer, ObjectStreamClass> resolved;
+
+    CompactInputStream(InputStream in, ClassLoader loader, ClassDescriptors descriptors, SerialFilter filter,
+        java.util.Map<Integer, ObjectStreamClass> resolved) throws IOException {
       super(in, loader);
       this.descriptors = descriptors;
       this.filter = filter;
+      this.resolved = resolved;
     }
 
     @Override
@@ -188,11 +218,22 @@ final class SerializingCodec<T> implements ReservingCodec<T> {
 
     @Override
     protected ObjectStreamClass readClassDescriptor() throws IOException, ClassNotFoundException {
-      return descriptors.descriptor(readInt(), bytes -> {
-        ObjectInputStream d = new LoaderInputStream(bytes, loader());
-        d.setObjectInputFilter(filter.stream());
-        return d;
-      });
+      int n = readInt();
+      int crc = readInt();
+      byte[] record = descriptors.record(n, crc);
+      if (record == null) { // not in this table, or another class under that number (an older copy of the file)
+        throw new InvalidClassException("class descriptor " + n + " (CRC " + Integer.toHexString(crc)
+            + ") is not in " + ClassDescriptors.FILE);
+      }
+      ObjectStreamClass known = resolved.get(n);
+      if (known != null) {
+        return known;
+      }
+      ObjectInputStream d = new LoaderInputStream(new ByteArrayInputStream(record), loader());
+      d.setObjectInputFilter(filter.stream());
+      ObjectStreamClass desc = (ObjectStreamClass) d.readObject();
+      resolved.putIfAbsent(n, desc);
+      return desc;
     }
   }
 

@@ -58,7 +58,7 @@ final class SharedEngine {
   private final DirectoryLock lock;
   private final HybridCache engine;
   private final Namespaces namespaces;
-  /** The compact serialization's class descriptors; null if its file could not be opened (standard streams). */
+  /** The compact serialization's class descriptors (values only). */
   private final ClassDescriptors descriptors;
   /** Per namespace id: what to tell when the engine evicts one of its entries (a cache's statistics). */
   private final ConcurrentHashMap<Integer, EvictionSink> sinks;
@@ -148,8 +148,20 @@ final class SharedEngine {
           }
           throw e;
         }
+        ClassDescriptors descriptors;
+        try {
+          descriptors = ClassDescriptors.open(dir);
+        } catch (IOException | RuntimeException e) {
+          try {
+            engine.close();
+          } catch (RuntimeException suppressed) {
+            e.addSuppressed(suppressed);
+          }
+          throw new CacheException("cannot read " + dir.resolve(ClassDescriptors.FILE) + " (the class descriptors of"
+              + " its serialized values): " + e.getMessage(), e);
+        }
         shared = new SharedEngine(dir, settings.uri(), settings.persistent(), lock, engine, namespaces,
-            openDescriptors(dir), sinks);
+            descriptors, sinks);
       } catch (RuntimeException | Error e) {
         unlock(dir, settings.persistent(), lock, e);
         throw e;
@@ -240,17 +252,6 @@ final class SharedEngine {
     }
   }
 
-  /** The directory's class descriptors, or null (logged: values are then written as standard streams). */
-  private static ClassDescriptors openDescriptors(Path dir) {
-    try {
-      return ClassDescriptors.open(dir);
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("cannot open {} in {} ({}): serialized values are written as standard Java streams, and compact"
-          + " ones stored before read as misses", ClassDescriptors.FILE, dir, e.toString());
-      return null;
-    }
-  }
-
   /**
    * Lets go of this engine; the last release closes it (a clean close: the next open of a persistent
    * directory is warm) and deletes a private directory.
@@ -313,7 +314,7 @@ final class SharedEngine {
     }
   }
 
-  /** The compact serialization's class descriptors of this directory, or null (standard streams). */
+  /** The compact serialization's class descriptors of this directory. */
   ClassDescriptors descriptors() {
     return descriptors;
   }

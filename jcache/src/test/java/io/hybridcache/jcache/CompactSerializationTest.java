@@ -58,8 +58,8 @@ class CompactSerializationTest {
       byte[] small = compact.encode(new Point(7, 8));
       byte[] plain = standard.encode(new Point(7, 8));
       System.out.printf("Point(7, 8) serialized: %d B standard, %d B compact%n", plain.length, small.length);
-      // 8 B of data: the compact head (5 B), object and descriptor tags and a 4 B number, the two ints
-      assertTrue(small.length <= 24, "compact: " + small.length + " B");
+      // 8 B of data: the compact head (5 B), object and descriptor tags, a 4 B number and its 4 B CRC, the ints
+      assertTrue(small.length <= 28, "compact: " + small.length + " B");
       assertTrue(plain.length >= 3 * small.length, "standard " + plain.length + " B against compact " + small.length);
       assertEquals(new Point(7, 8), compact.decode(small));
       assertEquals(new Point(7, 8), compact.decode(plain), "a standard stream (an earlier version's) still reads");
@@ -152,6 +152,70 @@ class CompactSerializationTest {
       assertEquals(100, c.unwrap(HybridCacheStatisticsMXBean.class).getUndecodableValues());
       c.put("k1", sample(1));
       assertEquals(sample(1), c.get("k1"), "stored and read with the new table");
+    }
+  }
+
+  /**
+   * Review: a table restored from an older copy (a file-by-file backup taken while values were written), then
+   * appended to, gives a number a value already names to another class. The value names the record's CRC too,
+   * so it is a miss, never an instance of the other class.
+   */
+  @Test
+  void aNumberReusedByARestoredOlderTableIsAMissNeverAnotherClass() throws IOException {
+    ClassLoader loader = getClass().getClassLoader();
+    byte[] older;
+    byte[] labelled;
+    try (ClassDescriptors t = ClassDescriptors.open(dir)) {
+      SerializingCodec<Object> codec = new SerializingCodec<>(loader, filter(), t);
+      codec.encode(new Point(1, 2)); // Point is #1
+      older = Files.readAllBytes(dir.resolve(ClassDescriptors.FILE));
+      labelled = codec.encode(sample(3)); // Labelled and the list's classes: #2 and on
+      assertEquals(sample(3), codec.decode(labelled));
+    }
+    Files.write(dir.resolve(ClassDescriptors.FILE), older); // the backup's copy comes back
+    try (ClassDescriptors t = ClassDescriptors.open(dir)) {
+      SerializingCodec<Object> codec = new SerializingCodec<>(loader, filter(), t);
+      codec.encode(java.time.Duration.ofSeconds(5)); // the next class takes #2
+      Undecodable e = assertThrows(Undecodable.class, () -> codec.decode(labelled));
+      assertTrue(e.getMessage().contains("is not in"), e.getMessage());
+    }
+  }
+
+  /** A table that takes no record (closed, full, a write error) makes a value a standard stream, never a failed put. */
+  @Test
+  void aTableThatTakesNoRecordMakesStandardStreams() throws IOException {
+    ClassDescriptors t = ClassDescriptors.open(dir);
+    SerializingCodec<Object> codec = new SerializingCodec<>(getClass().getClassLoader(), filter(), t);
+    t.close();
+    byte[] b = codec.encode(new Point(5, 6));
+    assertEquals((byte) 0xAC, b[0], "a standard stream");
+    assertEquals(new Point(5, 6), codec.decode(b));
+    assertTrue(!Files.exists(dir.resolve(ClassDescriptors.FILE)), "a closed table makes no file");
+  }
+
+  /** A class the filter refuses fails its put before the table records it. */
+  @Test
+  void aRefusedClassIsNeverRecorded() throws IOException {
+    try (ClassDescriptors t = ClassDescriptors.open(dir)) {
+      SerializingCodec<Object> codec = new SerializingCodec<>(getClass().getClassLoader(),
+          SerialFilter.of("java.base/*;!*"), t);
+      assertThrows(IllegalArgumentException.class, () -> codec.encode(new Point(1, 1)));
+      assertTrue(!Files.exists(dir.resolve(ClassDescriptors.FILE)), "the refused class was recorded");
+    }
+  }
+
+  /** Keys are standard streams: a key's bytes never depend on the table, so a lost table costs values, not keys. */
+  @Test
+  void serializedKeysDoNotDependOnTheTable() throws IOException {
+    MutableConfiguration<Point, String> byPoint = new MutableConfiguration<Point, String>()
+        .setTypes(Point.class, String.class);
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "byPoint")) {
+      m.createCache("byPoint", byPoint).put(new Point(1, 2), "p");
+      m.createCache("values", labelled()).put("v", sample(1)); // records descriptors: the table has a file
+    }
+    Files.delete(dir.resolve(ClassDescriptors.FILE));
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "byPoint")) {
+      assertEquals("p", m.createCache("byPoint", byPoint).get(new Point(1, 2)));
     }
   }
 }

@@ -287,6 +287,71 @@ class PutPathTest {
     }
   }
 
+  /** A synchronous CREATED listener that counts down {@link #delivered} when it hears of key "a". */
+  public static final class FirstKeyHeard implements javax.cache.event.CacheEntryCreatedListener<String, String>,
+      Serializable {
+    static volatile CountDownLatch delivered = new CountDownLatch(1);
+
+    @Override
+    public void onCreated(Iterable<CacheEntryEvent<? extends String, ? extends String>> events) {
+      for (CacheEntryEvent<? extends String, ? extends String> e : events) {
+        if (e.getKey().equals("a")) {
+          delivered.countDown();
+        }
+      }
+    }
+  }
+
+  /**
+   * Review of issue 37's per-key batch locking: a putAll (no writer, a synchronous listener) of "a" (stripe s) and
+   * k2 (stripe t) meets an entry processor on k3 (stripe t) that puts k4 (stripe s). Forced order: the processor
+   * holds t first; putAll does "a", then needs t. When putAll kept "a"'s delivery turn until its last key, the
+   * processor's nested put on s waited for that turn while holding t, and putAll waited for t: a deadlock. Now
+   * "a"'s events are delivered before putAll waits for t, and both finish.
+   */
+  @Test
+  void aBatchNeverHoldsADeliveryTurnWhileItWaitsForAnotherKeysLock() throws Exception {
+    FirstKeyHeard.delivered = new CountDownLatch(1);
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
+      Cache<String, String> c = m.createCache("batched", new MutableConfiguration<String, String>()
+          .setTypes(String.class, String.class)
+          .addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
+              FactoryBuilder.factoryOf(FirstKeyHeard.class), null, false, true)));
+      HybridJCache<String, String> h = c.unwrap(HybridJCache.class);
+      String first = "a";
+      String second = otherStripe(h, first, "b-");
+      String processed = sameStripeAs(h, second, "d-");
+      String nested = sameStripeAs(h, first, "e-");
+      CountDownLatch holding = new CountDownLatch(1);
+      CountDownLatch go = new CountDownLatch(1);
+      Future<?> processor = pool.submit(() -> c.invoke(processed, (entry, args) -> {
+        holding.countDown();
+        try {
+          go.await(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        c.put(nested, "4"); // a write on "a"'s stripe from inside the processor that holds the second key's stripe
+        entry.setValue("3");
+        return null;
+      }));
+      assertTrue(holding.await(10, TimeUnit.SECONDS), "the processor never ran");
+      Map<String, String> batch = new LinkedHashMap<>();
+      batch.put(first, "1");
+      batch.put(second, "2");
+      Future<?> putAll = pool.submit(() -> c.putAll(batch));
+      boolean heard = FirstKeyHeard.delivered.await(10, TimeUnit.SECONDS);
+      go.countDown();
+      assertTrue(heard, "putAll kept the first key's events while it waited for the second key's lock");
+      processor.get(20, TimeUnit.SECONDS);
+      putAll.get(20, TimeUnit.SECONDS);
+      assertEquals("1", c.get(first));
+      assertEquals("2", c.get(second));
+      assertEquals("3", c.get(processed));
+      assertEquals("4", c.get(nested));
+    }
+  }
+
   private static String otherStripe(HybridJCache<String, String> h, String key, String prefix) {
     for (int i = 0; ; i++) {
       if (h.stripeOf(prefix + i) != h.stripeOf(key)) {

@@ -38,7 +38,7 @@ final class CallGate {
     this.name = name;
     int stripes = Integer.highestOneBit(Math.max(4, 2 * processors) - 1) << 1;
     this.mask = stripes - 1;
-    this.cells = new AtomicLongArray(stripes * PAD);
+    this.cells = new AtomicLongArray((stripes + 1) * PAD); // cell i at (i + 1) * PAD: none beside the array's header
   }
 
   /** Enters a call; pair with {@link #exit} in a finally, on the same thread. */
@@ -60,7 +60,7 @@ final class CallGate {
   private int cell() {
     long id = Thread.currentThread().getId();
     int h = (int) (id ^ (id >>> 32)) * 0x9E3779B9;
-    return ((h ^ (h >>> 16)) & mask) * PAD;
+    return (((h ^ (h >>> 16)) & mask) + 1) * PAD;
   }
 
   /** Throws {@link IllegalStateException} once closed (a call that holds nothing open across it). */
@@ -97,7 +97,7 @@ final class CallGate {
 
   /** True when no call is in flight (a call entering meanwhile may be counted, then back out). */
   boolean drained() {
-    for (int i = 0; i < cells.length(); i += PAD) {
+    for (int i = PAD; i < cells.length(); i += PAD) {
       if (cells.get(i) != 0) {
         return false;
       }
