@@ -1,6 +1,6 @@
 package io.hybridcache.jcache;
 
-import io.hybridcache.core.device.FileModes;
+import io.hybridcache.core.device.AtomicFile;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -9,12 +9,10 @@ import java.io.ObjectStreamClass;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,7 +45,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Concurrency.</b> Thread-safe. Known numbers come from a {@link ClassValue} and a concurrent map without a
  * lock; recording a new descriptor holds this object's monitor (once per class and directory, ever). The file is
- * written through {@link RandomAccessFile}, whose writes and sync an interrupt of the caller does not abort.
+ * made by {@link AtomicFile} with its first record and appended to through {@link RandomAccessFile}, whose writes
+ * and sync an interrupt of the caller does not abort (an interrupt while the file is made fails that record only:
+ * its value is written as a standard stream, and the next new class makes the file).
  */
 final class ClassDescriptors implements Closeable {
   static final String FILE = "class-descriptors";
@@ -154,7 +154,7 @@ final class ClassDescriptors implements Closeable {
   /** Deletes the table of manager directory {@code directory} (a private directory's last release). */
   static void delete(Path directory) throws IOException {
     Files.deleteIfExists(directory.resolve(FILE));
-    Files.deleteIfExists(directory.resolve(FILE + ".new"));
+    Files.deleteIfExists(directory.resolve(FILE + AtomicFile.TEMP_SUFFIX));
   }
 
   /** The generation every value written with this table carries. */
@@ -245,26 +245,12 @@ final class ClassDescriptors implements Closeable {
     }
   }
 
-  /**
-   * Makes the file with this table's generation and {@code firstRecord} (temp file, sync, atomic rename over
-   * whatever was there, directory sync) and opens it for appends.
-   */
+  /** Makes the file with this table's generation and {@code firstRecord} ({@link AtomicFile}) and opens it. */
   private void create(byte[] firstRecord) throws IOException {
-    Path temp = file.resolveSibling(FILE + ".new");
-    Files.deleteIfExists(temp);
-    Files.createFile(temp, FileModes.attributes(FileModes.inDirectory(file.getParent())));
-    try (RandomAccessFile t = new RandomAccessFile(temp.toFile(), "rw")) {
-      t.write(ByteBuffer.allocate(HEADER_BYTES).put(MAGIC).putInt(generation).array());
-      t.write(firstRecord);
-      t.getFD().sync();
-    }
-    Files.move(temp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-      dir.force(true);
-    } catch (IOException e) {
-      // some file systems cannot sync a directory: the rename is still atomic
-    }
+    AtomicFile.replace(file, ch -> {
+      AtomicFile.writeFully(ch, ByteBuffer.allocate(HEADER_BYTES).put(MAGIC).putInt(generation).flip());
+      AtomicFile.writeFully(ch, ByteBuffer.wrap(firstRecord));
+    });
     out = new RandomAccessFile(file.toFile(), "rw");
   }
 

@@ -173,13 +173,13 @@ final class SmallSetPage {
    */
   static Page decode(ByteBuffer page, int setId, long epoch) {
     ByteBuffer b = verified(page, setId, epoch);
-    int[] starts = b == null ? null : entryStarts(b);
-    if (starts == null) {
+    int[] layout = b == null ? null : layout(b);
+    if (layout == null) {
       return null;
     }
-    List<Entry> entries = new ArrayList<>(starts.length - 1);
-    for (int i = 0; i < starts.length - 1; i++) {
-      entries.add(entryAt(b, starts[i]));
+    List<Entry> entries = new ArrayList<>(layout.length / FIELDS);
+    for (int i = 0; i < layout.length; i += FIELDS) {
+      entries.add(entryAt(b, layout[i + START]));
     }
     return new Page(b.getLong(24), entries);
   }
@@ -196,16 +196,13 @@ final class SmallSetPage {
    */
   static Found find(ByteBuffer page, int setId, long epoch, byte[] key) {
     ByteBuffer b = verified(page, setId, epoch);
-    int[] starts = b == null ? null : entryStarts(b);
-    if (starts == null) {
+    int[] layout = b == null ? null : layout(b);
+    if (layout == null) {
       return DAMAGED;
     }
-    ByteBuffer wanted = ByteBuffer.wrap(key);
-    for (int i = 0; i < starts.length - 1; i++) {
-      int p = starts[i];
-      int k = keyLength(b, p);
-      if (k == key.length && b.slice(starts[i + 1] - k - valueLength(b, p), k).equals(wanted)) {
-        return new Found(entryAt(b, p), i);
+    for (int i = 0; i < layout.length; i += FIELDS) {
+      if (layout[i + KEY_LENGTH] == key.length && keyAt(b, layout[i + KEY_AT], key)) {
+        return new Found(entryAt(b, layout[i + START]), i / FIELDS);
       }
     }
     return null;
@@ -217,49 +214,52 @@ final class SmallSetPage {
    */
   static Found at(ByteBuffer page, int setId, long epoch, int index) {
     ByteBuffer b = verified(page, setId, epoch);
-    int[] starts = b == null ? null : entryStarts(b);
-    if (starts == null) {
+    int[] layout = b == null ? null : layout(b);
+    if (layout == null) {
       return DAMAGED;
     }
-    return index < starts.length - 1 ? new Found(entryAt(b, starts[index]), index) : null;
+    return index < layout.length / FIELDS ? new Found(entryAt(b, layout[index * FIELDS + START]), index) : null;
   }
 
+  /** Fields of {@link #layout} per entry: its start, its key's offset and its key's length. */
+  private static final int START = 0;
+  private static final int KEY_AT = 1;
+  private static final int KEY_LENGTH = 2;
+  private static final int FIELDS = 3;
+
   /**
-   * The start of each entry of a verified page and, last, the end of the last one (so entry i ends where
-   * i + 1 starts), or null if an entry header is implausible.
+   * Where each entry of a verified page and its key are ({@link #FIELDS} ints per entry, page order), from
+   * one parse of the headers, or null if an entry header is implausible.
    */
-  private static int[] entryStarts(ByteBuffer b) {
+  private static int[] layout(ByteBuffer b) {
     int count = Short.toUnsignedInt(b.getShort(10));
     if (count > MAX_ENTRIES) {
       return null;
     }
-    int[] starts = new int[count + 1];
+    int[] layout = new int[count * FIELDS];
     int p = HEADER_BYTES;
-    for (int i = 0; i < starts.length - 1; i++) {
-      int end = entryEnd(b, p);
-      if (end < 0) {
+    for (int i = 0; i < layout.length; i += FIELDS) {
+      p = parseEntry(b, p, layout, i);
+      if (p < 0) {
         return null;
       }
-      starts[i] = p;
-      p = end;
     }
-    starts[starts.length - 1] = p;
-    return starts;
+    return layout;
   }
 
-  /** The key length of the entry at {@code p} of a page whose {@link #entryStarts} checked out. */
-  private static int keyLength(ByteBuffer b, int p) {
-    return (int) getVarint(b, p);
+  /** True if the {@code key.length} bytes at {@code at} are {@code key}'s. */
+  private static boolean keyAt(ByteBuffer b, int at, byte[] key) {
+    for (int i = 0; i < key.length; i++) {
+      if (b.get(at + i) != key[i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
-  /** The value length of the entry at {@code p} of a page whose {@link #entryStarts} checked out. */
-  private static int valueLength(ByteBuffer b, int p) {
-    return (int) getVarint(b, p + varintBytes(keyLength(b, p)));
-  }
-
-  /** The entry at {@code p} of a page whose {@link #entryStarts} checked out. */
+  /** The entry at {@code p} of a page whose {@link #layout} checked out. */
   private static Entry entryAt(ByteBuffer b, int p) {
-    int k = keyLength(b, p);
+    int k = (int) getVarint(b, p);
     int q = p + varintBytes(k);
     int v = (int) getVarint(b, q);
     q += varintBytes(v);
@@ -307,8 +307,11 @@ final class SmallSetPage {
     return b;
   }
 
-  /** End of the entry at {@code p}, or -1 if its header is implausible or it runs past the page. */
-  private static int entryEnd(ByteBuffer b, int p) {
+  /**
+   * Checks the entry at {@code p} and writes its start, key offset and key length at {@code at} of
+   * {@code layout}; returns its end, or -1 if its header is implausible or it runs past the page.
+   */
+  private static int parseEntry(ByteBuffer b, int p, int[] layout, int at) {
     long k = checkedVarint(b, p);
     int q = k < 1 || k > MAX_KEY_AND_VALUE_BYTES ? -1 : p + varintBytes(k);
     long v = q < 0 ? -1 : checkedVarint(b, q);
@@ -324,8 +327,15 @@ final class SmallSetPage {
     if (sequence < 0) {
       return -1;
     }
-    long end = q + varintBytes(sequence) + ((flags & HAS_EXPIRY) != 0 ? Long.BYTES : 0) + k + v;
-    return end > PAGE_BYTES ? -1 : (int) end;
+    int keyAt = q + varintBytes(sequence) + ((flags & HAS_EXPIRY) != 0 ? Long.BYTES : 0);
+    long end = keyAt + k + v;
+    if (end > PAGE_BYTES) {
+      return -1;
+    }
+    layout[at + START] = p;
+    layout[at + KEY_AT] = keyAt;
+    layout[at + KEY_LENGTH] = (int) k;
+    return (int) end;
   }
 
   /** Writes {@code v} (>= 0) as a varint at {@code p}; returns the position after it. */
@@ -338,7 +348,7 @@ final class SmallSetPage {
     return p;
   }
 
-  /** The varint at {@code p} of a page whose {@link #entryStarts} checked out. */
+  /** The varint at {@code p} of a page whose {@link #layout} checked out. */
   private static long getVarint(ByteBuffer b, int p) {
     long v = 0;
     for (int shift = 0; ; shift += 7) {
