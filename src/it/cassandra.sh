@@ -7,13 +7,15 @@
 #        PROVIDER: hybrid (our jar in lib/) or ohc (Cassandra's default OHCProvider)
 #   src/it/cassandra.sh restart NAME ROW_CACHE_MIB START [HEAP]   again, data and flash kept (START cold|warm)
 #   src/it/cassandra.sh stop NAME | stop-all
+#   src/it/cassandra.sh kill NAME                kill -9, as a crash (the next restart finds what the kill left)
 #   src/it/cassandra.sh nodetool NAME ARGS...    e.g. nodetool n1 info
 #   src/it/cassandra.sh cqlsh ADDRESS ARGS...    cqlsh from PyPI in a venv under the work dir
 #
 # Everything lives under $HC_IT_DIR (default target/cassandra-it): lib/, venv/, nodes/NAME/{conf,lib,
 # data,flash,logs}. Ports: CQL $HC_NATIVE_PORT (19042) on each node's address, storage
 # $HC_STORAGE_PORT (17000), JMX 17199 + 100 x (last octet - 1) on 127.0.0.1. Flash tier: HC_FLASH_SIZE,
-# HC_SEGMENT_SIZE, HC_DIRECT_IO (true); node: HC_NODE_MEMORY (a memory cgroup), HC_EXTRA_JVM_OPTS,
+# HC_SEGMENT_SIZE, HC_DIRECT_IO (true), HC_START (cold); Cassandra's saved row cache: HC_ROW_CACHE_SAVE_PERIOD (0s = off)
+# and HC_ROW_CACHE_KEYS_TO_SAVE (100000); node: HC_NODE_MEMORY (a memory cgroup), HC_EXTRA_JVM_OPTS,
 # HC_DATA_DIR (the node's storage directory: data, commitlog, hints, saved caches; default
 # nodes/NAME/data; an existing directory, e.g. a mount, kept as it is) and HC_CGROUPS (cgroup
 # directories, space-separated, that the node joins before it starts, e.g. a blkio throttle).
@@ -114,6 +116,8 @@ hc_configure() { # NAME ADDRESS PROVIDER ROW_CACHE_MIB SEEDS TOKEN
   sed -e "s|@CLUSTER@|${HC_CLUSTER:-hybridcache-it}|" -e "s|@TOKEN@|$token|" -e "s|@SEEDS@|$seeds|" \
       -e "s|@ADDRESS@|$address|g" -e "s|@STORAGE_PORT@|$HC_STORAGE_PORT|" -e "s|@NATIVE_PORT@|$HC_NATIVE_PORT|" \
       -e "s|@ROW_CACHE_CLASS@|$class|" -e "s|@ROW_CACHE_MIB@|$mib|" \
+      -e "s|^row_cache_save_period: .*|row_cache_save_period: ${HC_ROW_CACHE_SAVE_PERIOD:-0s}|" \
+      -e "s|^row_cache_keys_to_save: .*|row_cache_keys_to_save: ${HC_ROW_CACHE_KEYS_TO_SAVE:-100000}|" \
       -e "s|@MEMTABLE_MIB@|${HC_MEMTABLE_MIB:-64}|" -e "s|@KEY_CACHE_MIB@|${HC_KEY_CACHE_MIB:-16}|" \
       "$HC_CONF/cassandra.yaml.template" > "$dir/conf/cassandra.yaml"
   cp "$HC_CONF/logback.xml" "$dir/conf/logback.xml"
@@ -128,7 +132,7 @@ segment_size=${HC_SEGMENT_SIZE:-8MiB}
 write_buffer_size=1MiB
 admission=accept-all
 direct_io=${HC_DIRECT_IO:-true}
-start=cold
+start=${HC_START:-cold}
 EOF
   fi
   echo "$address" > "$dir/address"
@@ -239,6 +243,21 @@ hc_stop() { # NAME
   done
 }
 
+# kill -9 (a crash): waits, bounded, until the process is gone; keeps data, flash and the cgroups.
+hc_kill() { # NAME
+  local dir=$HC_IT/nodes/$1 pid
+  [ -f "$dir/pid" ] || hc_fail "$1 has no pid file: not running"
+  pid=$(cat "$dir/pid")
+  rm -f "$dir/pid"
+  kill -9 "$pid" 2>/dev/null || true
+  for _ in $(seq 1 300); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -0 "$pid" 2>/dev/null && hc_fail "$1 (pid $pid) still runs 30 s after kill -9"
+  hc_log "$1: killed with -9"
+}
+
 hc_stop_all() {
   local d
   for d in "$HC_IT"/nodes/*/; do
@@ -296,8 +315,9 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     restart) hc_restart "$@" ;;
     stop) hc_stop "$1" ;;
     stop-all) hc_stop_all ;;
+    kill) hc_kill "$1" ;;
     nodetool) hc_nodetool "$@" ;;
     cqlsh) hc_cqlsh "$@" ;;
-    *) sed -n '2,19p' "$0"; exit 2 ;;
+    *) sed -n '2,21p' "$0"; exit 2 ;;
   esac
 fi

@@ -37,6 +37,7 @@ import picocli.CommandLine;
         io.hybridcache.bench.mongo.MongoCommand.class,
         io.hybridcache.bench.placement.PlacementCommand.class,
         io.hybridcache.bench.cassandra.CassandraCommand.class,
+        io.hybridcache.bench.cassandra.RollingRestartCommand.class,
         io.hybridcache.bench.compare.CompareCommand.class,
         io.hybridcache.bench.faults.FaultsCommand.class,
         io.hybridcache.bench.restart.RestartCommand.class,

@@ -13,7 +13,6 @@ import io.hybridcache.bench.TextTable;
 import io.hybridcache.bench.ycsb.YcsbOutput;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -854,26 +853,7 @@ public final class CassandraCommand implements Callable<Integer> {
 
   /** Runs the node script; returns its stdout lines. */
   private List<String> node(List<String> args, Map<String, String> env) {
-    List<String> cmd = new ArrayList<>(List.of("bash", script.toString()));
-    cmd.addAll(args);
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
-    if (env != null) {
-      pb.environment().putAll(env);
-    }
-    try {
-      Process p = pb.start();
-      p.getOutputStream().close();
-      List<String> out = List.of(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\n"));
-      if (p.waitFor() != 0) {
-        throw new IllegalStateException(script + " " + String.join(" ", args) + " failed (exit " + p.exitValue() + ")");
-      }
-      return out;
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot run " + script + ": " + e.getMessage(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
+    return NodeScript.run(script, args, env, false);
   }
 
   private void print(PrintStream out, List<Result> results) {

@@ -1,0 +1,341 @@
+package io.hybridcache.bench.cassandra;
+
+import com.datastax.oss.driver.api.core.ConsistencyLevel;
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+import site.ycsb.generator.ZipfianGenerator;
+
+/**
+ * The client of the rolling-restart experiment: loads {@code records} partitions of YCSB's shape
+ * (10 text fields of 100 B) at QUORUM, then runs the transactional mix (95% reads, 5% updates of
+ * {@code field0}, QUORUM both, YCSB's "latest" skew: a Zipfian over the newest keys) from
+ * {@code threads} threads until {@link #close}, through every restart, and checks every read.
+ *
+ * <p><b>Read-your-writes checker.</b> {@code field0} starts with the partition's version. Writes of
+ * one key are serialized (a lock stripe per key), so versions and the driver's monotonic client
+ * timestamps rise together; after a write is acknowledged its version is the key's floor. A read
+ * takes the floor before it is sent and must return that version or a newer one: anything older is
+ * a stale read (counted, the first ones kept with key and versions). A read or write that fails
+ * (timeout, unavailable) is an error, counted apart: never stale.
+ *
+ * <p><b>Figures.</b> Per second since {@link #start}: reads, updates, errors, stale reads; per 10 s
+ * window: read latency (HdrHistogram, µs). Concurrency: workers only add to striped counters and
+ * concurrent histograms; buckets are made on demand in a fixed array (at most {@code maxSeconds}).
+ */
+final class RollingClient implements AutoCloseable {
+  static final int FIELDS = 10;
+  static final int FIELD_BYTES = 100;
+  static final int HISTOGRAM_SECONDS = 10;
+  private static final int STRIPES = 4096;
+  private static final int LOAD_ATTEMPTS = 5;
+
+  /** Counters of one second. */
+  static final class Second {
+    final LongAdder reads = new LongAdder();
+    final LongAdder updates = new LongAdder();
+    final LongAdder errors = new LongAdder();
+    final LongAdder stale = new LongAdder();
+  }
+
+  /** A read older than what was acknowledged before it was sent. */
+  record StaleRead(String key, long floor, long got, double atSeconds) {}
+
+  private final CqlSession session;
+  private final long records;
+  private final int threads;
+  private final PrintStream log;
+  private final AtomicLongArray acked;
+  private final AtomicLongArray issued;
+  private final Object[] stripes = new Object[STRIPES];
+  private final Second[] seconds;
+  private final ConcurrentHistogram[] latency;
+  private final ConcurrentLinkedQueue<StaleRead> staleReads = new ConcurrentLinkedQueue<>();
+  private final AtomicLong staleCount = new AtomicLong();
+  private final AtomicReference<Throwable> lastError = new AtomicReference<>();
+  private final List<Thread> workers = new ArrayList<>();
+  private volatile boolean running;
+  private long startNanos;
+  private PreparedStatement read;
+  private PreparedStatement update;
+
+  RollingClient(CqlSession session, long records, int threads, int maxSeconds, PrintStream log) {
+    if (records < 1 || records > Integer.MAX_VALUE || threads < 1 || maxSeconds < 1) {
+      throw new IllegalArgumentException("records in 1.." + Integer.MAX_VALUE + ", threads and maxSeconds >= 1, were "
+          + records + ", " + threads + ", " + maxSeconds);
+    }
+    this.session = session;
+    this.records = records;
+    this.threads = threads;
+    this.log = log;
+    this.acked = new AtomicLongArray((int) records);
+    this.issued = new AtomicLongArray((int) records);
+    for (int i = 0; i < STRIPES; i++) {
+      stripes[i] = new Object();
+    }
+    this.seconds = new Second[maxSeconds];
+    this.latency = new ConcurrentHistogram[maxSeconds / HISTOGRAM_SECONDS + 1];
+  }
+
+  static String key(long id) {
+    return "user" + id;
+  }
+
+  /** Field {@code f} of key {@code id} at {@code version}: field0 carries the version, the rest fixed bytes. */
+  static String field(long id, int f, long version) {
+    StringBuilder sb = new StringBuilder(FIELD_BYTES);
+    if (f == 0) {
+      sb.append('v').append(version).append('|');
+    }
+    SplittableRandom r = new SplittableRandom(id * 31 + f);
+    while (sb.length() < FIELD_BYTES) {
+      sb.append((char) ('a' + r.nextInt(26)));
+    }
+    return sb.toString();
+  }
+
+  /** The version at the head of a field0, or -1 if it has none. */
+  static long version(String field0) {
+    if (field0 == null || field0.isEmpty() || field0.charAt(0) != 'v') {
+      return -1;
+    }
+    int bar = field0.indexOf('|');
+    try {
+      return Long.parseLong(field0.substring(1, bar < 0 ? field0.length() : bar));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * Inserts every record at version 0, QUORUM, {@code inFlight} at a time, each retried up to 5 times;
+   * progress every 10%.
+   */
+  void load(int inFlight) throws InterruptedException {
+    StringBuilder cql = new StringBuilder("INSERT INTO ycsb.usertable (y_id");
+    for (int f = 0; f < FIELDS; f++) {
+      cql.append(", field").append(f);
+    }
+    cql.append(") VALUES (?").append(", ?".repeat(FIELDS)).append(')');
+    PreparedStatement insert = session.prepare(cql.toString());
+    Semaphore permits = new Semaphore(inFlight);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    long t0 = System.nanoTime();
+    long step = Math.max(1, records / 10);
+    for (long id = 0; id < records && failure.get() == null; id++) {
+      Object[] values = new Object[FIELDS + 1];
+      values[0] = key(id);
+      for (int f = 0; f < FIELDS; f++) {
+        values[f + 1] = field(id, f, 0);
+      }
+      BoundStatement b = insert.bind(values).setConsistencyLevel(ConsistencyLevel.QUORUM);
+      permits.acquire();
+      insert(b, 1, permits, failure);
+      if ((id + 1) % step == 0) {
+        log.printf(Locale.ROOT, "cassandra-rolling: loaded %,d of %,d records (%.0f/s)%n", id + 1, records,
+            (id + 1) / ((System.nanoTime() - t0) / 1e9));
+      }
+    }
+    permits.acquire(inFlight);
+    permits.release(inFlight);
+    if (failure.get() != null) {
+      throw new IllegalStateException("the load failed: " + failure.get(), failure.get());
+    }
+  }
+
+  /** One insert, retried (it is idempotent) up to {@link #LOAD_ATTEMPTS} times on a timeout or an unavailable replica. */
+  private void insert(BoundStatement b, int attempt, Semaphore permits, AtomicReference<Throwable> failure) {
+    session.executeAsync(b).whenComplete((rs, e) -> {
+      if (e == null) {
+        permits.release();
+      } else if (attempt < LOAD_ATTEMPTS) {
+        insert(b, attempt + 1, permits, failure);
+      } else {
+        failure.compareAndSet(null, e);
+        permits.release();
+      }
+    });
+  }
+
+  /** Starts the workers; the clock of {@link #secondsSinceStart} starts here. */
+  synchronized void start() {
+    if (running) {
+      throw new IllegalStateException("started already");
+    }
+    read = session.prepare("SELECT field0, field1, field2, field3, field4, field5, field6, field7, field8, field9"
+        + " FROM ycsb.usertable WHERE y_id = ?");
+    update = session.prepare("UPDATE ycsb.usertable SET field0 = ? WHERE y_id = ?");
+    startNanos = System.nanoTime();
+    running = true;
+    ZipfianGenerator zipf = new ZipfianGenerator(records);
+    for (int t = 0; t < threads; t++) {
+      Thread w = new Thread(() -> work(zipf), "rolling-client-" + t);
+      w.setDaemon(true);
+      workers.add(w);
+      w.start();
+    }
+  }
+
+  double secondsSinceStart() {
+    return (System.nanoTime() - startNanos) / 1e9;
+  }
+
+  private void work(ZipfianGenerator zipf) {
+    SplittableRandom r = new SplittableRandom();
+    while (running) {
+      long id = records - 1 - Math.min(records - 1, zipf.nextValue()); // "latest": the newest keys are hot
+      try {
+        if (r.nextInt(100) < 5) {
+          update(id);
+        } else {
+          read(id);
+        }
+      } catch (RuntimeException e) {
+        lastError.set(e);
+        second().errors.increment();
+      }
+    }
+  }
+
+  private void update(long id) {
+    synchronized (stripes[(int) (id % STRIPES)]) {
+      long v = issued.incrementAndGet((int) id);
+      session.execute(update.bind(field(id, 0, v), key(id)).setConsistencyLevel(ConsistencyLevel.QUORUM));
+      acked.accumulateAndGet((int) id, v, Math::max);
+    }
+    second().updates.increment();
+  }
+
+  private void read(long id) {
+    long floor = acked.get((int) id);
+    long t0 = System.nanoTime();
+    Row row = session.execute(read.bind(key(id)).setConsistencyLevel(ConsistencyLevel.QUORUM)).one();
+    long us = (System.nanoTime() - t0) / 1000;
+    long got = row == null ? -1 : version(row.getString("field0"));
+    Second s = second();
+    s.reads.increment();
+    histogram().recordValue(Math.max(1, us));
+    if (got < floor) {
+      s.stale.increment();
+      if (staleCount.incrementAndGet() <= 100) {
+        staleReads.add(new StaleRead(key(id), floor, got, secondsSinceStart()));
+      }
+    }
+  }
+
+  private Second second() {
+    int i = (int) Math.min(seconds.length - 1, (System.nanoTime() - startNanos) / 1_000_000_000L);
+    Second s = seconds[i];
+    if (s == null) {
+      synchronized (seconds) {
+        s = seconds[i];
+        if (s == null) {
+          s = new Second();
+          seconds[i] = s;
+        }
+      }
+    }
+    return s;
+  }
+
+  private Histogram histogram() {
+    int i = (int) Math.min(latency.length - 1,
+        (System.nanoTime() - startNanos) / (HISTOGRAM_SECONDS * 1_000_000_000L));
+    ConcurrentHistogram h = latency[i];
+    if (h == null) {
+      synchronized (latency) {
+        h = latency[i];
+        if (h == null) {
+          h = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(60), 2);
+          latency[i] = h;
+        }
+      }
+    }
+    return h;
+  }
+
+  /** Operations (reads + updates) completed in each whole second so far, from {@link #start}. */
+  long[] opsPerSecond() {
+    int n = (int) Math.min(seconds.length, (long) secondsSinceStart());
+    long[] ops = new long[n];
+    for (int i = 0; i < n; i++) {
+      Second s = seconds[i];
+      ops[i] = s == null ? 0 : s.reads.sum() + s.updates.sum();
+    }
+    return ops;
+  }
+
+  /** Errors per whole second so far. */
+  long[] errorsPerSecond() {
+    int n = (int) Math.min(seconds.length, (long) secondsSinceStart());
+    long[] errors = new long[n];
+    for (int i = 0; i < n; i++) {
+      errors[i] = seconds[i] == null ? 0 : seconds[i].errors.sum();
+    }
+    return errors;
+  }
+
+  /** Read p99 in µs per 10 s window so far (NaN for a window without reads). */
+  double[] readP99PerWindow() {
+    int n = (int) Math.min(latency.length, (long) secondsSinceStart() / HISTOGRAM_SECONDS);
+    double[] p99 = new double[n];
+    for (int i = 0; i < n; i++) {
+      p99[i] = latency[i] == null || latency[i].getTotalCount() == 0 ? Double.NaN
+          : latency[i].getValueAtPercentile(99);
+    }
+    return p99;
+  }
+
+  long staleReads() {
+    return staleCount.get();
+  }
+
+  List<StaleRead> firstStaleReads() {
+    return List.copyOf(staleReads);
+  }
+
+  long reads() {
+    long n = 0;
+    for (Second s : seconds) {
+      n += s == null ? 0 : s.reads.sum();
+    }
+    return n;
+  }
+
+  long errors() {
+    long n = 0;
+    for (Second s : seconds) {
+      n += s == null ? 0 : s.errors.sum();
+    }
+    return n;
+  }
+
+  /** The last failed operation's exception, for the log; null if none failed. */
+  Throwable lastError() {
+    return lastError.get();
+  }
+
+  /** Stops the workers (each finishes its operation; bounded by the driver's request timeout). */
+  @Override
+  public void close() throws InterruptedException {
+    running = false;
+    for (Thread w : workers) {
+      w.join(TimeUnit.SECONDS.toMillis(60));
+    }
+  }
+}

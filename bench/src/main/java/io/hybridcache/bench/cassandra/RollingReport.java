@@ -1,0 +1,119 @@
+package io.hybridcache.bench.cassandra;
+
+import java.util.List;
+
+/**
+ * The arithmetic of the rolling-restart experiment, apart from the cluster so it can be tested:
+ * steady throughput, operations lost below it, a restarted node's hit ratio before its stop and the
+ * time until it is back within a tolerance. Times are seconds since the client started. Stateless.
+ */
+final class RollingReport {
+  /** Hit-ratio points a restarted node must come back within (the 5 points). */
+  static final double TOLERANCE = 0.05;
+  /** Seconds of samples before a stop that make its "before" hit ratio. */
+  static final double BEFORE_SECONDS = 30;
+
+  /** One node's cumulative counters at time {@code t}: row cache hits and requests, reads its disk completed. */
+  record Sample(double t, double hits, double requests, long diskReads) {
+    boolean valid() {
+      return !Double.isNaN(hits) && !Double.isNaN(requests);
+    }
+  }
+
+  private RollingReport() {}
+
+  /** Mean operations per second over whole seconds [from, to) of {@code ops} (NaN if empty). */
+  static double steady(long[] ops, int from, int to) {
+    int a = Math.max(0, from);
+    int b = Math.min(ops.length, to);
+    if (b <= a) {
+      return Double.NaN;
+    }
+    long sum = 0;
+    for (int i = a; i < b; i++) {
+      sum += ops[i];
+    }
+    return (double) sum / (b - a);
+  }
+
+  /** Operations below {@code steady} over whole seconds [from, to): the sum of each second's shortfall. */
+  static long lost(long[] ops, double steady, int from, int to) {
+    double lost = 0;
+    for (int i = Math.max(0, from); i < Math.min(ops.length, to); i++) {
+      lost += Math.max(0, steady - ops[i]);
+    }
+    return Math.round(lost);
+  }
+
+  /**
+   * The node's hit ratio over [from, to] from its samples (counter differences between the first and
+   * the last valid sample inside), NaN if fewer than two or no request. A restart resets the
+   * counters, so callers never span one.
+   */
+  static double hitRatio(List<Sample> samples, double from, double to) {
+    Sample first = null;
+    Sample last = null;
+    for (Sample s : samples) {
+      if (s.valid() && s.t() >= from && s.t() <= to) {
+        if (first == null) {
+          first = s;
+        }
+        last = s;
+      }
+    }
+    if (first == null || last == first || last.requests() <= first.requests()) {
+      return Double.NaN;
+    }
+    return (last.hits() - first.hits()) / (last.requests() - first.requests());
+  }
+
+  /**
+   * Seconds from {@code up} (the node serves again) to the end of the first of two consecutive
+   * sample intervals whose hit ratios are both within {@link #TOLERANCE} of {@code before}; NaN if
+   * that never happens before {@code until}. The counters restart with the node, so intervals
+   * begin at or after {@code up}.
+   */
+  static double recoverySeconds(List<Sample> samples, double up, double until, double before) {
+    if (Double.isNaN(before)) {
+      return Double.NaN;
+    }
+    Sample prev = null;
+    Double candidate = null;
+    for (Sample s : samples) {
+      if (!s.valid() || s.t() < up || s.t() > until) {
+        continue;
+      }
+      if (prev != null && s.requests() > prev.requests()) {
+        double r = (s.hits() - prev.hits()) / (s.requests() - prev.requests());
+        if (r >= before - TOLERANCE) {
+          if (candidate != null) {
+            return candidate - up;
+          }
+          candidate = s.t();
+        } else {
+          candidate = null;
+        }
+      }
+      prev = s;
+    }
+    return Double.NaN;
+  }
+
+  /** Disk reads per second of the node over [from, to] from its samples; NaN if fewer than two. */
+  static double diskReadsPerSecond(List<Sample> samples, double from, double to) {
+    Sample first = null;
+    Sample last = null;
+    for (Sample s : samples) {
+      if (s.t() >= from && s.t() <= to) {
+        if (first == null) {
+          first = s;
+        }
+        last = s;
+      }
+    }
+    if (first == null || last == first) {
+      return Double.NaN;
+    }
+    return (last.diskReads() - first.diskReads()) / (last.t() - first.t());
+  }
+}

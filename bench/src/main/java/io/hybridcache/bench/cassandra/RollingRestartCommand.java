@@ -1,0 +1,538 @@
+package io.hybridcache.bench.cassandra;
+
+import com.datastax.oss.driver.api.core.CqlSession;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hybridcache.bench.BenchMain;
+import io.hybridcache.bench.Sizes;
+import io.hybridcache.bench.StatsJson;
+import io.hybridcache.bench.TextTable;
+import io.hybridcache.bench.limits.Fio;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * Issue 39's experiment: a 3-node Cassandra 5.0.9 cluster (RF 3, QUORUM reads and writes, the
+ * transactional mix) whose nodes restart one after another while the client runs throughout, once
+ * with {@code nodetool drain} + stop and once with kill -9, per row cache provider:
+ * <ul>
+ *   <li>{@code hybrid}: hybridcache with {@code start=warm} at every restart;
+ *   <li>{@code ohc-saved}: Cassandra's OHCProvider with saved row caches ({@code row_cache_save_period}
+ *       30 s, every key saved), which Cassandra reloads by reading each partition from its SSTables;
+ *   <li>{@code ohc}: OHCProvider without saved caches, Cassandra's default.
+ * </ul>
+ * Every node has its own emulated HDD for its SSTables ({@link EmulatedHdd}: loop device with direct
+ * I/O, blkio throttle, memory cgroup holding heap, off-heap and page cache), the same row cache DRAM
+ * X for every provider, and hybridcache's flash tier on this machine's disk. Per provider: a fresh
+ * cluster, the load and a warm-up (unthrottled: the caches end in the same state, flash fills faster),
+ * then the throttle on and the page cache dropped, 2 x the steady window, the drain round and the kill
+ * round, each node restarted after the previous one is Up/Normal again and settled.
+ *
+ * <p>Reported per provider and round: the steady throughput before the round, the operations lost
+ * below it from the first stop to the end of the round, and per restart the start-up time (launch
+ * to CQL open: saved-cache load included), the restarted node's row cache hit ratio before its stop,
+ * the seconds until it is back within 5 points, and its SSTable reads per second (its disk's reads)
+ * before and after; plus 10 s windows of throughput and read p99 (a PNG), and the
+ * {@link RollingClient read-your-writes checker}'s stale reads, which fail the command.
+ */
+@Command(name = "cassandra-rolling",
+    description = {"Issue 39: a rolling restart of a 3-node Cassandra 5.0.9 cluster (RF 3, QUORUM) under load,",
+        "drain + stop, then kill -9, per row cache provider (hybrid start=warm, OHC with and without saved caches);",
+        "SSTables on emulated HDDs (root, cgroup v1). A read-your-writes checker runs throughout."},
+    mixinStandardHelpOptions = true)
+public final class RollingRestartCommand implements Callable<Integer> {
+  private static final Path IT_DIR = Path.of("target", "cassandra-it");
+  private static final String[] ADDRESSES = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
+  private static final String[] TOKENS = {"-9223372036854775808", "-3074457345618258603", "3074457345618258602"};
+  private static final String CLUSTER = "bench-rolling";
+  private static final int SAMPLE_MILLIS = 2000;
+  private static final Pattern UN = Pattern.compile("^UN\\s", Pattern.MULTILINE);
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--providers", split = ",", description = "row cache providers, in order (default: hybrid,ohc-saved,ohc)")
+  List<String> providers = List.of("hybrid", "ohc-saved", "ohc");
+
+  @Option(names = "--repetitions", description = "runs of every provider, alternating (default: ${DEFAULT-VALUE})")
+  int repetitions = 1;
+
+  @Option(names = "--records", description = "partitions of 10 x 100 B (default: ${DEFAULT-VALUE}, ~550 MB a node)")
+  long records = 500_000;
+
+  @Option(names = "--row-cache", paramLabel = "SIZE", converter = Sizes.Converter.class,
+      description = "row_cache_size X of every provider (default: 8MiB)")
+  long rowCache = 8L << 20;
+
+  @Option(names = "--flash", paramLabel = "SIZE", converter = Sizes.Converter.class,
+      description = "hybridcache's flash tier per node, on this machine's disk (default: 384MiB)")
+  long flash = 384L << 20;
+
+  @Option(names = "--heap", description = "each node's heap (default: ${DEFAULT-VALUE})")
+  String heap = "512M";
+
+  @Option(names = "--node-memory", paramLabel = "SIZE", converter = Sizes.Converter.class,
+      description = "each node's memory cgroup: heap, off-heap, page cache (default: 1152MiB)")
+  long nodeMemory = 1152L << 20;
+
+  @Option(names = "--threads", description = "client threads (default: ${DEFAULT-VALUE})")
+  int threads = 16;
+
+  @Option(names = "--warmup-seconds", description = "unthrottled warm-up (default: ${DEFAULT-VALUE}); then 2 x --steady-seconds"
+      + " throttled before the first round")
+  int warmupSeconds = 180;
+
+  @Option(names = "--steady-seconds", description = "seconds before a round that define its steady throughput"
+      + " (default: ${DEFAULT-VALUE})")
+  int steadySeconds = 60;
+
+  @Option(names = "--settle-seconds", description = "seconds a restarted node serves before the next stop"
+      + " (default: ${DEFAULT-VALUE})")
+  int settleSeconds = 60;
+
+  @Option(names = "--read-iops", description = "each emulated HDD's read IOPS (default: ${DEFAULT-VALUE})")
+  long readIops = 200;
+
+  @Option(names = "--rounds", split = ",", description = "restart rounds, in order (default: drain,kill)")
+  List<String> rounds = List.of("drain", "kill");
+
+  @Option(names = "--json", description = "also write the figures here")
+  Path json;
+
+  @Option(names = "--chart", description = "the throughput plot (default: target/cassandra-rolling.png)")
+  Path chart = Path.of("target", "cassandra-rolling.png");
+
+  private final Path script = Path.of("src/it/cassandra.sh");
+
+  /** One restart's figures. */
+  record Restart(String round, int node, double stopAt, double upAt, double startupSeconds, double hitBefore,
+                 double recoverySeconds, double hitAfter, double diskReadsBefore, double diskReadsAfter) {}
+
+  /** One round's figures. */
+  record Round(String round, double firstStop, double end, double steadyOps, long lostOps) {}
+
+  /** One provider's run. */
+  record Run(String provider, int repetition, List<Round> rounds, List<Restart> restarts, long[] opsPerSecond,
+             double[] readP99PerWindow, long reads, long errors, long stale, List<RollingClient.StaleRead> staleReads) {}
+
+  @Override
+  public Integer call() throws Exception {
+    PrintStream err = System.err;
+    validate();
+    List<String> missing = EmulatedHdd.missing();
+    if (!missing.isEmpty()) {
+      err.println("cassandra-rolling: cannot run here; it needs:");
+      missing.forEach(m -> err.println("  - " + m));
+      return BenchMain.ENVIRONMENT;
+    }
+    int perRun = warmupSeconds + rounds.size() * (3 * (60 + settleSeconds) + steadySeconds) + 300;
+    Progress progress = new Progress(err, repetitions * providers.size(), perRun);
+    err.printf(Locale.ROOT, "cassandra-rolling: 3 nodes, RF 3, QUORUM, %,d records, row cache X = %s, flash %s a node"
+            + " (hybrid), heap %s, node memory %s, HDD %d read IOPS a node; providers %s x %d; rounds %s; %d s warm-up,"
+            + " %d s settle per restart (about %d min a run)%n",
+        records, Sizes.format(rowCache), Sizes.format(flash), heap, Sizes.format(nodeMemory), readIops,
+        String.join(",", providers), repetitions, String.join(",", rounds), warmupSeconds, settleSeconds, perRun / 60);
+    Fio.Result fioBefore = fio(err);
+    node(List.of("lib"), null);
+    List<Run> runs = new ArrayList<>();
+    Cleanup cleanup = new Cleanup(err);
+    Thread hook = new Thread(cleanup::runAll, "cassandra-rolling-cleanup");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      for (int rep = 1; rep <= repetitions; rep++) {
+        for (String provider : providers) {
+          progress.runStarts();
+          runs.add(runCluster(provider, rep, cleanup, progress, err));
+          progress.runDone();
+        }
+      }
+    } finally {
+      cleanup.runAll();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException ignored) {
+        // shutting down
+      }
+    }
+    Fio.Result fioAfter = fio(err);
+    return report(runs, fioBefore, fioAfter, err);
+  }
+
+  private void validate() {
+    for (String p : providers) {
+      if (!List.of("hybrid", "ohc-saved", "ohc").contains(p)) {
+        throw usage("--providers: " + p + " is not one of hybrid, ohc-saved, ohc");
+      }
+    }
+    for (String r : rounds) {
+      if (!List.of("drain", "kill").contains(r)) {
+        throw usage("--rounds: " + r + " is not one of drain, kill");
+      }
+    }
+    if (records < 1000 || records > Integer.MAX_VALUE) {
+      throw usage("--records must be in 1000.." + Integer.MAX_VALUE + ", was " + records);
+    }
+    if (rowCache < (1L << 20) || flash < CassandraCommand.MIN_FLASH) {
+      throw usage("--row-cache must be at least 1MiB and --flash at least " + Sizes.format(CassandraCommand.MIN_FLASH)
+          + ", were " + Sizes.format(rowCache) + " and " + Sizes.format(flash));
+    }
+    if (nodeMemory < Sizes.parse(heap) + (512L << 20)) {
+      throw usage("--node-memory must be at least --heap + 512MiB, was " + Sizes.format(nodeMemory) + " with heap " + heap);
+    }
+    if (repetitions < 1 || threads < 1 || warmupSeconds < steadySeconds || steadySeconds < 10 || settleSeconds < 10
+        || readIops < 1) {
+      throw usage("--repetitions, --threads, --read-iops >= 1; --steady-seconds and --settle-seconds >= 10;"
+          + " --warmup-seconds >= --steady-seconds; were " + repetitions + ", " + threads + ", " + readIops + ", "
+          + steadySeconds + ", " + settleSeconds + ", " + warmupSeconds);
+    }
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+
+  private static String name(int i) {
+    return "roll" + (i + 1);
+  }
+
+  private static int jmxPort(int i) {
+    return 17199 + 100 * i;
+  }
+
+  /** One provider: a fresh cluster, load, warm-up, the rounds; everything taken down at the end. */
+  private Run runCluster(String provider, int rep, Cleanup cleanup, Progress progress, PrintStream err)
+      throws Exception {
+    int mark = cleanup.mark();
+    try {
+      String tag = provider + " #" + rep;
+      progress.phase(tag + ": three emulated disks and nodes");
+      EmulatedHdd[] disks = new EmulatedHdd[3];
+      List<Map<String, String>> envs = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        Path image = IT_DIR.resolve("rolling").resolve(name(i) + ".img").toAbsolutePath();
+        Files.deleteIfExists(image); // ours: made by an earlier run of this command that was killed
+        EmulatedHdd.createImage(image, Math.max(4L << 30, records * CassandraCommand.RECORD_BYTES * 3));
+        cleanup.add("delete " + image, () -> Files.deleteIfExists(image));
+        EmulatedHdd disk = EmulatedHdd.attach(image, IT_DIR.resolve("rolling-mnt").resolve(name(i)), true, err);
+        cleanup.add("take down " + image, disk::close);
+        List<Path> groups = disk.createCgroups("hybridcache-rolling-" + ProcessHandle.current().pid() + "-" + name(i),
+            nodeMemory);
+        disk.throttle(EmulatedHdd.Throttle.NONE);
+        disks[i] = disk;
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("HC_DATA_DIR", disk.mountPoint().toString());
+        env.put("HC_CLUSTER", CLUSTER);
+        env.put("HC_CGROUPS", String.join(" ", groups.stream().map(Path::toString).toList()));
+        env.put("HC_FLASH_SIZE", (flash >> 20) + "MiB");
+        env.put("HC_SEGMENT_SIZE", (CassandraCommand.SEGMENT_BYTES >> 20) + "MiB");
+        env.put("HC_MEMTABLE_MIB", "128");
+        env.put("HC_ROW_CACHE_SAVE_PERIOD", provider.equals("ohc-saved") ? "30s" : "0s");
+        env.put("HC_ROW_CACHE_KEYS_TO_SAVE", "2147483647");
+        env.put("HC_START", "warm"); // from the first start: a run that started cold does not close at the drain's end
+        envs.add(env);
+      }
+      String seeds = ADDRESSES[0] + ":17000";
+      for (int i = 0; i < 3; i++) {
+        int n = i;
+        node(List.of("start", name(i), ADDRESSES[i], provider.startsWith("ohc") ? "ohc" : "hybrid",
+            Long.toString(rowCache >> 20), heap, seeds, TOKENS[i]), envs.get(i));
+        cleanup.add("stop " + name(n), () -> node(List.of("stop", name(n)), null));
+      }
+      awaitAllUp(err);
+      try (CqlSession s = CqlDB.connect(String.join(",", List.of(ADDRESSES).stream().map(a -> a + ":19042").toList()),
+          "datacenter1", null, Duration.ofSeconds(60))) {
+        s.execute("CREATE KEYSPACE IF NOT EXISTS ycsb WITH replication = {'class': 'SimpleStrategy',"
+            + " 'replication_factor': 3}");
+        s.execute(CqlDB.createTableCql("ycsb", "usertable", RollingClient.FIELDS,
+            "compaction = {'class': 'SizeTieredCompactionStrategy', 'enabled': 'false'}"));
+        int maxSeconds = warmupSeconds + rounds.size() * 3 * (600 + settleSeconds) + 3600;
+        RollingClient client = new RollingClient(s, records, threads, maxSeconds, err);
+        progress.phase(tag + ": loading " + records + " records at QUORUM (unthrottled)");
+        client.load(64);
+        for (int i = 0; i < 3; i++) {
+          node(List.of("nodetool", name(i), "flush", "ycsb", "usertable"), null);
+        }
+        List<List<RollingReport.Sample>> samples = List.of(new CopyOnWriteArrayList<>(), new CopyOnWriteArrayList<>(),
+            new CopyOnWriteArrayList<>());
+        client.start();
+        Thread sampler = sampler(client, disks, samples);
+        try {
+          // the warm-up unthrottled (the caches end in the same state, flash fills several times faster), then
+          // the throttle on and the page cache dropped, and the steady window before the first round throttled
+          progress.phase(tag + ": warm-up, " + warmupSeconds + " s (unthrottled)");
+          report(tag + " warm-up", warmupSeconds, client, samples, err);
+          EmulatedHdd.dropPageCache();
+          for (EmulatedHdd d : disks) {
+            d.throttle(new EmulatedHdd.Throttle(readIops, 0, 150L << 20, 0));
+          }
+          progress.phase(tag + ": throttled, " + 2 * steadySeconds + " s to the first round");
+          report(tag + " throttled", 2 * steadySeconds, client, samples, err); // the page cache refills, then steady
+          List<Round> done = new ArrayList<>();
+          List<Restart> restarts = new ArrayList<>();
+          for (String round : rounds) {
+            double first = client.secondsSinceStart();
+            long[] ops = client.opsPerSecond();
+            double steady = RollingReport.steady(ops, (int) first - steadySeconds, (int) first);
+            for (int i = 0; i < 3; i++) {
+              progress.phase(tag + ": " + round + " round, " + name(i));
+              restarts.add(restart(provider, round, i, client, samples.get(i), envs.get(i), err));
+            }
+            double end = client.secondsSinceStart();
+            long lost = RollingReport.lost(client.opsPerSecond(), steady, (int) first, (int) end);
+            err.printf(Locale.ROOT, "cassandra-rolling: %s %s round: steady %.0f ops/s, %,d operations lost (%.1f s of"
+                + " steady throughput), stale reads so far %d%n", tag, round, steady, lost, lost / steady, client.staleReads());
+            done.add(new Round(round, first, end, steady, lost));
+          }
+          return new Run(provider, rep, done, restarts, client.opsPerSecond(), client.readP99PerWindow(), client.reads(),
+              client.errors(), client.staleReads(), client.firstStaleReads());
+        } finally {
+          client.close();
+          sampler.interrupt();
+          sampler.join(10_000);
+          if (client.lastError() != null) {
+            err.println("cassandra-rolling: " + tag + ": " + client.errors() + " failed operations, the last: "
+                + client.lastError());
+          }
+        }
+      }
+    } finally {
+      cleanup.unwindTo(mark);
+    }
+  }
+
+  /** Lets the client run for {@code seconds}, printing throughput and hit ratios every 30 s. */
+  private static void report(String what, int seconds, RollingClient client, List<List<RollingReport.Sample>> samples,
+                             PrintStream err) throws InterruptedException {
+    for (int waited = 0; waited < seconds; waited += 30) {
+      int step = Math.min(30, seconds - waited);
+      Thread.sleep(step * 1000L);
+      double t = client.secondsSinceStart();
+      long[] ops = client.opsPerSecond();
+      err.printf(Locale.ROOT, "cassandra-rolling: %s %.0f s: %.0f ops/s, row cache hit ratios %s, stale reads %d%n",
+          what, t, RollingReport.steady(ops, ops.length - step, ops.length), hitRatios(samples, t - step, t),
+          client.staleReads());
+    }
+  }
+
+  /** Every 2 s: each node's row cache hits and requests (JMX; NaN while down) and its disk's completed reads. */
+  private static Thread sampler(RollingClient client, EmulatedHdd[] disks, List<List<RollingReport.Sample>> samples) {
+    Thread t = new Thread(() -> {
+      while (!Thread.currentThread().isInterrupted()) {
+        for (int i = 0; i < 3; i++) {
+          NodeJmx jmx = new NodeJmx("127.0.0.1", jmxPort(i));
+          double hits = jmx.read("org.apache.cassandra.metrics:type=Cache,scope=RowCache,name=Hits", "Count")[0];
+          double requests = jmx.read("org.apache.cassandra.metrics:type=Cache,scope=RowCache,name=Requests", "Count")[0];
+          long reads;
+          try {
+            reads = disks[i].stat().readsCompleted();
+          } catch (IOException e) {
+            reads = -1;
+          }
+          samples.get(i).add(new RollingReport.Sample(client.secondsSinceStart(), hits, requests, reads));
+        }
+        try {
+          Thread.sleep(SAMPLE_MILLIS);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }, "cassandra-rolling-sampler");
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private static String hitRatios(List<List<RollingReport.Sample>> samples, double from, double to) {
+    List<String> r = new ArrayList<>();
+    for (List<RollingReport.Sample> s : samples) {
+      r.add(String.format(Locale.ROOT, "%.3f", RollingReport.hitRatio(s, from, to)));
+    }
+    return String.join(" / ", r);
+  }
+
+  /** Stops node i (drain + stop, or kill -9), starts it again, waits for the ring, lets it settle. */
+  private Restart restart(String provider, String round, int i, RollingClient client, List<RollingReport.Sample> samples,
+                          Map<String, String> env, PrintStream err) throws Exception {
+    double stopAt = client.secondsSinceStart();
+    double hitBefore = RollingReport.hitRatio(samples, stopAt - RollingReport.BEFORE_SECONDS, stopAt);
+    double diskBefore = RollingReport.diskReadsPerSecond(samples, stopAt - RollingReport.BEFORE_SECONDS, stopAt);
+    if (round.equals("drain")) {
+      node(List.of("nodetool", name(i), "drain"), null);
+      node(List.of("stop", name(i)), null);
+    } else {
+      node(List.of("kill", name(i)), null);
+    }
+    long t0 = System.nanoTime();
+    node(List.of("restart", name(i), Long.toString(rowCache >> 20), provider.equals("hybrid") ? "warm" : "cold", heap),
+        env);
+    double startup = (System.nanoTime() - t0) / 1e9;
+    double upAt = client.secondsSinceStart();
+    awaitAllUp(err);
+    Thread.sleep(settleSeconds * 1000L);
+    double end = client.secondsSinceStart();
+    double recovery = RollingReport.recoverySeconds(samples, upAt, end, hitBefore);
+    double hitAfter = RollingReport.hitRatio(samples, end - RollingReport.BEFORE_SECONDS, end);
+    double diskAfter = RollingReport.diskReadsPerSecond(samples, upAt, end);
+    String log = Files.readString(IT_DIR.resolve("nodes").resolve(name(i)).resolve("logs").resolve("system.log"),
+        StandardCharsets.UTF_8);
+    String start = provider.equals("hybrid") ? lastStart(log) : "";
+    err.printf(Locale.ROOT, "cassandra-rolling: %s %s %s: start-up %.1f s, hit ratio %.3f before, back within %.0f"
+            + " points after %s, %.3f at the end; disk reads %.0f/s before, %.0f/s after; stale reads so far %d%s%n",
+        provider, round, name(i), startup, hitBefore, RollingReport.TOLERANCE * 100,
+        Double.isNaN(recovery) ? "never (within " + settleSeconds + " s)" : String.format(Locale.ROOT, "%.1f s", recovery),
+        hitAfter, diskBefore, diskAfter, client.staleReads(), start);
+    return new Restart(round, i + 1, stopAt, upAt, startup, hitBefore, recovery, hitAfter, diskBefore, diskAfter);
+  }
+
+  private static final Pattern START_LINE = Pattern.compile("hybridcache row cache: DRAM [^\\n]*?\\((start=[^,]*), settings");
+
+  /** The provider's last start line's verdict, e.g. ", start=warm: flash tier kept"; empty if not found. */
+  private static String lastStart(String log) {
+    Matcher m = START_LINE.matcher(log);
+    String last = null;
+    while (m.find()) {
+      last = m.group(1);
+    }
+    return last == null ? "" : ", " + last;
+  }
+
+  /** Waits (at most 180 s) until node 1 or 2 sees three nodes Up/Normal. */
+  private void awaitAllUp(PrintStream err) throws InterruptedException {
+    long deadline = System.nanoTime() + 180_000_000_000L;
+    while (System.nanoTime() < deadline) {
+      for (int i = 0; i < 3; i++) {
+        try {
+          String status = String.join("\n", NodeScript.run(script, List.of("nodetool", name(i), "status"), null, true));
+          int up = 0;
+          Matcher m = UN.matcher(status);
+          while (m.find()) {
+            up++;
+          }
+          if (up == 3) {
+            return;
+          }
+          break;
+        } catch (IllegalStateException e) {
+          // that node is down (the one restarting): ask the next
+        }
+      }
+      Thread.sleep(2000);
+    }
+    throw new IllegalStateException("the cluster did not show three nodes Up/Normal within 180 s");
+  }
+
+  private Fio.Result fio(PrintStream err) throws IOException, InterruptedException {
+    Fio fio = new Fio("fio");
+    if (fio.ensure(true, err) == null) {
+      return null;
+    }
+    Path file = IT_DIR.resolve("rolling-fio.dat").toAbsolutePath();
+    Files.createDirectories(file.getParent());
+    try {
+      return fio.run(Fio.randRead(file, 1L << 30, 4, 10, "psync"), "read", err);
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  private Integer report(List<Run> runs, Fio.Result before, Fio.Result after, PrintStream err) throws IOException {
+    TextTable t = new TextTable("provider", "rep", "round", "steady ops/s", "ops lost", "= s of steady", "start-up s",
+        "hit before", "back within 5 pts (s)", "disk reads/s before -> after", "stale", "errors");
+    for (Run r : runs) {
+      for (Round round : r.rounds()) {
+        List<Restart> rs = r.restarts().stream().filter(x -> x.round().equals(round.round())).toList();
+        t.row(r.provider(), Integer.toString(r.repetition()), round.round(), fixed(round.steadyOps(), 0),
+            String.format(Locale.ROOT, "%,d", round.lostOps()), fixed(round.lostOps() / round.steadyOps(), 1),
+            join(rs, x -> fixed(x.startupSeconds(), 1)), join(rs, x -> fixed(x.hitBefore(), 2)),
+            join(rs, x -> Double.isNaN(x.recoverySeconds()) ? "never" : fixed(x.recoverySeconds(), 0)),
+            join(rs, x -> fixed(x.diskReadsBefore(), 0) + "->" + fixed(x.diskReadsAfter(), 0)),
+            Long.toString(r.stale()), Long.toString(r.errors()));
+      }
+    }
+    t.print(System.out);
+    if (before != null && after != null) {
+      System.out.printf(Locale.ROOT, "fio 4 KiB random reads, 4 jobs QD1, this machine's disk (the flash tier's):"
+          + " %.0f IOPS before, %.0f after; each node's SSTable disk throttled to %d read IOPS%n", before.iops(),
+          after.iops(), readIops);
+    }
+    Path png = RollingChart.write(chart, runs);
+    err.println("cassandra-rolling: wrote " + png);
+    if (json != null) {
+      StatsJson.MAPPER.writerWithDefaultPrettyPrinter().writeValue(json.toFile(), toJson(runs, before, after));
+      err.println("cassandra-rolling: wrote " + json.toAbsolutePath());
+    }
+    long stale = runs.stream().mapToLong(Run::stale).sum();
+    if (stale > 0) {
+      err.println("cassandra-rolling: FAIL: " + stale + " stale reads; the first: " + runs.stream()
+          .flatMap(r -> r.staleReads().stream()).limit(5).toList());
+      return BenchMain.FAILED;
+    }
+    return BenchMain.OK;
+  }
+
+  private static String join(List<Restart> rs, java.util.function.Function<Restart, String> f) {
+    return String.join(" / ", rs.stream().map(f).toList());
+  }
+
+  private static String fixed(double v, int digits) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%." + digits + "f", v);
+  }
+
+  private ObjectNode toJson(List<Run> runs, Fio.Result before, Fio.Result after) {
+    ObjectNode root = StatsJson.MAPPER.createObjectNode();
+    root.put("records", records).put("row_cache_bytes", rowCache).put("flash_bytes", flash).put("read_iops", readIops)
+        .put("threads", threads).put("settle_seconds", settleSeconds);
+    if (before != null && after != null) {
+      root.put("fio_randread4_iops_before", before.iops()).put("fio_randread4_iops_after", after.iops());
+    }
+    ArrayNode arr = root.putArray("runs");
+    for (Run r : runs) {
+      ObjectNode o = arr.addObject();
+      o.put("provider", r.provider()).put("repetition", r.repetition()).put("reads", r.reads())
+          .put("errors", r.errors()).put("stale_reads", r.stale());
+      ArrayNode rounds = o.putArray("rounds");
+      for (Round x : r.rounds()) {
+        rounds.addObject().put("round", x.round()).put("first_stop_s", x.firstStop()).put("end_s", x.end())
+            .put("steady_ops", x.steadyOps()).put("lost_ops", x.lostOps());
+      }
+      ArrayNode restarts = o.putArray("restarts");
+      for (Restart x : r.restarts()) {
+        restarts.addObject().put("round", x.round()).put("node", x.node()).put("stop_s", x.stopAt())
+            .put("up_s", x.upAt()).put("startup_s", x.startupSeconds()).put("hit_before", x.hitBefore())
+            .put("recovery_s", x.recoverySeconds()).put("hit_after", x.hitAfter())
+            .put("disk_reads_before", x.diskReadsBefore()).put("disk_reads_after", x.diskReadsAfter());
+      }
+      ArrayNode ops = o.putArray("ops_per_second");
+      for (long v : r.opsPerSecond()) {
+        ops.add(v);
+      }
+      ArrayNode p99 = o.putArray("read_p99_us_per_10s");
+      for (double v : r.readP99PerWindow()) {
+        p99.add(v);
+      }
+    }
+    return root;
+  }
+
+  private List<String> node(List<String> args, Map<String, String> env) {
+    return NodeScript.run(script, args, env, false);
+  }
+}

@@ -1,0 +1,65 @@
+package io.hybridcache.bench.cassandra;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RollingReportTest {
+  private static RollingReport.Sample s(double t, double hits, double requests) {
+    return new RollingReport.Sample(t, hits, requests, (long) (t * 10));
+  }
+
+  @Test
+  void lostOperationsAreTheShortfallBelowTheSteadyRateOnly() {
+    long[] ops = {100, 100, 40, 0, 100, 150, 100};
+    double steady = RollingReport.steady(ops, 0, 2);
+    assertEquals(100, steady);
+    // 60 + 100 short in seconds 2 and 3; the 150 above it does not pay them back
+    assertEquals(160, RollingReport.lost(ops, steady, 2, 7));
+    assertTrue(Double.isNaN(RollingReport.steady(ops, 5, 5)));
+  }
+
+  @Test
+  void hitRatioIsTheCounterDifferenceInsideTheInterval() {
+    List<RollingReport.Sample> samples = List.of(s(0, 0, 0), s(2, 50, 100), s(4, 140, 200),
+        s(6, Double.NaN, Double.NaN));
+    assertEquals(0.7, RollingReport.hitRatio(samples, 0, 6), 1e-9);
+    assertEquals(0.9, RollingReport.hitRatio(samples, 2, 4), 1e-9);
+    assertTrue(Double.isNaN(RollingReport.hitRatio(samples, 5, 6)), "no two valid samples");
+  }
+
+  @Test
+  void recoveryNeedsTwoIntervalsInARowWithinFivePointsAfterTheNodeServes() {
+    double before = 0.80;
+    List<RollingReport.Sample> samples = List.of(
+        s(9, 0, 0), // before "up": ignored
+        s(10, 0, 0),
+        s(12, 20, 100), // 0.20
+        s(14, 96, 200), // 0.76: within 5 points of 0.80
+        s(16, 126, 300), // 0.30: not two in a row
+        s(18, 202, 400), // 0.76
+        s(20, 280, 500)); // 0.78: the second in a row
+    assertEquals(8, RollingReport.recoverySeconds(samples, 10, 30, before), 1e-9);
+    assertTrue(Double.isNaN(RollingReport.recoverySeconds(samples, 10, 17, before)), "not back before 'until'");
+    assertTrue(Double.isNaN(RollingReport.recoverySeconds(samples, 10, 30, Double.NaN)));
+  }
+
+  @Test
+  void diskReadsPerSecondComeFromTheDiskCounter() {
+    List<RollingReport.Sample> samples = List.of(s(0, 0, 0), s(10, 0, 0), s(20, 0, 0));
+    assertEquals(10, RollingReport.diskReadsPerSecond(samples, 0, 20), 1e-9);
+  }
+
+  @Test
+  void aFieldCarriesItsVersionAndAllFieldsHaveTheirSize() {
+    String f0 = RollingClient.field(42, 0, 17);
+    assertEquals(RollingClient.FIELD_BYTES, f0.length());
+    assertEquals(17, RollingClient.version(f0));
+    assertEquals(RollingClient.FIELD_BYTES, RollingClient.field(42, 3, 17).length());
+    assertEquals(RollingClient.field(42, 3, 0), RollingClient.field(42, 3, 9), "only field0 changes with a version");
+    assertEquals(-1, RollingClient.version("garbage"));
+    assertEquals(-1, RollingClient.version(null));
+  }
+}
