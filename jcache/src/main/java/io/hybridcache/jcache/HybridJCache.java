@@ -117,8 +117,12 @@ final class HybridJCache<K, V> implements Cache<K, V> {
    * or undecodable is removed (and reported) under the key's lock, the version still there only.
    */
   private V hit(K key, Store.Slot<V> slot) {
+    return hit(key, slot, slot.get());
+  }
+
+  /** As {@link #hit(Object, Store.Slot)}, for {@code s}, the stored version just read from {@code slot}. */
+  private V hit(K key, Store.Slot<V> slot, Stored<V> s) {
     long now = System.currentTimeMillis();
-    Stored<V> s = slot.get();
     if (s == null) {
       return null;
     }
@@ -176,7 +180,12 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     }
   }
 
-  /** The entries found; with read-through, the missing keys are loaded together ({@code CacheLoader.loadAll}). */
+  /**
+   * The entries found, read with one batch read of the store ({@link Store#getAll}: one engine call, flash reads in
+   * address order), each then checked as a {@link #get} checks its hit (expiry, access expiry, a value that does
+   * not decode: a miss, removed); with read-through, the missing keys are loaded together
+   * ({@code CacheLoader.loadAll}).
+   */
   @Override
   public Map<K, V> getAll(Set<? extends K> keys) {
     requireOpen();
@@ -184,8 +193,15 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     long start = counts.start();
     Map<K, V> result = new HashMap<>();
     List<K> missing = new ArrayList<>();
-    for (K k : keys) {
-      V v = hit(k, ops.store().slot(k));
+    List<K> ks = new ArrayList<>(keys);
+    List<Store.Slot<V>> slots = new ArrayList<>(ks.size());
+    for (K k : ks) {
+      slots.add(ops.store().slot(k));
+    }
+    List<Stored<V>> found = ops.store().getAll(slots);
+    for (int i = 0; i < ks.size(); i++) {
+      K k = ks.get(i);
+      V v = hit(k, slots.get(i), found.get(i));
       counts.lookup(v != null);
       if (v != null) {
         result.put(k, v);

@@ -432,4 +432,44 @@ class FastPathsTest {
       }
     }
   }
+  private static MutableConfiguration<String, String> counted() {
+    return new MutableConfiguration<String, String>().setTypes(String.class, String.class).setStatisticsEnabled(true);
+  }
+
+  /**
+   * getAll of 20 keys on flash (a restart emptied DRAM) and a missing one: one engine batch read of all 21 keys
+   * (the engine orders the flash reads by address), no single-key read; a hit or a miss counted per key.
+   */
+  @Test
+  void getAllIsOneEngineBatchRead() throws Exception {
+    CountingEngine[] engine = new CountingEngine[1];
+    try (AutoCloseable hook = CountingEngine.install(engine)) {
+      try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "batch")) {
+        Cache<String, String> c = m.createCache("batch", counted());
+        for (int i = 0; i < 20; i++) {
+          c.put("k" + i, "v" + i);
+        }
+      }
+      try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "batch")) {
+        Cache<String, String> c = m.createCache("batch", counted());
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        Map<String, String> expected = new java.util.HashMap<>();
+        for (int i = 0; i < 20; i++) {
+          keys.add("k" + i);
+          expected.put("k" + i, "v" + i);
+        }
+        keys.add("absent");
+        int single = engine[0].singleReads.get();
+        long flashHits = engine[0].stats().flashHits();
+        assertEquals(expected, c.getAll(keys));
+        assertEquals(1, engine[0].batchReads.get(), "engine batch reads");
+        assertEquals(21, engine[0].batchKeys.get(), "keys in the batch");
+        assertEquals(single, engine[0].singleReads.get(), "single-key engine reads during getAll");
+        assertEquals(20, engine[0].stats().flashHits() - flashHits, "flash hits (a restart emptied DRAM)");
+        HybridCacheStatisticsMXBean stats = c.unwrap(HybridCacheStatisticsMXBean.class);
+        assertEquals(20, stats.getCacheHits());
+        assertEquals(1, stats.getCacheMisses());
+      }
+    }
+  }
 }
