@@ -335,6 +335,57 @@ final class FlashTier {
   }
 
   /**
+   * The first {@code n} bytes of the value of {@code key}'s live entry, or null; marks it accessed for reclaim, as
+   * {@link #lookup}. Reads the device only as far as the entry's header, key and those bytes
+   * ({@link FlashReader#readHead}); when that cannot tell (an entry still in a write buffer, a header that does not
+   * check out) it is the full {@link #lookup}, which also unlinks what fails verification.
+   */
+  byte[] lookupHead(long hash, byte[] key, int n) {
+    if (gate.degraded()) {
+      return null;
+    }
+    long packed = IndexEntry.NONE;
+    EntryFormat.Head head;
+    try {
+      packed = index.get(hash);
+      if (packed == IndexEntry.NONE) {
+        return null;
+      }
+      head = reader.readHead(packed, key, n);
+    } catch (ClosedByInterruptException ex) {
+      counters.interruptedReads.increment();
+      return null;
+    } catch (IOException ex) {
+      readFailed(packed, ex);
+      return null;
+    } catch (RuntimeException ex) {
+      counters.corruptReads.increment();
+      return null;
+    } catch (OutOfMemoryError ex) {
+      counters.outOfMemoryMisses.increment();
+      return null;
+    }
+    if (head == null) {
+      Hit hit = lookup(hash, key); // counts its own flash lookup
+      return hit == null ? null : Arrays.copyOf(hit.entry().value(), Math.min(n, hit.entry().value().length));
+    }
+    counters.flashLookups.increment();
+    if (head == EntryFormat.Head.OTHER_KEY) {
+      return null;
+    }
+    if (head.expired(System.currentTimeMillis())) {
+      if (index.remove(hash, packed)) {
+        addGarbage(packed);
+      }
+      return null;
+    }
+    if (!IndexEntry.accessed(packed)) {
+      index.replace(hash, packed, IndexEntry.withAccessed(packed));
+    }
+    return head.value();
+  }
+
+  /**
    * Journals an entry unlinked without a put or remove of its key (a read that failed verification: the
    * bytes on the device may be intact, and the key's next put or remove finds no slot to journal), above
    * every sequence drawn so far, so the replay after a crash does not bring it back.
