@@ -221,12 +221,27 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     return result;
   }
 
+  /**
+   * Whether the key has a live entry, from its header alone ({@link Store.Slot#head()}: one device page for a
+   * flash value of any size, nothing decoded, no lock). An expired entry is absent, and left to a read (no event
+   * from containsKey); a value that would not decode is there until an operation that reads it finds it.
+   */
   @Override
   public boolean containsKey(K key) {
     requireOpen();
     Objects.requireNonNull(key, "key");
     Store.Slot<V> slot = ops.store().slot(key);
-    Stored<V> s = slot.get(); // no lock: an expired entry is absent, and left to a read (no event from containsKey)
+    Stored<V> s = slot.head();
+    return s != null && !ops.expired(slot, s, System.currentTimeMillis());
+  }
+
+  /**
+   * Whether {@code key} has a live entry whose value decodes (one that does not is removed, counted and absent):
+   * for {@link #loadAll} without replace, which then loads over it.
+   */
+  private boolean holdsDecodable(K key) {
+    Store.Slot<V> slot = ops.store().slot(key);
+    Stored<V> s = slot.get(); // no lock: an expired entry is absent, and left to a read
     long now = System.currentTimeMillis();
     if (s == null || ops.expired(slot, s, now)) {
       return false;
@@ -254,7 +269,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       try {
         List<K> toLoad = new ArrayList<>();
         for (K k : keys) {
-          if (replaceExistingValues || !containsKey(k)) {
+          if (replaceExistingValues || !holdsDecodable(k)) {
             toLoad.add(k);
           }
         }
@@ -385,7 +400,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     checkTypes(key, value);
     long start = counts.start();
     boolean stored = ops.locked(key, (slot, now, events) -> {
-      if (ops.present(key, slot, now, events) != null) {
+      if (ops.there(key, slot, now, events) != null) { // its header only: the old value is neither read nor decoded
         return false;
       }
       slot.prepare(value);

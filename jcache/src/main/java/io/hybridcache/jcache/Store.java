@@ -76,6 +76,15 @@ interface Store<K, V> {
     /** The stored entry, or null (expired ones too: the caller checks). */
     Stored<V> get();
 
+    /**
+     * As {@link #get()} for a caller that needs only the entry's expiry time (whether the key is there): a value
+     * store reads its header alone ({@code HybridCache.readHead}: one device page for a value of any size), and
+     * the entry it returns has no value ({@link Stored#value()} throws {@link IllegalStateException}).
+     */
+    default Stored<V> head() {
+      return get();
+    }
+
     void put(V value, long expireAt);
 
     /** Keeps the value of {@code current}, with a new expiry time. */

@@ -139,6 +139,15 @@ final class ValueStore<K, V> implements Store<K, V> {
     }
 
     @Override
+    public Stored<V> head() {
+      if (tooLong) {
+        return null;
+      }
+      byte[] h = engine.readHead(engineKey, HEADER); // the expiry time: no payload read, nothing decoded
+      return h == null || h.length < HEADER ? null : new Head<>(ByteBuffer.wrap(h).getLong() & ~NULL_VALUE_FLAG);
+    }
+
+    @Override
     public void prepare(V value) {
       preparedRaw = encode(value);
       prepared = value;
@@ -298,6 +307,23 @@ final class ValueStore<K, V> implements Store<K, V> {
     @Override
     public void remove() {
       // never stored
+    }
+  }
+
+  /** A stored entry of which only the header was read ({@link Slot#head()}): its expiry time, no value. */
+  private static final class Head<V> extends Stored<V> {
+    Head(long expireAt) {
+      super(expireAt);
+    }
+
+    @Override
+    V value() {
+      throw new IllegalStateException("only the header of this entry was read");
+    }
+
+    @Override
+    boolean sameValue(Stored<V> other) {
+      return false; // its value is unknown
     }
   }
 

@@ -96,6 +96,11 @@ final class CountingEngine implements HybridCache {
   }
 
   @Override
+  public byte[] readHead(byte[] key, int n) {
+    return engine.readHead(key, n);
+  }
+
+  @Override
   public boolean containsKey(byte[] key) {
     return engine.containsKey(key);
   }

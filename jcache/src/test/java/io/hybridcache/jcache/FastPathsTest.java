@@ -1,6 +1,8 @@
 package io.hybridcache.jcache;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -470,6 +472,63 @@ class FastPathsTest {
         assertEquals(20, stats.getCacheHits());
         assertEquals(1, stats.getCacheMisses());
       }
+    }
+  }
+  /** byte[] values as they are, counting the decodes. */
+  public static final class CountingBytes implements io.hybridcache.core.api.Codec<byte[]> {
+    static final AtomicInteger DECODES = new AtomicInteger();
+
+    @Override
+    public byte[] encode(byte[] value) {
+      return value.clone();
+    }
+
+    @Override
+    public byte[] decode(byte[] bytes) {
+      DECODES.incrementAndGet();
+      return bytes.clone();
+    }
+  }
+
+  private static HybridCacheConfiguration<String, byte[]> large() {
+    HybridCacheConfiguration<String, byte[]> c = new HybridCacheConfiguration<>();
+    c.setTypes(String.class, byte[].class);
+    c.setValueCodec(new CountingBytes());
+    c.setStatisticsEnabled(true);
+    return c;
+  }
+
+  /**
+   * A 60,000-byte value on flash (a restart emptied DRAM): containsKey and putIfAbsent read its header's page(s)
+   * only (at most 8 KiB each, where the whole entry is 15 pages) and decode nothing; a get then reads it whole.
+   */
+  @Test
+  void containsKeyAndPutIfAbsentReadOnlyTheHeaderOfAFlashValue() {
+    byte[] big = new byte[60_000];
+    java.util.Arrays.fill(big, (byte) 7);
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "large")) {
+      m.createCache("large", large()).put("k", big);
+    }
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "large")) {
+      Cache<String, byte[]> c = m.createCache("large", large());
+      HybridCache engine = c.unwrap(HybridCache.class);
+      int decodes = CountingBytes.DECODES.get();
+      DeviceCounters.Snapshot before = engine.deviceCounters();
+      assertTrue(c.containsKey("k"));
+      DeviceCounters.Snapshot contains = engine.deviceCounters().minus(before);
+      assertTrue(contains.reads() == 1 && contains.bytesRead() <= 8192, "containsKey read " + contains);
+      before = engine.deviceCounters();
+      assertFalse(c.putIfAbsent("k", new byte[] {1}));
+      DeviceCounters.Snapshot putIfAbsent = engine.deviceCounters().minus(before);
+      assertTrue(putIfAbsent.reads() == 1 && putIfAbsent.bytesRead() <= 8192, "putIfAbsent read " + putIfAbsent);
+      assertEquals(decodes, CountingBytes.DECODES.get(), "values decoded by containsKey and putIfAbsent");
+      assertEquals(1, c.unwrap(HybridCacheStatisticsMXBean.class).getCacheHits(), "putIfAbsent found it: a hit");
+      assertFalse(c.containsKey("absent"));
+      assertTrue(c.putIfAbsent("absent", new byte[] {1}));
+      assertTrue(c.containsKey("absent"));
+      before = engine.deviceCounters();
+      assertArrayEquals(big, c.get("k"));
+      assertTrue(engine.deviceCounters().minus(before).bytesRead() >= big.length, "a get reads the whole value");
     }
   }
 }
