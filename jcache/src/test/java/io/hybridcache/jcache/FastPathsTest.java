@@ -531,4 +531,52 @@ class FastPathsTest {
       assertTrue(engine.deviceCounters().minus(before).bytesRead() >= big.length, "a get reads the whole value");
     }
   }
+  /**
+   * Points: 8 threads each clear a cache (a namespace bump) at once; the first to write the table waits until all 8
+   * have asked (bounded: on code that writes under the bump's lock the others cannot ask, and it goes on alone).
+   * Fewer table writes (each a synced replace) than clears, and each clear is in the file when it returns; a table
+   * opened again has them all.
+   */
+  @Test
+  void concurrentClearsShareTheTablesSync() throws Exception {
+    int n = 8;
+    Path engineDir = java.nio.file.Files.createDirectories(dir.resolve("engine"));
+    Namespaces table = Namespaces.open(dir, engineDir, null, false, () -> { });
+    java.util.List<Namespace> caches = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      caches.add(table.of("cache-" + i));
+    }
+    int writesBefore = table.writes.get();
+    CountDownLatch asked = new CountDownLatch(n);
+    AtomicInteger firstWrite = new AtomicInteger();
+    table.bumpRequested = asked::countDown;
+    table.beforeBumpWrite = () -> {
+      if (firstWrite.getAndIncrement() == 0) {
+        try {
+          asked.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
+    java.util.List<Future<String>> clears = new java.util.ArrayList<>();
+    for (Namespace ns : caches) {
+      clears.add(pool.submit(() -> {
+        table.bump(ns);
+        java.util.Properties p = PropertiesFile.read(dir.resolve(Namespaces.FILE)); // durable when it returns
+        return p.getProperty(ns.name());
+      }));
+    }
+    for (int i = 0; i < n; i++) {
+      assertEquals(caches.get(i).id() + ".1", clears.get(i).get(10, TimeUnit.SECONDS),
+          "cache-" + i + " in the table when its clear returned");
+      assertEquals(1, caches.get(i).epoch());
+    }
+    int writes = table.writes.get() - writesBefore;
+    assertTrue(writes < n, n + " concurrent clears wrote the table " + writes + " times");
+    Namespaces reopened = Namespaces.open(dir, engineDir, null, true, () -> { });
+    for (int i = 0; i < n; i++) {
+      assertEquals(1, reopened.find("cache-" + i).epoch(), "cache-" + i + " after reopening");
+    }
+  }
 }
