@@ -117,8 +117,12 @@ final class HybridJCache<K, V> implements Cache<K, V> {
    * or undecodable is removed (and reported) under the key's lock, the version still there only.
    */
   private V hit(K key, Store.Slot<V> slot) {
+    return hit(key, slot, slot.get());
+  }
+
+  /** As {@link #hit(Object, Store.Slot)}, for {@code s}, the stored version just read from {@code slot}. */
+  private V hit(K key, Store.Slot<V> slot, Stored<V> s) {
     long now = System.currentTimeMillis();
-    Stored<V> s = slot.get();
     if (s == null) {
       return null;
     }
@@ -176,7 +180,12 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     }
   }
 
-  /** The entries found; with read-through, the missing keys are loaded together ({@code CacheLoader.loadAll}). */
+  /**
+   * The entries found, read with one batch read of the store ({@link Store#getAll}: one engine call, flash reads in
+   * address order), each then checked as a {@link #get} checks its hit (expiry, access expiry, a value that does
+   * not decode: a miss, removed); with read-through, the missing keys are loaded together
+   * ({@code CacheLoader.loadAll}).
+   */
   @Override
   public Map<K, V> getAll(Set<? extends K> keys) {
     requireOpen();
@@ -184,8 +193,15 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     long start = counts.start();
     Map<K, V> result = new HashMap<>();
     List<K> missing = new ArrayList<>();
-    for (K k : keys) {
-      V v = hit(k, ops.store().slot(k));
+    List<K> ks = new ArrayList<>(keys);
+    List<Store.Slot<V>> slots = new ArrayList<>(ks.size());
+    for (K k : ks) {
+      slots.add(ops.store().slot(k));
+    }
+    List<Stored<V>> found = ops.store().getAll(slots);
+    for (int i = 0; i < ks.size(); i++) {
+      K k = ks.get(i);
+      V v = hit(k, slots.get(i), found.get(i));
       counts.lookup(v != null);
       if (v != null) {
         result.put(k, v);
@@ -205,12 +221,27 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     return result;
   }
 
+  /**
+   * Whether the key has a live entry, from its header alone ({@link Store.Slot#head()}: one device page for a
+   * flash value of any size, nothing decoded, no lock). An expired entry is absent, and left to a read (no event
+   * from containsKey); a value that would not decode is there until an operation that reads it finds it.
+   */
   @Override
   public boolean containsKey(K key) {
     requireOpen();
     Objects.requireNonNull(key, "key");
     Store.Slot<V> slot = ops.store().slot(key);
-    Stored<V> s = slot.get(); // no lock: an expired entry is absent, and left to a read (no event from containsKey)
+    Stored<V> s = slot.head();
+    return s != null && !ops.expired(slot, s, System.currentTimeMillis());
+  }
+
+  /**
+   * Whether {@code key} has a live entry whose value decodes (one that does not is removed, counted and absent):
+   * for {@link #loadAll} without replace, which then loads over it.
+   */
+  private boolean holdsDecodable(K key) {
+    Store.Slot<V> slot = ops.store().slot(key);
+    Stored<V> s = slot.get(); // no lock: an expired entry is absent, and left to a read
     long now = System.currentTimeMillis();
     if (s == null || ops.expired(slot, s, now)) {
       return false;
@@ -238,7 +269,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       try {
         List<K> toLoad = new ArrayList<>();
         for (K k : keys) {
-          if (replaceExistingValues || !containsKey(k)) {
+          if (replaceExistingValues || !holdsDecodable(k)) {
             toLoad.add(k);
           }
         }
@@ -369,7 +400,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     checkTypes(key, value);
     long start = counts.start();
     boolean stored = ops.locked(key, (slot, now, events) -> {
-      if (ops.present(key, slot, now, events) != null) {
+      if (ops.there(key, slot, now, events) != null) { // its header only: the old value is neither read nor decoded
         return false;
       }
       slot.prepare(value);

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * ({@code name=id.epoch}), replaced atomically and synced before a new id or epoch is used, so a cleared
  * or destroyed cache's entries never come back after a restart. Beside the names, keys starting with NUL
  * (no cache name of the table does): the directory id, the {@code cache-version} the table was written
- * under and the next namespace id. Thread-safe (synchronized).
+ * under and the next namespace id. Thread-safe: state under {@code this}, the table's writes one at a time under
+ * {@code writeLock}; concurrent bumps (clears) share one write ({@link #bump}: group commit).
  *
  * <p>A new generation ({@link #open}): when the table is missing, is not the engine's (its directory id is
  * not the one {@link EngineMark} keeps in the engine's directory) or was written under another
@@ -42,6 +43,24 @@ final class Namespaces {
   private final String cacheVersion;
   private final Map<String, Namespace> byName;
   private int nextId;
+  /**
+   * Held by the one thread writing the table (a bump's group write, a new namespace): writes never overtake one
+   * another. Lock order: {@code writeLock}, then {@code this}.
+   */
+  private final Object writeLock = new Object();
+  /** Bumps asked for and not yet taken by a write: the epoch each namespace moves to. Guarded by {@code this}. */
+  private final Map<Namespace, Integer> pending = new HashMap<>();
+  /** The epochs the write under way makes durable (empty when none). Guarded by {@code this}. */
+  private Map<Namespace, Integer> writing = Map.of();
+  /** Bumps asked for, and how many of the first of them are durable. Guarded by {@code this}. */
+  private long requested;
+  private long durable;
+  /** Tests: writes of the table (each a synced replace) since open. */
+  final java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+  /** Tests: run by a bump once it is asked for, before it waits for the table's write. */
+  volatile Runnable bumpRequested = () -> { };
+  /** Tests: run by the thread about to write the table for bumps, before it takes what to write. */
+  volatile Runnable beforeBumpWrite = () -> { };
 
   private Namespaces(Path file, Path engineDirectory, String directoryId, String cacheVersion,
       Map<String, Namespace> byName, int nextId) {
@@ -136,14 +155,18 @@ final class Namespaces {
   }
 
   /** The namespace of {@code cacheName}, made (and persisted: the engine's mark first) on first use. */
-  synchronized Namespace of(String cacheName) {
-    Namespace ns = byName.get(cacheName);
-    if (ns == null) {
-      ns = new Namespace(cacheName, nextId++, 0);
-      byName.put(cacheName, ns);
-      persistLocked();
+  Namespace of(String cacheName) {
+    synchronized (writeLock) { // after any bump's write under way, with the epochs it made durable
+      synchronized (this) {
+        Namespace ns = byName.get(cacheName);
+        if (ns == null) {
+          ns = new Namespace(cacheName, nextId++, 0);
+          byName.put(cacheName, ns);
+          persistLocked();
+        }
+        return ns;
+      }
     }
-    return ns;
   }
 
   /** The namespace of {@code cacheName} if it has one, else null (nothing is made). */
@@ -151,13 +174,55 @@ final class Namespaces {
     return byName.get(cacheName);
   }
 
-  /** Moves {@code ns} to a new epoch, persisted before it is used: every entry of the old one is dropped. */
-  synchronized void bump(Namespace ns) {
-    int next = ns.epoch() + 1;
-    Properties p = snapshotLocked();
-    p.setProperty(ns.name(), ns.id() + "." + next);
-    write(p);
-    ns.setEpoch(next);
+  /**
+   * Moves {@code ns} to a new epoch, persisted before it is used: every entry of the old one is dropped. Group
+   * commit: bumps asked for while another bump writes the table wait for that write, then the first of them writes
+   * once for all (one synced replace for any number of concurrent clears); each returns once its epoch is in the
+   * table on disk, as before. Two bumps of one namespace waiting together share one new epoch (each drops every
+   * entry written before it was asked).
+   *
+   * @throws CacheException if the table cannot be written (the bump stays asked for: a later write makes it)
+   */
+  void bump(Namespace ns) {
+    long ticket;
+    synchronized (this) {
+      pending.putIfAbsent(ns, writing.getOrDefault(ns, ns.epoch()) + 1);
+      ticket = ++requested;
+    }
+    bumpRequested.run();
+    synchronized (writeLock) {
+      synchronized (this) {
+        if (durable >= ticket) {
+          return; // a write that took this bump is done
+        }
+      }
+      beforeBumpWrite.run();
+      Map<Namespace, Integer> taken;
+      Properties p;
+      long upTo;
+      synchronized (this) {
+        taken = new HashMap<>(pending);
+        pending.clear();
+        writing = taken;
+        upTo = requested;
+        p = snapshotLocked();
+        taken.forEach((n, epoch) -> p.setProperty(n.name(), n.id() + "." + epoch));
+      }
+      try {
+        write(p);
+      } catch (RuntimeException | Error e) {
+        synchronized (this) {
+          writing = Map.of();
+          taken.forEach(pending::putIfAbsent); // the waiting bumps write them again
+        }
+        throw e;
+      }
+      synchronized (this) {
+        taken.forEach(Namespace::setEpoch);
+        writing = Map.of();
+        durable = upTo;
+      }
+    }
   }
 
   private Properties snapshotLocked() {
@@ -186,6 +251,7 @@ final class Namespaces {
   private void write(Properties p) {
     try {
       PropertiesFile.write(file, p, "hybridcache JCache namespaces: cache name = id.epoch");
+      writes.incrementAndGet();
     } catch (IOException e) {
       throw new CacheException("cannot write " + file, e);
     }

@@ -64,6 +64,8 @@ final class SharedEngine {
   private final ConcurrentHashMap<Integer, EvictionSink> sinks;
   private int references;
   private final BitSet slots = new BitSet();
+  /** Tests: wraps each engine opened from now on (an instrumented engine that counts its calls); identity. */
+  static volatile java.util.function.UnaryOperator<HybridCache> openedEngine = java.util.function.UnaryOperator.identity();
 
   /** A cache told of its entries the engine evicted from both tiers. */
   interface EvictionSink {
@@ -133,7 +135,7 @@ final class SharedEngine {
         boolean engineExisted = Files.exists(config.directory());
         HybridCache engine;
         try {
-          engine = HybridCache.open(config);
+          engine = openedEngine.apply(HybridCache.open(config));
         } catch (RuntimeException e) {
           throw new CacheException("cannot open the engine of CacheManager directory " + dir + ": " + e.getMessage(), e);
         }

@@ -1,6 +1,8 @@
 package io.hybridcache.jcache;
 
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 
 /**
  * Where a JCache cache keeps its entries: a namespace of the shared engine (store-by-value,
@@ -20,6 +22,18 @@ interface Store<K, V> {
    * Applies to the entries written from then on. Nothing to do for a reference store.
    */
   default void keepExpired(boolean on) {}
+
+  /**
+   * The stored entries of {@code slots} (this store's), in their order, null where there is none (expired ones
+   * too: the caller checks), as {@link Slot#get()} of each; a value store reads them with one engine batch call.
+   */
+  default List<Stored<V>> getAll(List<Slot<V>> slots) {
+    List<Stored<V>> found = new ArrayList<>(slots.size());
+    for (Slot<V> s : slots) {
+      found.add(s.get());
+    }
+    return found;
+  }
 
   /** Drops every entry at once (a value store moves to a new namespace epoch: no scan). */
   void clear();
@@ -61,6 +75,15 @@ interface Store<K, V> {
 
     /** The stored entry, or null (expired ones too: the caller checks). */
     Stored<V> get();
+
+    /**
+     * As {@link #get()} for a caller that needs only the entry's expiry time (whether the key is there): a value
+     * store reads its header alone ({@code HybridCache.readHead}: one device page for a value of any size), and
+     * the entry it returns has no value ({@link Stored#value()} throws {@link IllegalStateException}).
+     */
+    default Stored<V> head() {
+      return get();
+    }
 
     void put(V value, long expireAt);
 

@@ -4,9 +4,12 @@ import io.hybridcache.core.api.Codec;
 import io.hybridcache.core.api.HybridCache;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -65,59 +68,112 @@ final class ValueStore<K, V> implements Store<K, V> {
     } catch (Unstorable e) {
       return new RefusedKey<>(key, e);
     }
-    boolean tooLong = engineKey.length > io.hybridcache.core.api.CacheConfig.MAX_KEY_BYTES;
-    return new Slot<>() {
-      private V prepared;
-      private byte[] preparedRaw; // the header's bytes reserved, the value's behind; the engine keeps it
+    return new EngineSlot(engineKey);
+  }
 
-      @Override
-      public int hash() {
-        return Arrays.hashCode(engineKey);
+  /**
+   * {@inheritDoc} One engine batch read ({@code HybridCache.getAll}) for every slot of this store: the engine
+   * answers its DRAM hits first and reads the rest from flash in address order.
+   */
+  @Override
+  public List<Stored<V>> getAll(List<Slot<V>> slots) {
+    List<Stored<V>> found = new ArrayList<>(Collections.nCopies(slots.size(), null));
+    List<byte[]> engineKeys = new ArrayList<>(slots.size());
+    List<Integer> at = new ArrayList<>(slots.size());
+    for (int i = 0; i < slots.size(); i++) {
+      if (slots.get(i) instanceof ValueStore<?, ?>.EngineSlot s && s.store() == this && !s.tooLong) {
+        engineKeys.add(s.engineKey);
+        at.add(i);
+      } else {
+        found.set(i, slots.get(i).get()); // a refused or too long key (a miss), another store's slot
       }
+    }
+    if (!engineKeys.isEmpty()) {
+      List<byte[]> raws = engine.getAll(engineKeys);
+      for (int j = 0; j < raws.size(); j++) {
+        byte[] raw = raws.get(j);
+        found.set(at.get(j), raw == null ? null : bytes(raw));
+      }
+    }
+    return found;
+  }
 
-      @Override
-      public Object id() {
-        return ByteBuffer.wrap(engineKey); // equal by content: the key of the current epoch
-      }
+  /** The stored version in {@code raw} (the engine's bytes: header, then payload, copied once). */
+  private Bytes<V> bytes(byte[] raw) {
+    return new Bytes<>(ByteBuffer.wrap(raw).getLong(), Arrays.copyOfRange(raw, HEADER, raw.length), values, loader);
+  }
 
-      @Override
-      public Stored<V> get() {
-        if (tooLong) {
-          return null; // never stored: a miss
-        }
-        // the engine's own bytes, read in place: only the payload is copied, once per read
-        return engine.readArray(engineKey, raw -> new Bytes<>(ByteBuffer.wrap(raw).getLong(),
-            Arrays.copyOfRange(raw, HEADER, raw.length), values, loader));
-      }
+  /** The slot of a key this store can encode: its namespaced engine key, encoded once. */
+  private final class EngineSlot implements Slot<V> {
+    private final byte[] engineKey;
+    private final boolean tooLong;
+    private V prepared;
+    private byte[] preparedRaw; // the header's bytes reserved, the value's behind; the engine keeps it
 
-      @Override
-      public void prepare(V value) {
-        preparedRaw = encode(value);
-        prepared = value;
-      }
+    EngineSlot(byte[] engineKey) {
+      this.engineKey = engineKey;
+      this.tooLong = engineKey.length > io.hybridcache.core.api.CacheConfig.MAX_KEY_BYTES;
+    }
 
-      @Override
-      public void put(V value, long expireAt) {
-        byte[] raw = value == prepared && preparedRaw != null ? preparedRaw : encode(value);
-        prepared = null;
-        preparedRaw = null; // the engine keeps it: never written again
-        write(engineKey, tooLong, raw, NullValues.is(value) ? expireAt | NULL_VALUE_FLAG : expireAt);
-      }
+    ValueStore<K, V> store() {
+      return ValueStore.this;
+    }
 
-      @Override
-      public void setExpiry(Stored<V> current, long expireAt) {
-        Bytes<V> b = (Bytes<V>) current;
-        byte[] raw = ReservingCodec.behind(b.payload, 0, b.payload.length, HEADER);
-        write(engineKey, tooLong, raw, b.nullValue ? expireAt | NULL_VALUE_FLAG : expireAt);
-      }
+    @Override
+    public int hash() {
+      return Arrays.hashCode(engineKey);
+    }
 
-      @Override
-      public void remove() {
-        if (!tooLong) {
-          engine.remove(engineKey);
-        }
+    @Override
+    public Object id() {
+      return ByteBuffer.wrap(engineKey); // equal by content: the key of the current epoch
+    }
+
+    @Override
+    public Stored<V> get() {
+      if (tooLong) {
+        return null; // never stored: a miss
       }
-    };
+      // the engine's own bytes, read in place: only the payload is copied, once per read
+      return engine.readArray(engineKey, ValueStore.this::bytes);
+    }
+
+    @Override
+    public Stored<V> head() {
+      if (tooLong) {
+        return null;
+      }
+      byte[] h = engine.readHead(engineKey, HEADER); // the expiry time: no payload read, nothing decoded
+      return h == null || h.length < HEADER ? null : new Head<>(ByteBuffer.wrap(h).getLong() & ~NULL_VALUE_FLAG);
+    }
+
+    @Override
+    public void prepare(V value) {
+      preparedRaw = encode(value);
+      prepared = value;
+    }
+
+    @Override
+    public void put(V value, long expireAt) {
+      byte[] raw = value == prepared && preparedRaw != null ? preparedRaw : encode(value);
+      prepared = null;
+      preparedRaw = null; // the engine keeps it: never written again
+      write(engineKey, tooLong, raw, NullValues.is(value) ? expireAt | NULL_VALUE_FLAG : expireAt);
+    }
+
+    @Override
+    public void setExpiry(Stored<V> current, long expireAt) {
+      Bytes<V> b = (Bytes<V>) current;
+      byte[] raw = ReservingCodec.behind(b.payload, 0, b.payload.length, HEADER);
+      write(engineKey, tooLong, raw, b.nullValue ? expireAt | NULL_VALUE_FLAG : expireAt);
+    }
+
+    @Override
+    public void remove() {
+      if (!tooLong) {
+        engine.remove(engineKey);
+      }
+    }
   }
 
   /** The stored bytes of {@code value}, its header's {@link #HEADER} bytes reserved (zero) in front. */
@@ -251,6 +307,23 @@ final class ValueStore<K, V> implements Store<K, V> {
     @Override
     public void remove() {
       // never stored
+    }
+  }
+
+  /** A stored entry of which only the header was read ({@link Slot#head()}): its expiry time, no value. */
+  private static final class Head<V> extends Stored<V> {
+    Head(long expireAt) {
+      super(expireAt);
+    }
+
+    @Override
+    V value() {
+      throw new IllegalStateException("only the header of this entry was read");
+    }
+
+    @Override
+    boolean sameValue(Stored<V> other) {
+      return false; // its value is unknown
     }
   }
 

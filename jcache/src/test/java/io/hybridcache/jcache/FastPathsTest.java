@@ -1,6 +1,8 @@
 package io.hybridcache.jcache;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -430,6 +432,151 @@ class FastPathsTest {
       for (int i = 0; i < 50; i++) {
         assertNull(c.get("k" + i));
       }
+    }
+  }
+  private static MutableConfiguration<String, String> counted() {
+    return new MutableConfiguration<String, String>().setTypes(String.class, String.class).setStatisticsEnabled(true);
+  }
+
+  /**
+   * getAll of 20 keys on flash (a restart emptied DRAM) and a missing one: one engine batch read of all 21 keys
+   * (the engine orders the flash reads by address), no single-key read; a hit or a miss counted per key.
+   */
+  @Test
+  void getAllIsOneEngineBatchRead() throws Exception {
+    CountingEngine[] engine = new CountingEngine[1];
+    try (AutoCloseable hook = CountingEngine.install(engine)) {
+      try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "batch")) {
+        Cache<String, String> c = m.createCache("batch", counted());
+        for (int i = 0; i < 20; i++) {
+          c.put("k" + i, "v" + i);
+        }
+      }
+      try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "batch")) {
+        Cache<String, String> c = m.createCache("batch", counted());
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        Map<String, String> expected = new java.util.HashMap<>();
+        for (int i = 0; i < 20; i++) {
+          keys.add("k" + i);
+          expected.put("k" + i, "v" + i);
+        }
+        keys.add("absent");
+        int single = engine[0].singleReads.get();
+        long flashHits = engine[0].stats().flashHits();
+        assertEquals(expected, c.getAll(keys));
+        assertEquals(1, engine[0].batchReads.get(), "engine batch reads");
+        assertEquals(21, engine[0].batchKeys.get(), "keys in the batch");
+        assertEquals(single, engine[0].singleReads.get(), "single-key engine reads during getAll");
+        assertEquals(20, engine[0].stats().flashHits() - flashHits, "flash hits (a restart emptied DRAM)");
+        HybridCacheStatisticsMXBean stats = c.unwrap(HybridCacheStatisticsMXBean.class);
+        assertEquals(20, stats.getCacheHits());
+        assertEquals(1, stats.getCacheMisses());
+      }
+    }
+  }
+  /** byte[] values as they are, counting the decodes. */
+  public static final class CountingBytes implements io.hybridcache.core.api.Codec<byte[]> {
+    static final AtomicInteger DECODES = new AtomicInteger();
+
+    @Override
+    public byte[] encode(byte[] value) {
+      return value.clone();
+    }
+
+    @Override
+    public byte[] decode(byte[] bytes) {
+      DECODES.incrementAndGet();
+      return bytes.clone();
+    }
+  }
+
+  private static HybridCacheConfiguration<String, byte[]> large() {
+    HybridCacheConfiguration<String, byte[]> c = new HybridCacheConfiguration<>();
+    c.setTypes(String.class, byte[].class);
+    c.setValueCodec(new CountingBytes());
+    c.setStatisticsEnabled(true);
+    return c;
+  }
+
+  /**
+   * A 60,000-byte value on flash (a restart emptied DRAM): containsKey and putIfAbsent read its header's page(s)
+   * only (at most 8 KiB each, where the whole entry is 15 pages) and decode nothing; a get then reads it whole.
+   */
+  @Test
+  void containsKeyAndPutIfAbsentReadOnlyTheHeaderOfAFlashValue() {
+    byte[] big = new byte[60_000];
+    java.util.Arrays.fill(big, (byte) 7);
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "large")) {
+      m.createCache("large", large()).put("k", big);
+    }
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir, "large")) {
+      Cache<String, byte[]> c = m.createCache("large", large());
+      HybridCache engine = c.unwrap(HybridCache.class);
+      int decodes = CountingBytes.DECODES.get();
+      DeviceCounters.Snapshot before = engine.deviceCounters();
+      assertTrue(c.containsKey("k"));
+      DeviceCounters.Snapshot contains = engine.deviceCounters().minus(before);
+      assertTrue(contains.reads() == 1 && contains.bytesRead() <= 8192, "containsKey read " + contains);
+      before = engine.deviceCounters();
+      assertFalse(c.putIfAbsent("k", new byte[] {1}));
+      DeviceCounters.Snapshot putIfAbsent = engine.deviceCounters().minus(before);
+      assertTrue(putIfAbsent.reads() == 1 && putIfAbsent.bytesRead() <= 8192, "putIfAbsent read " + putIfAbsent);
+      assertEquals(decodes, CountingBytes.DECODES.get(), "values decoded by containsKey and putIfAbsent");
+      assertEquals(1, c.unwrap(HybridCacheStatisticsMXBean.class).getCacheHits(), "putIfAbsent found it: a hit");
+      assertFalse(c.containsKey("absent"));
+      assertTrue(c.putIfAbsent("absent", new byte[] {1}));
+      assertTrue(c.containsKey("absent"));
+      before = engine.deviceCounters();
+      assertArrayEquals(big, c.get("k"));
+      assertTrue(engine.deviceCounters().minus(before).bytesRead() >= big.length, "a get reads the whole value");
+    }
+  }
+  /**
+   * Points: 8 threads each clear a cache (a namespace bump) at once; the first to write the table waits until all 8
+   * have asked (bounded: on code that writes under the bump's lock the others cannot ask, and it goes on alone).
+   * Fewer table writes (each a synced replace) than clears, and each clear is in the file when it returns; a table
+   * opened again has them all.
+   */
+  @Test
+  void concurrentClearsShareTheTablesSync() throws Exception {
+    int n = 8;
+    Path engineDir = java.nio.file.Files.createDirectories(dir.resolve("engine"));
+    Namespaces table = Namespaces.open(dir, engineDir, null, false, () -> { });
+    java.util.List<Namespace> caches = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      caches.add(table.of("cache-" + i));
+    }
+    int writesBefore = table.writes.get();
+    CountDownLatch asked = new CountDownLatch(n);
+    AtomicInteger firstWrite = new AtomicInteger();
+    table.bumpRequested = asked::countDown;
+    table.beforeBumpWrite = () -> {
+      if (firstWrite.getAndIncrement() == 0) {
+        try {
+          asked.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
+    java.util.List<Future<String>> clears = new java.util.ArrayList<>();
+    for (Namespace ns : caches) {
+      clears.add(pool.submit(() -> {
+        table.bump(ns);
+        java.util.Properties p = PropertiesFile.read(dir.resolve(Namespaces.FILE)); // durable when it returns
+        return p.getProperty(ns.name());
+      }));
+    }
+    for (int i = 0; i < n; i++) {
+      assertEquals(caches.get(i).id() + ".1", clears.get(i).get(10, TimeUnit.SECONDS),
+          "cache-" + i + " in the table when its clear returned");
+      assertEquals(1, caches.get(i).epoch());
+    }
+    int writes = table.writes.get() - writesBefore;
+    assertTrue(writes < n, n + " concurrent clears wrote the table " + writes + " times");
+    Namespaces reopened = Namespaces.open(dir, engineDir, null, true, () -> { });
+    for (int i = 0; i < n; i++) {
+      assertEquals(1, reopened.find("cache-" + i).epoch(), "cache-" + i + " after reopening");
     }
   }
 }

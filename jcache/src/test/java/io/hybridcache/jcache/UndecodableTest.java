@@ -272,11 +272,12 @@ class UndecodableTest {
   }
 
   /**
-   * An undecodable value is absent for every operation that asks whether the key is there: containsKey,
-   * putIfAbsent (stores its value, counts a miss), an entry processor's exists() and loadAll without replace.
+   * containsKey and putIfAbsent read an entry's header only (issue 37: no read or decode of the value), so an
+   * undecodable value is there for them until an operation that reads it finds it; an entry processor's exists()
+   * and loadAll without replace decode it, so for them it is absent (removed, counted: the load stores over it).
    */
   @Test
-  void anUndecodableValueIsAbsentForContainsKeyPutIfAbsentInvokeAndLoadAll() throws Exception {
+  void containsKeyAndPutIfAbsentSeeAnUndecodableValueInvokeAndLoadAllDoNot() throws Exception {
     try (CacheManager manager = TestManagers.open(new HybridCachingProvider(), dir)) {
       HybridCacheConfiguration<String, String> config = poisonable();
       config.setCacheLoaderFactory(new FactoryBuilder.SingletonFactory<>(new Loader()));
@@ -284,31 +285,29 @@ class UndecodableTest {
       CacheStatisticsMXBean stats = c.unwrap(HybridCacheStatisticsMXBean.class);
 
       c.put("k", "poison");
-      assertFalse(c.containsKey("k"), "containsKey of an undecodable value");
+      assertTrue(c.containsKey("k"), "containsKey reads no value: an undecodable one is there");
+      assertEquals(0, undecodable(c), "containsKey decoded nothing");
+      assertFalse(c.putIfAbsent("k", "fresh"), "putIfAbsent reads no value: an undecodable one is there");
+      assertEquals(0, undecodable(c), "putIfAbsent decoded nothing");
+      assertEquals(1, stats.getCacheHits(), "putIfAbsent found an entry: a hit");
+      assertNull(c.get("k"), "a read finds it undecodable: a miss");
       assertEquals(1, undecodable(c));
-      assertFalse(c.containsKey("k"), "it was removed: not counted again");
-      assertEquals(1, undecodable(c));
-
-      c.put("k", "poison");
-      long misses = stats.getCacheMisses();
-      assertTrue(c.putIfAbsent("k", "fresh"), "putIfAbsent over an undecodable value stores");
-      assertEquals(misses + 1, stats.getCacheMisses(), "putIfAbsent counted a miss");
-      assertEquals(0, stats.getCacheHits(), "putIfAbsent counted a hit");
+      assertFalse(c.containsKey("k"), "the get removed it");
+      assertTrue(c.putIfAbsent("k", "fresh"));
       assertEquals("fresh", c.get("k"));
-      assertEquals(2, undecodable(c));
 
       c.put("k", "poison");
       assertEquals("absent", c.invoke("k", (e, args) -> e.exists() ? "present " + e.getValue().length() : "absent"),
           "an entry processor's exists()");
       assertFalse(c.containsKey("k"));
-      assertEquals(3, undecodable(c));
+      assertEquals(2, undecodable(c));
 
       c.put("k", "poison");
       javax.cache.integration.CompletionListenerFuture done = new javax.cache.integration.CompletionListenerFuture();
       c.loadAll(Set.of("k"), false, done);
       done.get();
       assertEquals("loaded-k", c.get("k"), "loadAll without replace loads over an undecodable value");
-      assertEquals(4, undecodable(c));
+      assertEquals(3, undecodable(c));
     }
   }
 

@@ -149,6 +149,24 @@ public interface HybridCache extends Closeable {
   /** True if a tier holds {@code key} (a flash entry later found corrupt reads as a miss). */
   boolean containsKey(byte[] key);
 
+  /**
+   * The first {@code n} bytes of the value of {@code key} (all of it if shorter), or null if no tier holds it:
+   * {@link #containsKey} that also returns what the value starts with, for callers that keep a header of their
+   * own at the front of values (an expiry time) and ask whether a key is there without needing the value. Like
+   * {@code containsKey} it counts no get and promotes nothing. A flash entry is read only as far as its header,
+   * key and those bytes: one device page for a value of any size, so its checksum (over the whole entry) is not
+   * verified; a damaged value is found by the next full read, and a header that does not check out is looked up
+   * as a full read would. The default reads the whole value.
+   *
+   * @throws IllegalArgumentException if {@code n} is negative
+   */
+  default byte[] readHead(byte[] key, int n) {
+    if (n < 0) {
+      throw new IllegalArgumentException("n must not be negative: " + n);
+    }
+    return readArray(key, v -> java.util.Arrays.copyOf(v, Math.min(n, v.length)));
+  }
+
   /** Empties both tiers (and both flash engines). */
   void clear();
 

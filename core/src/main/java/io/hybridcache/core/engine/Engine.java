@@ -582,6 +582,34 @@ final class Engine implements HybridCache {
   }
 
   /**
+   * {@inheritDoc} DRAM, then the log engine's index and the entry's header ({@link FlashTier#lookupHead}: one
+   * page for a value of any size), then the small engine (whose entries are read whole: each is in one page).
+   */
+  @Override
+  public byte[] readHead(byte[] key, int n) {
+    checkKey(key);
+    if (n < 0) {
+      throw new IllegalArgumentException("n must not be negative: " + n);
+    }
+    calls.enter();
+    try {
+      ByteKey k = new ByteKey(key);
+      DramEntry d = dram.get(k);
+      if (d != null && !d.expired(System.currentTimeMillis())) {
+        return Arrays.copyOf(d.value(), Math.min(n, d.value().length));
+      }
+      byte[] head = flash.lookupHead(k.hash64(), key, n);
+      if (head == null && small != null) {
+        byte[] v = small.get(key);
+        head = v == null ? null : Arrays.copyOf(v, Math.min(n, v.length));
+      }
+      return head;
+    } finally {
+      calls.exit();
+    }
+  }
+
+  /**
    * {@inheritDoc} First forbids the promotion of every flash read begun before it ({@link #promote}) and
    * every small-engine read until it ends ({@link SmallTier#beginClear}): a put over a small-engine
    * version leaves that version in place behind a flagged DRAM entry, so once DRAM is emptied the older

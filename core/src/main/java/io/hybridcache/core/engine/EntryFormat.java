@@ -3,6 +3,7 @@ package io.hybridcache.core.engine;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
@@ -177,6 +178,59 @@ final class EntryFormat {
     byte[] key = new byte[keyLength];
     b.get(off + HEADER_BYTES, key);
     return key;
+  }
+
+  /**
+   * The first {@code n} bytes of the value of the entry at {@code buf}'s position (little-endian; the buffer may
+   * end before the entry does: it must hold the header, the key and those bytes), or null when its header is not
+   * plausibly an entry of {@code expectedSegmentId} (magic, version, segment id, lengths) or the buffer is too
+   * short: then only a full {@link #read} can tell. The CRC is not checked (it covers bytes not read): a header
+   * read, for callers that ask only whether a key is there and what its value starts with. Does not move
+   * {@code buf}.
+   */
+  static Head readHead(ByteBuffer buf, long expectedSegmentId, byte[] key, int n) {
+    ByteBuffer b = buf.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    int start = b.position();
+    if (b.remaining() < HEADER_BYTES || b.getInt(start) != MAGIC || b.get(start + 8) != FORMAT_VERSION
+        || (b.getInt(start + 16) & 0xFFFF_FFFFL) != (expectedSegmentId & 0xFFFF_FFFFL)) {
+      return null;
+    }
+    int keyLength = Short.toUnsignedInt(b.getShort(start + 10));
+    int valueLength = b.getInt(start + 12);
+    if (keyLength == 0 || valueLength < 0) {
+      return null;
+    }
+    if (keyLength != key.length) {
+      return Head.OTHER_KEY;
+    }
+    int take = Math.min(n, valueLength);
+    if ((long) HEADER_BYTES + keyLength + take > b.remaining()) {
+      return null;
+    }
+    if (!Arrays.equals(key, 0, keyLength, keyBytes(b, start + HEADER_BYTES, keyLength), 0, keyLength)) {
+      return Head.OTHER_KEY;
+    }
+    byte[] value = new byte[take];
+    b.get(start + HEADER_BYTES + keyLength, value);
+    return new Head(value, b.getLong(start + 32));
+  }
+
+  private static byte[] keyBytes(ByteBuffer b, int at, int length) {
+    byte[] k = new byte[length];
+    b.get(at, k);
+    return k;
+  }
+
+  /**
+   * What {@link #readHead} found: the first bytes of the value and the expiry of an entry of the caller's key, or
+   * {@link #OTHER_KEY} (an entry of another key with the same hash: a miss).
+   */
+  record Head(byte[] value, long expiryMillis) {
+    static final Head OTHER_KEY = new Head(null, 0);
+
+    boolean expired(long nowMillis) {
+      return expiryMillis != 0 && expiryMillis <= nowMillis;
+    }
   }
 
   /** A verified entry read from flash. {@code bytes} is its size before padding. */

@@ -74,6 +74,39 @@ final class FlashReader {
     return e;
   }
 
+  /**
+   * The head of the entry at {@code packed} ({@link EntryFormat#readHead}: the first {@code n} bytes of its value,
+   * if it is {@code key}'s), read from the device as far as its header, key and those bytes only (one page for an
+   * entry of any size when they fit in it); or null when only a full {@link #read} can tell: its segment is gone,
+   * damaged or still in a write buffer (a full read of it costs no device read), or the header did not check out.
+   *
+   * @throws IOException from the device
+   * @throws OutOfMemoryError if no direct memory was left for a read buffer
+   */
+  EntryFormat.Head readHead(long packed, byte[] key, int n) throws IOException {
+    Segment segment = table.byTag(IndexEntry.segmentTag(packed));
+    if (segment == null || segment.damaged()) {
+      return null;
+    }
+    long offset = IndexEntry.offset(packed);
+    if (offset >= segment.flushedOffset()) {
+      return null;
+    }
+    long want = Math.min(IndexEntry.sizeBytes(packed), (long) EntryFormat.HEADER_BYTES + key.length + n);
+    long start = Device.roundDown(offset);
+    long end = Math.min(segmentBytes, Device.roundUp(offset + want));
+    ByteBuffer dst = buffers.acquire((int) (end - start));
+    try {
+      device.read(segment.slot(), start, dst);
+      counters.deviceReads.increment();
+      counters.devicePagesRead.add((end - start) / Device.ALIGNMENT);
+      dst.position((int) (offset - start));
+      return EntryFormat.readHead(dst, segment.id(), key, n);
+    } finally {
+      buffers.release(dst);
+    }
+  }
+
   private static EntryFormat.Entry fromBuffer(WriteBuffer wb, long segmentId, long offset, int size) {
     if (wb == null) {
       return null;

@@ -295,17 +295,8 @@ final class FlashTier {
       }
       counters.flashLookups.increment();
       e = reader.read(packed);
-    } catch (ClosedByInterruptException ex) {
-      counters.interruptedReads.increment(); // this caller's interrupt (its flag stays set): its miss only
-      return null;
-    } catch (IOException ex) {
-      readFailed(packed, ex);
-      return null;
-    } catch (RuntimeException ex) {
-      counters.corruptReads.increment(); // a damaged index value or structure: a miss, never a wrong value
-      return null;
-    } catch (OutOfMemoryError ex) { // no direct memory for a read buffer: this lookup's miss, not the tier's fault
-      counters.outOfMemoryMisses.increment();
+    } catch (IOException | RuntimeException | OutOfMemoryError ex) {
+      readMissed(packed, ex);
       return null;
     }
     if (e == null) {
@@ -322,16 +313,70 @@ final class FlashTier {
     if (!Arrays.equals(e.key(), key)) {
       return null; // another key with the same 64-bit hash
     }
-    if (e.expired(System.currentTimeMillis())) {
+    return live(hash, packed, e.expired(System.currentTimeMillis())) ? new Hit(e, packed) : null;
+  }
+
+  /**
+   * For a lookup that found its key's entry at {@code packed}: if {@code expired}, unlinks it and returns false;
+   * else marks it accessed for reclaim and returns true.
+   */
+  private boolean live(long hash, long packed, boolean expired) {
+    if (expired) {
       if (index.remove(hash, packed)) {
         addGarbage(packed);
       }
-      return null;
+      return false;
     }
     if (!IndexEntry.accessed(packed)) {
       index.replace(hash, packed, IndexEntry.withAccessed(packed));
     }
-    return new Hit(e, packed);
+    return true;
+  }
+
+  /** Counts a lookup's read of {@code packed} that failed with {@code ex} (the lookup is a miss). */
+  private void readMissed(long packed, Throwable ex) {
+    if (ex instanceof ClosedByInterruptException) {
+      counters.interruptedReads.increment(); // this caller's interrupt (its flag stays set): its miss only
+    } else if (ex instanceof IOException io) {
+      readFailed(packed, io);
+    } else if (ex instanceof OutOfMemoryError) { // no direct memory for a read buffer: this lookup's miss only
+      counters.outOfMemoryMisses.increment();
+    } else {
+      counters.corruptReads.increment(); // a damaged index value or structure: a miss, never a wrong value
+    }
+  }
+
+  /**
+   * The first {@code n} bytes of the value of {@code key}'s live entry, or null; marks it accessed for reclaim, as
+   * {@link #lookup}. Reads the device only as far as the entry's header, key and those bytes
+   * ({@link FlashReader#readHead}); when that cannot tell (an entry still in a write buffer, a header that does not
+   * check out) it is the full {@link #lookup}, which also unlinks what fails verification.
+   */
+  byte[] lookupHead(long hash, byte[] key, int n) {
+    if (gate.degraded()) {
+      return null;
+    }
+    long packed = IndexEntry.NONE;
+    EntryFormat.Head head;
+    try {
+      packed = index.get(hash);
+      if (packed == IndexEntry.NONE) {
+        return null;
+      }
+      head = reader.readHead(packed, key, n);
+    } catch (IOException | RuntimeException | OutOfMemoryError ex) {
+      readMissed(packed, ex);
+      return null;
+    }
+    if (head == null) {
+      Hit hit = lookup(hash, key); // counts its own flash lookup
+      return hit == null ? null : Arrays.copyOf(hit.entry().value(), Math.min(n, hit.entry().value().length));
+    }
+    counters.flashLookups.increment();
+    if (head == EntryFormat.Head.OTHER_KEY) {
+      return null;
+    }
+    return live(hash, packed, head.expired(System.currentTimeMillis())) ? head.value() : null;
   }
 
   /**
