@@ -131,30 +131,12 @@ final class EntryOps<K, V> {
   }
 
   /**
-   * The live entry of {@code key} if its value decodes, else null: for a load that does not replace. One that
-   * does not decode is removed as by {@link #read}, so the load stores over it.
+   * The live entry of {@code key} if its value decodes, else null: for putIfAbsent and a load that does not
+   * replace. One that does not decode is removed as by {@link #read}, so they store over it.
    */
   Stored<V> present(K key, Store.Slot<V> slot, long now, Events<K, V> events) {
     Stored<V> s = live(key, slot, now, events);
     return s == null || read(slot, s) != null ? s : null;
-  }
-
-  /**
-   * The live entry of {@code key} as far as an operation that asks only whether the key is there needs it
-   * (putIfAbsent): its header only ({@link Store.Slot#head()}: no value read or decoded, so one that would not
-   * decode is there until a read finds it), or null. An expired one is removed, and reported as by {@link #live}
-   * (read whole only when an EXPIRED listener is to be told its value).
-   */
-  Stored<V> there(K key, Store.Slot<V> slot, long now, Events<K, V> events) {
-    if (events.wants(EventType.EXPIRED)) {
-      return live(key, slot, now, events);
-    }
-    Stored<V> s = slot.head();
-    if (s == null || !expired(slot, s, now)) {
-      return s;
-    }
-    removeSlot(slot, s);
-    return null;
   }
 
   /** The value of an entry the caller replaces or removes, or null if it does not decode (counted and logged). */

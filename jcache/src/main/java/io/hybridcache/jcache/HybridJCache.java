@@ -400,7 +400,9 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     checkTypes(key, value);
     long start = counts.start();
     boolean stored = ops.locked(key, (slot, now, events) -> {
-      if (ops.there(key, slot, now, events) != null) { // its header only: the old value is neither read nor decoded
+      // decoded, not its header alone: one that no longer decodes (a class changed by a deploy) is absent and
+      // stored over, or a cache-aside putIfAbsent would never replace it
+      if (ops.present(key, slot, now, events) != null) {
         return false;
       }
       slot.prepare(value);
