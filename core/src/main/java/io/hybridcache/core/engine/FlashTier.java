@@ -929,17 +929,23 @@ final class FlashTier {
         room.advance();
       }
     } catch (Throwable t) {
-      // the victim may be unreadable, or hold what reclaim cannot handle: it costs its segment (dropped on
-      // the next turn), not every later reclaim that would choose it again
-      String where = victim == null ? "reclaim" : "reclaim of segment " + victim.id() + " in slot " + victim.slot();
-      if (t instanceof IOException) {
-        gate.error(t, where);
-      } else {
-        gate.contained(t, where);
-      }
-      if (victim != null && victim.markDamaged()) {
-        damaged.add(victim);
-      }
+      reclaimFailed(t, victim);
+    }
+  }
+
+  /**
+   * A reclaim fault: the victim may be unreadable, or hold what reclaim cannot handle: it costs its segment
+   * (dropped on the next turn), not every later reclaim that would choose it again.
+   */
+  private void reclaimFailed(Throwable t, Segment victim) {
+    String where = victim == null ? "reclaim" : "reclaim of segment " + victim.id() + " in slot " + victim.slot();
+    if (t instanceof IOException) {
+      gate.error(t, where);
+    } else {
+      gate.contained(t, where);
+    }
+    if (victim != null && victim.markDamaged()) {
+      damaged.add(victim);
     }
   }
 
@@ -968,15 +974,7 @@ final class FlashTier {
       lastReclaimedNanos = System.nanoTime();
       room.advance();
     } catch (Throwable t) {
-      String where = victim == null ? "reclaim" : "reclaim of segment " + victim.id() + " in slot " + victim.slot();
-      if (t instanceof IOException) {
-        gate.error(t, where);
-      } else {
-        gate.contained(t, where);
-      }
-      if (victim != null && victim.markDamaged()) {
-        damaged.add(victim);
-      }
+      reclaimFailed(t, victim);
     }
   }
 
