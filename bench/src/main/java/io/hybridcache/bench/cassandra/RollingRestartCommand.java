@@ -51,7 +51,8 @@ import picocli.CommandLine.Spec;
  * to CQL open: saved-cache load included), the restarted node's row cache hit ratio before its stop,
  * the seconds until it is back within 5 points, and its SSTable reads per second (its disk's reads)
  * before and after; plus 10 s windows of throughput and read p99 (a PNG), and the
- * {@link RollingClient read-your-writes checker}'s stale reads, which fail the command.
+ * {@link RollingClient read-your-writes checker}'s stale reads: the command fails on one of hybridcache's
+ * (another provider's are reported).
  */
 @Command(name = "cassandra-rolling",
     description = {"Issue 39: a rolling restart of a 3-node Cassandra 5.0.9 cluster (RF 3, QUORUM) under load,",
@@ -479,13 +480,18 @@ public final class RollingRestartCommand implements Callable<Integer> {
       StatsJson.MAPPER.writerWithDefaultPrettyPrinter().writeValue(json.toFile(), toJson(runs, before, after));
       err.println("cassandra-rolling: wrote " + json.toAbsolutePath());
     }
-    long stale = runs.stream().mapToLong(Run::stale).sum();
-    if (stale > 0) {
-      err.println("cassandra-rolling: FAIL: " + stale + " stale reads; the first: " + runs.stream()
-          .flatMap(r -> r.staleReads().stream()).limit(5).toList());
-      return BenchMain.FAILED;
+    for (Run r : runs) {
+      if (r.stale() > 0) {
+        err.println("cassandra-rolling: " + r.provider() + " #" + r.repetition() + ": " + r.stale()
+            + " stale reads at QUORUM; the first: " + r.staleReads().stream().limit(5).toList());
+      }
     }
-    return BenchMain.OK;
+    // the run fails only when ours fails: a peer's stale read is reported (above and in the table), not ours
+    boolean ok = runs.stream().noneMatch(r -> r.provider().equals("hybrid") && r.stale() > 0);
+    if (!ok) {
+      err.println("cassandra-rolling: FAIL: hybridcache served a stale read");
+    }
+    return ok ? BenchMain.OK : BenchMain.FAILED;
   }
 
   private static String join(List<Restart> rs, java.util.function.Function<Restart, String> f) {
