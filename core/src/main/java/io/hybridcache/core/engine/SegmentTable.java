@@ -160,9 +160,6 @@ final class SegmentTable {
   }
 
   private void forgetAll() {
-    for (Segment s : byTag.values()) {
-      s.forgetGroupBytes();
-    }
     byTag.clear();
     for (int i = 0; i < recent.length(); i++) {
       recent.set(i, null);
@@ -177,7 +174,6 @@ final class SegmentTable {
   public synchronized void release(Segment s) {
     forgetRecent(s);
     if (byTag.remove(tagOf(s.id()), s)) {
-      s.forgetGroupBytes();
       returnFreeSlot(s.slot());
     }
   }
@@ -185,9 +181,7 @@ final class SegmentTable {
   /** Forgets {@code s} without freeing its slot (the caller reuses or frees it). */
   public synchronized void forget(Segment s) {
     forgetRecent(s);
-    if (byTag.remove(tagOf(s.id()), s)) {
-      s.forgetGroupBytes();
-    }
+    byTag.remove(tagOf(s.id()), s);
   }
 
   public synchronized void clear() {
