@@ -76,16 +76,18 @@ public final class RollingRestartCommand implements Callable<Integer> {
   @Option(names = "--repetitions", description = "runs of every provider, alternating (default: ${DEFAULT-VALUE})")
   int repetitions = 1;
 
-  @Option(names = "--records", description = "partitions of 10 x 100 B (default: ${DEFAULT-VALUE}, ~550 MB a node)")
-  long records = 500_000;
+  @Option(names = "--records", description = "partitions of 10 x 100 B (default: ${DEFAULT-VALUE}, ~330 MB a node,"
+      + " about the page cache the node's memory cgroup leaves)")
+  long records = 300_000;
 
   @Option(names = "--row-cache", paramLabel = "SIZE", converter = Sizes.Converter.class,
       description = "row_cache_size X of every provider (default: 8MiB)")
   long rowCache = 8L << 20;
 
   @Option(names = "--flash", paramLabel = "SIZE", converter = Sizes.Converter.class,
-      description = "hybridcache's flash tier per node, on this machine's disk (default: 384MiB)")
-  long flash = 384L << 20;
+      description = "hybridcache's flash tier per node, on this machine's disk (default: 192MiB, about 60% of the data"
+          + " set)")
+  long flash = 192L << 20;
 
   @Option(names = "--heap", description = "each node's heap (default: ${DEFAULT-VALUE})")
   String heap = "512M";
@@ -99,15 +101,15 @@ public final class RollingRestartCommand implements Callable<Integer> {
 
   @Option(names = "--warmup-seconds", description = "unthrottled warm-up (default: ${DEFAULT-VALUE}); then 2 x --steady-seconds"
       + " throttled before the first round")
-  int warmupSeconds = 180;
+  int warmupSeconds = 150;
 
   @Option(names = "--steady-seconds", description = "seconds before a round that define its steady throughput"
       + " (default: ${DEFAULT-VALUE})")
-  int steadySeconds = 60;
+  int steadySeconds = 20;
 
   @Option(names = "--settle-seconds", description = "seconds a restarted node serves before the next stop"
       + " (default: ${DEFAULT-VALUE})")
-  int settleSeconds = 60;
+  int settleSeconds = 40;
 
   @Option(names = "--read-iops", description = "each emulated HDD's read IOPS (default: ${DEFAULT-VALUE})")
   long readIops = 200;
