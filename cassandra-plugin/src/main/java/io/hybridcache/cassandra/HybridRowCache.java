@@ -594,7 +594,7 @@ public final class HybridRowCache implements ICache<RowCacheKey, IRowCacheEntry>
 
   /**
    * Closes: shuts the gate, waits for the calls inside (up to the cache's close timeout), closes the
-   * hybrid cache (dirty DRAM entries written to flash, index saved), then writes the
+   * hybrid cache (dirty DRAM entries, and clean ones flash no longer holds, written to flash, index saved), then writes the
    * {@link WarmStartMarker} if every call left in time and no invalidation was refused. Idempotent;
    * never throws (it runs inside Cassandra's drain).
    */

@@ -239,8 +239,8 @@ public interface HybridCache extends Closeable {
   }
 
   /**
-   * Writes dirty DRAM entries and write buffers to flash, persists the index and segment table and
-   * writes the clean-shutdown marker, so the next open is warm. Idempotent.
+   * Writes dirty DRAM entries (and clean ones flash no longer holds) and write buffers to flash, persists
+   * the index and segment table and writes the clean-shutdown marker, so the next open is warm. Idempotent.
    */
   @Override
   void close();

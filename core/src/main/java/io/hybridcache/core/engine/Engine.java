@@ -777,7 +777,7 @@ final class Engine implements HybridCache {
       removals.notify(key.bytes(), e.value(), RemovalCause.EXPIRED);
     } else if (!e.dirty()) { // a promoted copy: gone unless flash still holds the entry
       if (removals.active() || evictionHook != null) {
-        boolean onFlash = flash.address(key.hash64()) != IndexEntry.NONE || toSmall(key, e); // promoted from it
+        boolean onFlash = heldBelowDram(key, e); // promoted from it
         removals.notify(key.bytes(), e.value(), onFlash ? RemovalCause.EVICTED_FROM_DRAM : RemovalCause.EVICTED);
         if (!onFlash) {
           tellEvicted(key.bytes());
@@ -941,7 +941,10 @@ final class Engine implements HybridCache {
         break;
       }
       DramEntry e = en.getValue();
-      if (!e.dirty() || EntryFormat.entryBytes(en.getKey().bytes().length, e.value().length) > config.maxFlashEntryBytes()
+      // a clean (promoted) copy is written too once flash no longer holds the entry: reclaim drops an entry DRAM
+      // holds clean instead of reinserting it, and a warm open would otherwise lose the hottest entries
+      if (!e.dirty() && heldBelowDram(en.getKey(), e)
+          || EntryFormat.entryBytes(en.getKey().bytes().length, e.value().length) > config.maxFlashEntryBytes()
           || toSmall(en.getKey(), e) && (!includeSmall || System.nanoTime() - deadlineNanos >= 0)) {
         continue;
       }
@@ -963,6 +966,11 @@ final class Engine implements HybridCache {
       });
     }
     flash.barrier(true, deadlineNanos);
+  }
+
+  /** Whether flash (the log's index, or the small engine for a small entry) still holds a clean DRAM entry's key. */
+  private boolean heldBelowDram(ByteKey key, DramEntry e) {
+    return toSmall(key, e) || flash.address(key.hash64()) != IndexEntry.NONE;
   }
 
   /** Writes every dirty entry to flash and empties DRAM, so the next reads are flash reads (tests). */
