@@ -280,16 +280,6 @@ final class RollingClient implements AutoCloseable {
     return ops;
   }
 
-  /** Errors per whole second so far. */
-  long[] errorsPerSecond() {
-    int n = (int) Math.min(seconds.length, (long) secondsSinceStart());
-    long[] errors = new long[n];
-    for (int i = 0; i < n; i++) {
-      errors[i] = seconds[i] == null ? 0 : seconds[i].errors.sum();
-    }
-    return errors;
-  }
-
   /** Read p99 in µs per 10 s window so far (NaN for a window without reads). */
   double[] readP99PerWindow() {
     int n = (int) Math.min(latency.length, (long) secondsSinceStart() / HISTOGRAM_SECONDS);

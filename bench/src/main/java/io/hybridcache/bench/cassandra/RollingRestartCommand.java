@@ -231,7 +231,10 @@ public final class RollingRestartCommand implements Callable<Integer> {
       List<Map<String, String>> envs = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
         Path image = IT_DIR.resolve("rolling").resolve(name(i) + ".img").toAbsolutePath();
-        Files.deleteIfExists(image); // ours: made by an earlier run of this command that was killed
+        if (Files.exists(image)) { // never deleted unseen: it may still be attached to a loop device
+          throw new IllegalStateException(image + " exists: this run creates and deletes its images itself; remove"
+              + " it (after `losetup -a` shows it detached)");
+        }
         EmulatedHdd.createImage(image, Math.max(4L << 30, records * CassandraCommand.RECORD_BYTES * 3));
         cleanup.add("delete " + image, () -> Files.deleteIfExists(image));
         EmulatedHdd disk = EmulatedHdd.attach(image, IT_DIR.resolve("rolling-mnt").resolve(name(i)), true, err);
