@@ -58,7 +58,6 @@ final class RollingReport {
     return (ends[1].hits() - ends[0].hits()) / (ends[1].requests() - ends[0].requests());
   }
 
-
   /**
    * Seconds from {@code up} (the node serves again) to the end of the first of two consecutive
    * sample intervals whose hit ratios are both within {@link #TOLERANCE} of {@code before}; NaN if
