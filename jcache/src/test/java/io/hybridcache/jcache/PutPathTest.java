@@ -199,16 +199,44 @@ class PutPathTest {
   }
 
   private static long allocatedPerPut(com.sun.management.ThreadMXBean threads, Runnable put) {
+    return allocatedPerCall(threads, put);
+  }
+
+  /** Bytes this thread allocates per run of {@code call}, once warm (class loading, the first lambdas). */
+  private static long allocatedPerCall(com.sun.management.ThreadMXBean threads, Runnable call) {
     long id = Thread.currentThread().getId();
     for (int i = 0; i < 50; i++) {
-      put.run(); // class loading, the first lambdas, the map's nodes
+      call.run(); // class loading, the first lambdas, the map's nodes
     }
     int n = 100;
     long before = threads.getThreadAllocatedBytes(id);
     for (int i = 0; i < n; i++) {
-      put.run();
+      call.run();
     }
     return (threads.getThreadAllocatedBytes(id) - before) / n;
+  }
+
+  /**
+   * A getAll of one DRAM-resident 64 KiB value allocates what a get of it does, not one copy more: the engine's
+   * batch read hands its own array to the store, which copies the payload once (before, the engine's getAll
+   * copied the value and the store copied it again). Both decode a byte[] (one more copy, the caller's).
+   */
+  @Test
+  void getAllCopiesADramHitOnce() {
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+        "this JVM does not count allocated bytes per thread");
+    int size = 64 * 1024;
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
+      Cache<String, byte[]> arrays = m.createCache("arrays", new MutableConfiguration<String, byte[]>()
+          .setTypes(String.class, byte[].class));
+      arrays.put("k", new byte[size]);
+      java.util.Set<String> keys = java.util.Set.of("k");
+      long perGet = allocatedPerCall(threads, () -> assertEquals(size, arrays.get("k").length));
+      long perGetAll = allocatedPerCall(threads, () -> assertEquals(size, arrays.getAll(keys).get("k").length));
+      assertTrue(perGetAll - perGet < size / 2, "a getAll of a " + size + "-byte DRAM hit allocated " + perGetAll
+          + " bytes, a get of it " + perGet);
+    }
   }
 
   // ---- putAll locks one key at a time
