@@ -179,9 +179,7 @@ class PutPathTest {
    */
   @Test
   void aPutAllocatesOneCopyOfItsValue() {
-    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
-        "this JVM does not count allocated bytes per thread");
+    com.sun.management.ThreadMXBean threads = allocationCounter();
     int size = 64 * 1024;
     String text = "x".repeat(size);
     byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -190,16 +188,20 @@ class PutPathTest {
           .setTypes(String.class, String.class));
       Cache<String, byte[]> arrays = m.createCache("arrays", new MutableConfiguration<String, byte[]>()
           .setTypes(String.class, byte[].class));
-      long perString = allocatedPerPut(threads, () -> strings.put("k", text));
-      long perArray = allocatedPerPut(threads, () -> arrays.put("k", bytes));
+      long perString = allocatedPerCall(threads, () -> strings.put("k", text));
+      long perArray = allocatedPerCall(threads, () -> arrays.put("k", bytes));
       assertTrue(perString < 2L * size, "a String put of " + size + " bytes allocated " + perString + " bytes");
       assertTrue(perArray < 2L * size, "a byte[] put of " + size + " bytes allocated " + perArray + " bytes");
       assertEquals(text, strings.get("k"));
     }
   }
 
-  private static long allocatedPerPut(com.sun.management.ThreadMXBean threads, Runnable put) {
-    return allocatedPerCall(threads, put);
+  /** The JVM's per-thread allocation counter (the test fails on a JVM without one). */
+  private static com.sun.management.ThreadMXBean allocationCounter() {
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+        "this JVM does not count allocated bytes per thread");
+    return threads;
   }
 
   /** Bytes this thread allocates per run of {@code call}, once warm (class loading, the first lambdas). */
@@ -223,9 +225,7 @@ class PutPathTest {
    */
   @Test
   void getAllCopiesADramHitOnce() {
-    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
-        "this JVM does not count allocated bytes per thread");
+    com.sun.management.ThreadMXBean threads = allocationCounter();
     int size = 64 * 1024;
     try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
       Cache<String, byte[]> arrays = m.createCache("arrays", new MutableConfiguration<String, byte[]>()

@@ -13,22 +13,27 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.cache.autoconfigure.metrics.CacheMetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cache.Cache;
 import org.springframework.cache.jcache.JCacheCacheManager;
 
 /**
  * The starter's meters under Spring Boot's metrics auto-configuration: per cache, Micrometer's JCache meters and
- * ours side by side with the same tags; per engine, hits by tier, entries and bytes per tier. Each moves with
- * what the cache does.
+ * ours side by side with the same tags (hits by tier, evictions, rejections); per engine, hits by tier, entries and
+ * bytes per tier. Each moves with what the cache does.
  */
 class StarterMetricsTest {
   @TempDir Path dir;
 
+  /** The starter's runner with the metrics auto-configurations and a simple registry. */
+  private ApplicationContextRunner metered() {
+    return StarterContexts.runner(dir.resolve("cache"), HybridCacheMetricsAutoConfiguration.class,
+        MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class, CacheMetricsAutoConfiguration.class);
+  }
+
   @Test
   void metersExistAndMoveOnHits() {
-    StarterContexts.runner(dir.resolve("cache"), HybridCacheMetricsAutoConfiguration.class,
-            MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-            CacheMetricsAutoConfiguration.class)
+    metered()
         .withPropertyValues("hybridcache.jcache.cache.items.key-type=java.lang.Integer",
             "hybridcache.jcache.cache.items.value-type=java.lang.String",
             "hybridcache.jcache.cache.items.statistics=true", "hybridcache.jcache.flash-bytes=8MB")
@@ -72,9 +77,7 @@ class StarterMetricsTest {
    */
   @Test
   void perCacheTierMetersExistWithTheCacheTagsAndMove() {
-    StarterContexts.runner(dir.resolve("cache"), HybridCacheMetricsAutoConfiguration.class,
-            MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-            CacheMetricsAutoConfiguration.class)
+    metered()
         .withPropertyValues("hybridcache.jcache.cache.quiet.value-type=java.lang.String",
             "hybridcache.jcache.cache.items.key-type=java.lang.Integer",
             "hybridcache.jcache.cache.items.value-type=java.lang.String")
