@@ -1018,8 +1018,9 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
   /**
    * This cache ({@code HybridJCache}), its configuration ({@code HybridCacheConfiguration} or any
-   * {@code Configuration} type it is), its statistics ({@link HybridCacheStatisticsMXBean}, counted while
-   * statistics are enabled, but for the undecodable values, always counted), or for a store-by-value cache the
+   * {@code Configuration} type it is), its statistics ({@link HybridCacheStatisticsMXBean}: the JCache counts
+   * while statistics are enabled; the provider's own, undecodable and oversized entries, hits by tier, evictions and
+   * rejections, always), or for a store-by-value cache the
    * manager's shared engine ({@link HybridCache}: its keys carry the cache's namespace prefix).
    */
   @Override
