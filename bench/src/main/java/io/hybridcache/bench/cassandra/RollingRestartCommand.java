@@ -296,10 +296,12 @@ public final class RollingRestartCommand implements Callable<Integer> {
           report(tag + " throttled", 2 * steadySeconds, client, samples, err); // the page cache refills, then steady
           List<Round> done = new ArrayList<>();
           List<Restart> restarts = new ArrayList<>();
+          // one steady figure a run, before its first round: the window before a later round follows the last
+          // restart of the one before it, not a steady state, and would make rounds and providers incomparable
+          double steadyEnd = client.secondsSinceStart();
+          double steady = RollingReport.steady(client.opsPerSecond(), (int) steadyEnd - steadySeconds, (int) steadyEnd);
           for (String round : rounds) {
             double first = client.secondsSinceStart();
-            long[] ops = client.opsPerSecond();
-            double steady = RollingReport.steady(ops, (int) first - steadySeconds, (int) first);
             for (int i = 0; i < 3; i++) {
               progress.phase(tag + ": " + round + " round, " + name(i));
               restarts.add(restart(provider, round, i, client, samples.get(i), envs.get(i), err));
@@ -503,6 +505,12 @@ public final class RollingRestartCommand implements Callable<Integer> {
     boolean ok = runs.stream().noneMatch(r -> r.provider().equals("hybrid") && r.stale() > 0);
     if (!ok) {
       err.println("cassandra-rolling: FAIL: hybridcache served a stale read");
+    }
+    for (Run r : runs) { // a checker that read nothing checked nothing
+      if (r.reads() == 0) {
+        err.println("cassandra-rolling: FAIL: " + r.provider() + " #" + r.repetition() + ": the client read nothing");
+        ok = false;
+      }
     }
     return ok ? BenchMain.OK : BenchMain.FAILED;
   }
