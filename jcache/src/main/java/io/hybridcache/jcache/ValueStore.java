@@ -4,7 +4,10 @@ import io.hybridcache.core.api.Codec;
 import io.hybridcache.core.api.HybridCache;
 import io.hybridcache.core.api.Tier;
 import io.hybridcache.core.api.TieredDecoder;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,6 +44,8 @@ final class ValueStore<K, V> implements Store<K, V> {
   static final int HEADER = Long.BYTES;
   static final Duration ENGINE_TTL_SLACK = Duration.ofMinutes(1);
   private static final long NULL_VALUE_FLAG = Long.MIN_VALUE;
+  /** The header's long in a stored array, big-endian as {@code ByteBuffer}'s (no buffer per read or write). */
+  private static final VarHandle HEADER_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
   private static final Logger LOG = LoggerFactory.getLogger(ValueStore.class);
 
   private final HybridCache engine;
@@ -107,7 +112,10 @@ final class ValueStore<K, V> implements Store<K, V> {
    * by {@code tier}.
    */
   private Stored<V> bytes(byte[] raw, Tier tier) {
-    return new Bytes<>(ByteBuffer.wrap(raw).getLong(), Arrays.copyOfRange(raw, HEADER, raw.length), values, loader,
+    if (raw.length < HEADER) {
+      return null; // not this store's format (no header): absent for it, never an exception
+    }
+    return new Bytes<>((long) HEADER_LONG.get(raw, 0), Arrays.copyOfRange(raw, HEADER, raw.length), values, loader,
         tier == Tier.FLASH);
   }
 
@@ -152,7 +160,7 @@ final class ValueStore<K, V> implements Store<K, V> {
         return null;
       }
       byte[] h = engine.readHead(engineKey, HEADER); // the expiry time: no payload read, nothing decoded
-      return h == null || h.length < HEADER ? null : new Head<>(ByteBuffer.wrap(h).getLong() & ~NULL_VALUE_FLAG);
+      return h == null || h.length < HEADER ? null : new Head<>((long) HEADER_LONG.get(h, 0) & ~NULL_VALUE_FLAG);
     }
 
     @Override
@@ -204,7 +212,7 @@ final class ValueStore<K, V> implements Store<K, V> {
       return;
     }
     oversized.check(engineKey.length, raw.length);
-    ByteBuffer.wrap(raw).putLong(0, header);
+    HEADER_LONG.set(raw, 0, header);
     engine.putOwned(engineKey, raw, engineExpiry(header & ~NULL_VALUE_FLAG));
   }
 

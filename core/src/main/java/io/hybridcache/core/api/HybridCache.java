@@ -219,7 +219,11 @@ public interface HybridCache extends Closeable {
     return keys();
   }
 
-  /** Up to {@code n} DRAM-tier keys, hottest first (the DRAM tier's own frequency estimate; no I/O). */
+  /**
+   * Up to {@code n} DRAM-tier keys, hottest first (the DRAM tier's own frequency estimate; no I/O). Caffeine
+   * starts that estimate when the DRAM tier first holds half its budget; before, the order is arbitrary (every
+   * key DRAM holds then fits in it anyway).
+   */
   List<byte[]> hottestKeys(int n);
 
   /** The DRAM tier's current byte budget. */

@@ -38,4 +38,9 @@ record DramEntry(byte[] value, boolean dirty, long sequence, long expiryMillis, 
   public boolean expired(long nowMillis) {
     return expiryMillis != 0 && expiryMillis <= nowMillis;
   }
+
+  /** {@link #expired} now; reads the clock only for an entry with a TTL (a DRAM hit's common case reads none). */
+  public boolean expiredNow() {
+    return expiryMillis != 0 && expiryMillis <= System.currentTimeMillis();
+  }
 }

@@ -2,23 +2,37 @@ package io.hybridcache.core.engine;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import java.util.List;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.BiFunction;
 
 /**
  * The DRAM tier: Caffeine (W-TinyLFU) bounded by bytes, each entry weighing key + value +
- * {@link DramEntry#OVERHEAD_BYTES}.
+ * {@link DramEntry#OVERHEAD_BYTES}, with the deadlines of entries that have a TTL kept apart
+ * ({@link DramExpiry}), not in Caffeine's timer wheel.
  *
  * <p>Thread-safe (Caffeine). Concurrency: eviction runs on the calling thread (a same-thread executor),
  * and the eviction listener runs inside the atomic removal of the entry, so it is ordered with any
  * {@code compute} on the same key: the engine relies on this to keep a key's DRAM and flash versions
  * in order. The listener receives every entry evicted for size (dirty ones go to flash, clean ones are
- * still there) or expiry.
+ * still there; one whose TTL has passed is told as expired) or swept as expired. Every change of an entry
+ * goes through {@link #compute}, {@link #computeIfPresent} or {@link #remove}, which keep the deadlines
+ * in step inside the same atomic change; {@link #map} is for reads and iteration only.
+ *
+ * <p>Reclaim of expired entries: a change through {@link #compute} (a put, a load, a promotion of a flash
+ * hit) that finds a deadline passed sweeps up to {@link #SWEEP_BATCH} of them on its own thread, after its
+ * change (never inside it), as Caffeine's maintenance did; so do a read that found an expired entry (a miss:
+ * {@link DramEntry#expired}) and {@link #cleanUp}. A DRAM hit never sweeps.
  */
 final class DramTier {
+  /** Deadlines one write sweeps at most: a bounded cost on the writer, the rest for the next write. */
+  static final int SWEEP_BATCH = 64;
+
   private final Cache<ByteKey, DramEntry> cache;
+  private final ConcurrentMap<ByteKey, DramEntry> map;
+  private final DramExpiry expiry = new DramExpiry();
+  private final Evictions evictions;
 
   /** Told of an entry DRAM evicted, inside the atomic removal of its key. */
   @FunctionalInterface
@@ -27,49 +41,85 @@ final class DramTier {
   }
 
   public DramTier(long maxBytes, Evictions evictions) {
+    this.evictions = evictions;
     this.cache = Caffeine.newBuilder()
         .maximumWeight(maxBytes)
         .weigher((ByteKey k, DramEntry v) -> weigh(k.bytes().length, v.value().length))
-        .expireAfter(new Expiry<ByteKey, DramEntry>() {
-          @Override
-          public long expireAfterCreate(ByteKey key, DramEntry value, long currentTime) {
-            return remainingNanos(value);
-          }
-
-          @Override
-          public long expireAfterUpdate(ByteKey key, DramEntry value, long currentTime, long currentDuration) {
-            return remainingNanos(value);
-          }
-
-          @Override
-          public long expireAfterRead(ByteKey key, DramEntry value, long currentTime, long currentDuration) {
-            return currentDuration;
-          }
-        })
         .executor(Runnable::run)
         .evictionListener((ByteKey k, DramEntry v, RemovalCause cause) -> {
-          if (v != null && (cause == RemovalCause.SIZE || cause == RemovalCause.EXPIRED)) {
-            evictions.evicted(k, v, cause == RemovalCause.EXPIRED);
+          if (v != null && cause == RemovalCause.SIZE) {
+            expiry.untrack(v);
+            evictions.evicted(k, v, v.expiredNow());
           }
         })
         .build();
-  }
-
-  private static long remainingNanos(DramEntry v) {
-    if (v.expiryMillis() == 0) {
-      return Long.MAX_VALUE;
-    }
-    long millis = Math.max(0, v.expiryMillis() - System.currentTimeMillis());
-    return millis > Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : millis * 1_000_000L; // saturate, never wrap
+    this.map = cache.asMap();
   }
 
   public DramEntry get(ByteKey key) {
     return cache.getIfPresent(key);
   }
 
-  /** The live map: {@code compute} on it is atomic with eviction of the same key. */
+  /** The live map, for reads and iteration: every change goes through the methods below. */
   public ConcurrentMap<ByteKey, DramEntry> map() {
-    return cache.asMap();
+    return map;
+  }
+
+  /**
+   * The map's {@code compute} (atomic with eviction of the same key), keeping the key's deadline in step:
+   * the entry {@code f} replaces is forgotten and the one it installs recorded, inside the same change.
+   */
+  public DramEntry compute(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> f) {
+    DramEntry after = map.compute(key, (k, old) -> tracked(k, old, f.apply(k, old)));
+    sweepIfDue();
+    return after;
+  }
+
+  /** As {@link #compute}, for a key DRAM holds. */
+  public DramEntry computeIfPresent(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> f) {
+    return map.computeIfPresent(key, (k, old) -> tracked(k, old, f.apply(k, old)));
+  }
+
+  /** Removes {@code key}'s entry if it is {@code entry}. */
+  public void remove(ByteKey key, DramEntry entry) {
+    map.computeIfPresent(key, (k, cur) -> tracked(k, cur, cur == entry ? null : cur));
+  }
+
+  private DramEntry tracked(ByteKey key, DramEntry old, DramEntry now) {
+    if (now != old) {
+      expiry.untrack(old);
+      expiry.track(key, now);
+    }
+    return now;
+  }
+
+  /**
+   * Sweeps a batch of passed deadlines if any: after a write, and after a read that found an entry expired
+   * (so a read-only workload's expired entries leave too); never inside a change of the map.
+   */
+  void sweepIfDue() {
+    if (!expiry.isEmpty()) {
+      long now = System.currentTimeMillis();
+      if (expiry.anyDue(now)) {
+        expiry.sweep(now, SWEEP_BATCH, this::expire);
+      }
+    }
+  }
+
+  /** Removes {@code key}'s entry if it is still version {@code sequence} and expired, telling the listener. */
+  private void expire(ByteKey key, long sequence, long nowMillis) {
+    map.computeIfPresent(key, (k, cur) -> {
+      if (cur.sequence() != sequence || !cur.expired(nowMillis)) {
+        return cur;
+      }
+      evictions.evicted(k, cur, true); // inside the atomic removal, as Caffeine's eviction listener
+      return null;
+    });
+  }
+
+  /** The deadlines tracked (tests). */
+  int deadlinesTracked() {
+    return expiry.tracked();
   }
 
   public long entries() {
@@ -100,12 +150,22 @@ final class DramTier {
     cache.policy().eviction().ifPresent(e -> e.setMaximum(bytes));
   }
 
-  /** Runs pending maintenance (evictions) now. */
+  /** Runs pending maintenance now: evictions, and every entry whose deadline has passed. */
   public void cleanUp() {
     cache.cleanUp();
+    long now = System.currentTimeMillis();
+    while (expiry.anyDue(now) && expiry.sweep(now, SWEEP_BATCH, this::expire) > 0) {
+      // another batch
+    }
   }
 
+  /**
+   * Empties the tier, the deadlines first. A put racing the clear may leave an entry without its deadline (a
+   * miss once expired, it leaves DRAM by size eviction, told as expired then) or a deadline without its entry
+   * (dropped when it comes due); never a wrong value.
+   */
   public void clear() {
+    expiry.clear();
     cache.invalidateAll();
   }
 }

@@ -231,7 +231,7 @@ final class Engine implements HybridCache {
       ByteKey k = new ByteKey(key);
       byte[] v;
       boolean fromDram;
-      boolean[] reading = beginRead();
+      boolean[] reading = beginRead(); // a DRAM hit may run Caffeine's evictions on this thread
       try {
         v = dramValue(k, true);
         fromDram = v != null;
@@ -297,7 +297,11 @@ final class Engine implements HybridCache {
       counters.gets.increment();
     }
     DramEntry d = dram.get(k);
-    if (d == null || d.expired(System.currentTimeMillis())) {
+    if (d == null) {
+      return null;
+    }
+    if (d.expiredNow()) {
+      dram.sweepIfDue(); // a read-only workload's expired entries leave DRAM too
       return null;
     }
     if (count) {
@@ -358,12 +362,12 @@ final class Engine implements HybridCache {
   private byte[] promote(ByteKey promotedKey, DramEntry promoted, java.util.function.Predicate<ByteKey> still,
       boolean copy, long clearsSeen) {
     byte[] v = promoted.value();
-    if ((clearsSeen & 1) != 0 || dram.map().compute(promotedKey, (kk, cur) -> cur != null ? cur
+    if ((clearsSeen & 1) != 0 || dram.compute(promotedKey, (kk, cur) -> cur != null ? cur
         : clearsBegun.get() == clearsSeen && still.test(kk) ? promoted : null) != promoted) {
       return v; // not promoted (read during a clear, or a clear began since): nobody else holds this array
     }
     if (clearsBegun.get() != clearsSeen) {
-      dram.map().remove(promotedKey, promoted); // a clear began during the install
+      dram.remove(promotedKey, promoted); // a clear began during the install
       return v;
     }
     promotions.promoted(promotedKey); // a keys() scan in progress must return it (KeysIterator)
@@ -548,7 +552,7 @@ final class Engine implements HybridCache {
       return;
     }
     byte[] kept = copy ? value.clone() : value;
-    dram.map().compute(k, (kk, old) -> written(kk, old, kept, expiryMillis, lifetimeClass));
+    dram.compute(k, (kk, old) -> written(kk, old, kept, expiryMillis, lifetimeClass));
   }
 
   /**
@@ -563,7 +567,7 @@ final class Engine implements HybridCache {
       return;
     }
     byte[] copy = value.clone();
-    dram.map().compute(k, (kk, old) -> load.superseded() ? old : written(kk, old, copy, 0L, LifetimeClass.FRESH));
+    dram.compute(k, (kk, old) -> load.superseded() ? old : written(kk, old, copy, 0L, LifetimeClass.FRESH));
   }
 
   /**
@@ -620,7 +624,7 @@ final class Engine implements HybridCache {
   private boolean removeLocked(ByteKey key) {
     boolean[] held = {false};
     DramEntry[] was = {null};
-    dram.map().compute(key, (kk, old) -> {
+    dram.compute(key, (kk, old) -> {
       loads.supersede(kk); // a load in progress for the key must not install after this remove
       held[0] = flash.invalidate(kk.hash64(), sequence.incrementAndGet()) | (old != null);
       if (small != null) {
@@ -642,7 +646,7 @@ final class Engine implements HybridCache {
     try {
       ByteKey k = new ByteKey(key);
       DramEntry d = dram.get(k);
-      if (d != null && !d.expired(System.currentTimeMillis())) {
+      if (d != null && !d.expiredNow()) {
         return true;
       }
       return flash.lookup(k.hash64(), key) != null || small != null && small.get(key) != null;
@@ -665,7 +669,7 @@ final class Engine implements HybridCache {
     try {
       ByteKey k = new ByteKey(key);
       DramEntry d = dram.get(k);
-      if (d != null && !d.expired(System.currentTimeMillis())) {
+      if (d != null && !d.expiredNow()) {
         return Arrays.copyOf(d.value(), Math.min(n, d.value().length));
       }
       byte[] head = flash.lookupHead(k.hash64(), key, n);
@@ -1028,7 +1032,7 @@ final class Engine implements HybridCache {
         continue;
       }
       DramEntry clean = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis(), e.lifetimeClass());
-      dram.map().computeIfPresent(en.getKey(), (k, cur) -> {
+      dram.computeIfPresent(en.getKey(), (k, cur) -> {
         if (cur != e) {
           return cur;
         }
