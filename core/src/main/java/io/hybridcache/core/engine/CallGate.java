@@ -23,6 +23,8 @@ final class CallGate {
   private static final long WAIT_SLICE_NANOS = 100_000;
   /** Longs between two cells: 128 bytes, a cache line pair (adjacent-line prefetch) per cell. */
   private static final int PAD = 16;
+  /** Cells at least (8 KiB a gate). */
+  static final int MIN_CELLS = 64;
 
   private final String name;
   private final AtomicLongArray cells;
@@ -33,10 +35,15 @@ final class CallGate {
     this(name, Runtime.getRuntime().availableProcessors());
   }
 
-  /** A gate of the smallest power of two of cells that is at least {@code 2 x processors} and 4. */
+  /**
+   * A gate of the smallest power of two of cells that is at least {@code 4 x processors} and {@link #MIN_CELLS}:
+   * a thread's cell is fixed by its id, so the cells must outnumber the threads an application runs, not only
+   * the cores, or two threads running at once share one (16 threads on 4 cells did, and a hot key's gets
+   * at 16 threads ran no faster than at one).
+   */
   CallGate(String name, int processors) {
     this.name = name;
-    int stripes = Integer.highestOneBit(Math.max(4, 2 * processors) - 1) << 1;
+    int stripes = Integer.highestOneBit(Math.max(MIN_CELLS, 4 * processors) - 1) << 1;
     this.mask = stripes - 1;
     this.cells = new AtomicLongArray((stripes + 1) * PAD); // cell i at (i + 1) * PAD: none beside the array's header
   }

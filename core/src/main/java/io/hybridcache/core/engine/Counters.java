@@ -7,7 +7,6 @@ import java.util.concurrent.atomic.LongAdder;
  * thread without contention and summed when a snapshot is taken.
  */
 final class Counters {
-  public final LongAdder gets = new LongAdder();
   public final LongAdder dramHits = new LongAdder();
   public final LongAdder flashHits = new LongAdder();
   public final LongAdder misses = new LongAdder();

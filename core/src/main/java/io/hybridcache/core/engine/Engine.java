@@ -289,13 +289,11 @@ final class Engine implements HybridCache {
   }
 
   /**
-   * DRAM's own array of {@code k}'s live value (never to be handed out), or null; counts the get, and the DRAM hit,
-   * if {@code count}. Call while reading ({@link #beginRead}).
+   * DRAM's own array of {@code k}'s live value (never to be handed out), or null; counts the DRAM hit if
+   * {@code count} (a get is not counted apart: every counted get ends as one DRAM hit, flash hit or miss, and
+   * the stats add them up, so a hot key's get writes one counter, not two). Call while reading ({@link #beginRead}).
    */
   private byte[] dramValue(ByteKey k, boolean count) {
-    if (count) {
-      counters.gets.increment();
-    }
     DramEntry d = dram.get(k);
     if (d == null) {
       return null;
@@ -963,7 +961,10 @@ final class Engine implements HybridCache {
     io.hybridcache.core.api.SmallObjectStats so = small == null ? io.hybridcache.core.api.SmallObjectStats.OFF
         : small.stats();
     // cache-wide figures: the log engine's counters plus the small engine's part (each small read is one page)
-    return new CacheStats(c.gets.sum(), c.dramHits.sum(), c.flashHits.sum(), c.misses.sum(),
+    long dramHits = c.dramHits.sum();
+    long flashHits = c.flashHits.sum();
+    long misses = c.misses.sum();
+    return new CacheStats(dramHits + flashHits + misses, dramHits, flashHits, misses,
         c.flashLookups.sum(), c.deviceReads.sum() + so.deviceReads(), c.bufferHits.sum() + so.bufferHits(),
         c.corruptReads.sum(),
         c.puts.sum(), c.removes.sum(), dram.entries(), dram.weightedBytes(), flash.index().size() + so.entries(),
