@@ -22,4 +22,18 @@ public interface HybridCacheStatisticsMXBean extends CacheStatisticsMXBean {
    * {@link #clear()} resets it.
    */
   long getOversizedEntries();
+
+  /**
+   * The DRAM-tier bytes (key + value + per-entry overhead) this cache holds now, counted by the engine for a cache
+   * with a cap ({@code cache.NAME.dram-bytes} or {@code flash-bytes}, or {@code cache.default}'s); -1 for a cache
+   * without one. At most its {@code dram-bytes}.
+   */
+  long getDramBytesHeld();
+
+  /**
+   * The flash bytes this cache's entries take (superseded ones included, until reclaim frees their segment; each
+   * entry in the index's size classes, a little above its header + key + value), counted by the engine for a cache with a cap; -1 for a cache without one. At
+   * most its {@code flash-bytes} plus one entry per thread writing at that moment.
+   */
+  long getFlashBytesHeld();
 }

@@ -18,6 +18,10 @@ final class Counters {
   /** Zero bytes skipped so that an entry of at most a page never straddles two (page-aware placement). */
   public final LongAdder placementPadBytes = new LongAdder();
   public final LongAdder bufferHits = new LongAdder();
+  /** Evictions refused because their key group was at its flash cap ({@link GroupBytes}). */
+  public final LongAdder groupCapRejected = new LongAdder();
+  /** Puts and loads written straight to flash because their key group was at its DRAM cap. */
+  public final LongAdder groupDramBypassed = new LongAdder();
   public final LongAdder corruptReads = new LongAdder();
   public final LongAdder puts = new LongAdder();
   public final LongAdder removes = new LongAdder();

@@ -16,9 +16,23 @@ import java.util.concurrent.ConcurrentMap;
  * {@code compute} on the same key: the engine relies on this to keep a key's DRAM and flash versions
  * in order. The listener receives every entry evicted for size (dirty ones go to flash, clean ones are
  * still there) or expiry.
+ *
+ * <p>With key groups ({@link GroupBytes}), each group's bytes are counted inside the key's atomic change: every
+ * change of the map goes through {@link #compute}, {@link #computeIfPresent}, {@link #remove} or {@link #clear}
+ * (whose functions count what they install and take out), or through Caffeine's eviction listener (size and
+ * expiry, an expired entry a compute finds included: Caffeine reports it there before the function sees null).
+ * Nothing else may change {@link #map()}. A change that would take a group over its DRAM cap is not installed:
+ * the key's entry leaves DRAM and the caller's {@link Bypass} takes the new one (to flash, or nowhere).
  */
 final class DramTier {
   private final Cache<ByteKey, DramEntry> cache;
+  private final GroupBytes groups; // null: no key groups, nothing counted
+
+  /** Takes an entry its group's DRAM cap kept out of DRAM; inside the key's atomic change. */
+  @FunctionalInterface
+  interface Bypass {
+    void bypassed(ByteKey key, DramEntry entry);
+  }
 
   /** Told of an entry DRAM evicted, inside the atomic removal of its key. */
   @FunctionalInterface
@@ -27,6 +41,11 @@ final class DramTier {
   }
 
   public DramTier(long maxBytes, Evictions evictions) {
+    this(maxBytes, evictions, null);
+  }
+
+  DramTier(long maxBytes, Evictions evictions, GroupBytes groups) {
+    this.groups = groups;
     this.cache = Caffeine.newBuilder()
         .maximumWeight(maxBytes)
         .weigher((ByteKey k, DramEntry v) -> weigh(k.bytes().length, v.value().length))
@@ -48,6 +67,9 @@ final class DramTier {
         })
         .executor(Runnable::run)
         .evictionListener((ByteKey k, DramEntry v, RemovalCause cause) -> {
+          if (v != null && groups != null) {
+            groups.dramAdd(groups.groupOf(k.bytes()), -weigh(k, v));
+          }
           if (v != null && (cause == RemovalCause.SIZE || cause == RemovalCause.EXPIRED)) {
             evictions.evicted(k, v, cause == RemovalCause.EXPIRED);
           }
@@ -67,7 +89,64 @@ final class DramTier {
     return cache.getIfPresent(key);
   }
 
-  /** The live map: {@code compute} on it is atomic with eviction of the same key. */
+  private static long weigh(ByteKey k, DramEntry v) {
+    return v == null ? 0 : weigh(k.bytes().length, v.value().length);
+  }
+
+  /**
+   * {@code compute} on the map, counting the change to the key's group; a change over the group's DRAM cap
+   * removes the key's entry and hands the new one to {@code bypass} instead. Returns what the map holds now.
+   */
+  DramEntry compute(ByteKey key, java.util.function.BiFunction<ByteKey, DramEntry, DramEntry> fn, Bypass bypass) {
+    if (groups == null) {
+      return cache.asMap().compute(key, fn);
+    }
+    return cache.asMap().compute(key, (k, old) -> counted(k, old, fn.apply(k, old), bypass));
+  }
+
+  /** As {@link #compute}, only for a key DRAM holds (a change over the cap keeps the old entry). */
+  DramEntry computeIfPresent(ByteKey key, java.util.function.BiFunction<ByteKey, DramEntry, DramEntry> fn) {
+    if (groups == null) {
+      return cache.asMap().computeIfPresent(key, fn);
+    }
+    return cache.asMap().computeIfPresent(key, (k, old) -> {
+      DramEntry n = fn.apply(k, old);
+      return n == old || groups.dramAdd(groups.groupOf(k.bytes()), weigh(k, n) - weigh(k, old)) ? n : old;
+    });
+  }
+
+  /** The new entry {@code n} over {@code old} if its group admits it (counted), else null and {@code bypass} takes it. */
+  private DramEntry counted(ByteKey k, DramEntry old, DramEntry n, Bypass bypass) {
+    if (n == old) {
+      return n;
+    }
+    long g = groups.groupOf(k.bytes());
+    if (groups.dramAdd(g, weigh(k, n) - weigh(k, old))) {
+      return n;
+    }
+    groups.dramAdd(g, -weigh(k, old)); // the old entry leaves with the refused one
+    bypass.bypassed(k, n);
+    return null;
+  }
+
+  /** Removes {@code key}'s entry if it is {@code value}, counted; true if removed. */
+  boolean remove(ByteKey key, DramEntry value) {
+    if (groups == null) {
+      return cache.asMap().remove(key, value);
+    }
+    boolean[] removed = {false};
+    cache.asMap().computeIfPresent(key, (k, cur) -> {
+      if (cur != value) {
+        return cur;
+      }
+      groups.dramAdd(groups.groupOf(k.bytes()), -weigh(k, cur));
+      removed[0] = true;
+      return null;
+    });
+    return removed[0];
+  }
+
+  /** The live map, for reads only (changes go through the methods above): atomic with eviction of a key. */
   public ConcurrentMap<ByteKey, DramEntry> map() {
     return cache.asMap();
   }
@@ -106,6 +185,15 @@ final class DramTier {
   }
 
   public void clear() {
-    cache.invalidateAll();
+    if (groups == null) {
+      cache.invalidateAll();
+      return;
+    }
+    for (ByteKey k : cache.asMap().keySet()) { // each removal counted inside the key's atomic change
+      cache.asMap().computeIfPresent(k, (kk, v) -> {
+        groups.dramAdd(groups.groupOf(kk.bytes()), -weigh(kk, v));
+        return null;
+      });
+    }
   }
 }

@@ -114,7 +114,7 @@ final class Engine implements HybridCache {
       }
       this.removals = new Removals(config.name(), config.removalListener(), config.removalExecutor());
       this.evictionHook = config.evictionHook();
-      this.dram = new DramTier(config.dramBytes(), this::onDramEviction);
+      this.dram = new DramTier(config.dramBytes(), this::onDramEviction, flash.groups());
       java.util.function.Predicate<byte[]> inDram = k -> dram.map().containsKey(new ByteKey(k)); // no maintenance
       if (removals.active()) {
         flash.onReclaimEvicted(e -> removals.notifyUnless(e.key(), e.value(), RemovalCause.EVICTED, inDram));
@@ -315,12 +315,12 @@ final class Engine implements HybridCache {
   private byte[] promote(ByteKey promotedKey, DramEntry promoted, java.util.function.Predicate<ByteKey> still,
       boolean copy, long clearsSeen) {
     byte[] v = promoted.value();
-    if ((clearsSeen & 1) != 0 || dram.map().compute(promotedKey, (kk, cur) -> cur != null ? cur
-        : clearsBegun.get() == clearsSeen && still.test(kk) ? promoted : null) != promoted) {
+    if ((clearsSeen & 1) != 0 || dram.compute(promotedKey, (kk, cur) -> cur != null ? cur
+        : clearsBegun.get() == clearsSeen && still.test(kk) ? promoted : null, NOT_PROMOTED) != promoted) {
       return v; // not promoted (read during a clear, or a clear began since): nobody else holds this array
     }
     if (clearsBegun.get() != clearsSeen) {
-      dram.map().remove(promotedKey, promoted); // a clear began during the install
+      dram.remove(promotedKey, promoted); // a clear began during the install
       return v;
     }
     promotions.promoted(promotedKey); // a keys() scan in progress must return it (KeysIterator)
@@ -478,7 +478,7 @@ final class Engine implements HybridCache {
       return;
     }
     byte[] kept = copy ? value.clone() : value;
-    dram.map().compute(k, (kk, old) -> written(kk, old, kept, expiryMillis, lifetimeClass));
+    dram.compute(k, (kk, old) -> written(kk, old, kept, expiryMillis, lifetimeClass), this::toFlashOverCap);
   }
 
   /**
@@ -493,7 +493,8 @@ final class Engine implements HybridCache {
       return;
     }
     byte[] copy = value.clone();
-    dram.map().compute(k, (kk, old) -> load.superseded() ? old : written(kk, old, copy, 0L, LifetimeClass.FRESH));
+    dram.compute(k, (kk, old) -> load.superseded() ? old : written(kk, old, copy, 0L, LifetimeClass.FRESH),
+        this::toFlashOverCap);
   }
 
   /**
@@ -550,7 +551,7 @@ final class Engine implements HybridCache {
   private boolean removeLocked(ByteKey key) {
     boolean[] held = {false};
     DramEntry[] was = {null};
-    dram.map().compute(key, (kk, old) -> {
+    dram.compute(key, (kk, old) -> {
       loads.supersede(kk); // a load in progress for the key must not install after this remove
       held[0] = flash.invalidate(kk.hash64(), sequence.incrementAndGet()) | (old != null);
       if (small != null) {
@@ -558,7 +559,7 @@ final class Engine implements HybridCache {
       }
       was[0] = old;
       return null;
-    });
+    }, NOT_PROMOTED); // a removal never meets the cap
     if (held[0]) {
       removals.notify(key.bytes(), was[0] == null ? null : was[0].value(), RemovalCause.EXPLICIT);
     }
@@ -792,6 +793,30 @@ final class Engine implements HybridCache {
     }
   }
 
+  /** A promotion its key group's DRAM cap refused: the value stays on flash only. */
+  private static final DramTier.Bypass NOT_PROMOTED = (k, e) -> { };
+
+  /**
+   * A put or load its key group's DRAM cap kept out of DRAM ({@link GroupBytes}): written to flash at once,
+   * as a dirty eviction, inside the key's compute (so ordered with the key's other writes), and counted.
+   */
+  private void toFlashOverCap(ByteKey key, DramEntry e) {
+    counters.groupDramBypassed.increment();
+    onDramEviction(key, e, false);
+  }
+
+  @Override
+  public long dramBytesOf(long group) {
+    GroupBytes g = flash.groups();
+    return g == null ? -1 : g.dramBytes(group);
+  }
+
+  @Override
+  public long flashBytesOf(long group) {
+    GroupBytes g = flash.groups();
+    return g == null ? -1 : g.flashBytes(group);
+  }
+
   /** Tells the eviction hook, if any, on this thread; what it throws is logged, never the cache's failure. */
   private void tellEvicted(byte[] key) {
     if (evictionHook == null) {
@@ -949,7 +974,7 @@ final class Engine implements HybridCache {
         continue;
       }
       DramEntry clean = new DramEntry(e.value(), false, e.sequence(), e.expiryMillis(), e.lifetimeClass());
-      dram.map().computeIfPresent(en.getKey(), (k, cur) -> {
+      dram.computeIfPresent(en.getKey(), (k, cur) -> {
         if (cur != e) {
           return cur;
         }

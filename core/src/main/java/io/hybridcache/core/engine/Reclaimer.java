@@ -60,6 +60,7 @@ final class Reclaimer {
   private java.util.function.LongConsumer onVictim = id -> { };
   private java.util.function.Consumer<EntryFormat.Entry> onEvicted; // null: nobody listens, no extra reads
   private java.util.function.Consumer<byte[]> onEvictedKey; // null: nobody counts; else no read with summary keys
+  private GroupBytes groups; // per key group caps, or null
 
   /** Per-victim decisions shared by both paths. */
   private final class Pass {
@@ -67,8 +68,15 @@ final class Reclaimer {
     final boolean reinsertAll;
     final long now;
     long reinsertBudget;
+    /** The group over its flash cap this pass is for ({@link #reclaimFor}), or NONE: a pass for room. */
+    final long forGroup;
 
     Pass(Segment victim) {
+      this(victim, io.hybridcache.core.api.KeyGroups.NONE);
+    }
+
+    Pass(Segment victim, long forGroup) {
+      this.forGroup = forGroup;
       this.victim = victim;
       long live = 0;
       for (Segment s : table.segments()) {
@@ -81,7 +89,21 @@ final class Reclaimer {
     }
 
     boolean wantsToKeep(long packed) {
-      return reinsertBudget > 0 && (reinsertAll || IndexEntry.accessed(packed));
+      return forGroup != io.hybridcache.core.api.KeyGroups.NONE
+          || reinsertBudget > 0 && (reinsertAll || IndexEntry.accessed(packed));
+    }
+
+    /**
+     * Whether the verified entry {@code e} may be reinserted as far as key groups go: never one of the group
+     * this pass is for, nor of a group at its flash cap (it pays with its own entries).
+     */
+    boolean groupAllows(EntryFormat.Entry e) {
+      if (groups == null) {
+        return true;
+      }
+      long g = groups.groupOf(e.key());
+      return g != forGroup || g == io.hybridcache.core.api.KeyGroups.NONE
+          ? groups.flashAdmits(g, EntryFormat.entryBytes(e.key().length, e.value().length)) : false;
     }
 
     boolean pointsHere(long packed, long offset) {
@@ -147,6 +169,38 @@ final class Reclaimer {
     this.onEvictedKey = hook;
   }
 
+  /** Caps reinsertion by key group (see {@link GroupBytes}); null for none. Before the first reclaim. */
+  void groups(GroupBytes g) {
+    this.groups = g;
+  }
+
+  /** The sealed segment holding most bytes of {@code group} (the oldest of equals), or null if none holds any. */
+  Segment chooseVictimFor(long group) {
+    Segment best = null;
+    long bestBytes = 0;
+    for (Segment s : table.segments()) {
+      if (s.state() != Segment.State.SEALED) {
+        continue;
+      }
+      long b = s.groupBytes(group);
+      if (b > bestBytes || b == bestBytes && b > 0 && s.id() < best.id()) {
+        best = s;
+        bestBytes = b;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Reclaims {@code victim} for {@code group}, over its flash cap: the group's live entries there are evicted,
+   * every other group's live entries reinserted (whatever the reinsertion budget; one whose own group is at
+   * its cap is evicted, as is one no slot is left for), so a group over its cap frees room from its own
+   * entries. Reads the whole victim (the keys say the groups).
+   */
+  void reclaimFor(Segment victim, long group) throws IOException {
+    reclaim(victim, new Pass(victim, group));
+  }
+
   /** The best sealed victim, or null if no segment is sealed. */
   public Segment chooseVictim() {
     long now = sequence.getAsLong();
@@ -172,12 +226,16 @@ final class Reclaimer {
    *     entries not yet handled still indexed
    */
   public void reclaim(Segment victim) throws IOException {
+    reclaim(victim, null);
+  }
+
+  private void reclaim(Segment victim, Pass forGroup) throws IOException {
     writer.drain(); // the victim's last buffer and summary may still be in flight
     onVictim.accept(victim.id());
     victim.setReclaiming();
     try {
-      Pass pass = new Pass(victim);
-      if (fromSummary(pass)) {
+      Pass pass = forGroup != null ? forGroup : new Pass(victim);
+      if (forGroup == null && fromSummary(pass)) {
         counters.reclaimedFromSummary.increment();
       } else {
         scan(pass);
@@ -299,7 +357,8 @@ final class Reclaimer {
       if (keep && e == null) {
         e = source.read(cur); // verified before it is copied
         keep = e != null && !e.expired(pass.now) && writer.fits(EntryFormat.entryBytes(e.key().length,
-            e.value().length)); // one written with larger write buffers before a restart is evicted
+            e.value().length)) // one written with larger write buffers before a restart is evicted
+            && pass.groupAllows(e);
       }
       if (keep && moved == IndexEntry.NONE) {
         moved = writer.append(LifetimeClass.SURVIVOR, hash, e.key(), e.value(), e.expiryMillis(), e.sequence());

@@ -1,0 +1,34 @@
+package io.hybridcache.core.api;
+
+/**
+ * Byte caps per key group inside one engine: each group (a JCache cache's namespace, from its key prefix) may
+ * hold at most {@link #dramCap} bytes in the DRAM tier and {@link #flashCap} bytes on the log engine's flash,
+ * counted exactly per group by the engine ({@link HybridCache#dramBytesOf}, {@link HybridCache#flashBytesOf}).
+ * A group over its DRAM cap has its new entries written straight to flash instead of kept in DRAM (and its
+ * flash hits are not promoted); a group over its flash cap has its evictions refused, is not reinserted by
+ * reclaim, and the reclaimer empties the segment holding most of its bytes: a group at its cap pays with its
+ * own entries, never another group's. Caps apply to the log engine only: not with {@link
+ * CacheConfig#smallObjectShare()} above 0.
+ *
+ * <p>Called on the engine's hot paths (every put, eviction and append) and on its maintenance thread: each
+ * method must be quick, must not block, must not call the cache, and must be thread-safe.
+ */
+public interface KeyGroups {
+  /** No group: the key is not counted and never capped. */
+  long NONE = -1;
+
+  /**
+   * The group of {@code key}, or {@link #NONE}; a function of the key's first bytes only (at most {@link
+   * CacheConfig#MAX_EVICTION_KEY_BYTES}: a warm open attributes entries from the key bytes segment summaries keep),
+   * never negative but for {@code NONE}.
+   *
+   * @param key the key, or its first bytes zero-padded; valid during the call only
+   */
+  long groupOf(byte[] key);
+
+  /** The DRAM cap of {@code group} in the DRAM tier's weight (key + value + overhead), or {@link Long#MAX_VALUE}. */
+  long dramCap(long group);
+
+  /** The flash cap of {@code group} in the index's sector-rounded entry sizes, or {@link Long#MAX_VALUE}. */
+  long flashCap(long group);
+}

@@ -1,0 +1,186 @@
+package io.hybridcache.core.engine;
+
+import io.hybridcache.core.api.KeyGroups;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The bytes each key group ({@link KeyGroups}: a JCache cache's namespace) holds in the DRAM tier and on the log
+ * engine's flash, and the admission decisions against the group's caps. A group at its cap pays with its own
+ * entries: its new entries bypass DRAM (written straight to flash, a hit not promoted), and on flash its
+ * evictions are refused, reclaim does not reinsert it, and a reclaim of the segment holding most of its bytes is
+ * asked for ({@link FlashTier}). No other group's entry is evicted or refused for it (a group without a cap, or
+ * under it, is decided as before; only a full flash, shared by all, still reclaims by the victim policy).
+ *
+ * <p>Thread-safe. Concurrency: a group's counts are atomics. DRAM is counted by the DRAM tier inside the key's
+ * atomic change (its {@code compute} function, or Caffeine's eviction listener, which runs inside the atomic
+ * removal, expired entries found by a compute included), so the count moves exactly with the map; a positive
+ * DRAM change is admitted by a compare-and-set that never takes the count above the cap ({@link #dramAdd}), so
+ * a group's DRAM bytes never exceed its cap. Flash is counted per segment ({@link Segment#addGroupBytes}) at
+ * each append (under the writer's lock) and taken off, per segment, when the segment leaves the segment table
+ * (reclaimed, dropped, cleared): what a group holds on flash is the sum of what it appended to the segments
+ * that still exist, superseded entries included (they take room until their segment is reclaimed). Flash
+ * admission is a check before the append, not a reservation: the count may pass the cap by one entry per
+ * thread appending at that moment (the slack); it never passes it by more.
+ *
+ * <p>Format: nothing on the device. A group is a {@code long} the {@link KeyGroups} derives from the key's
+ * first bytes, so reclaim and a warm open can attribute an entry from the key bytes a segment summary keeps.
+ *
+ * <p>Reclaim: reclaim never reinserts an entry of a group over its flash cap (it is evicted), and a refused
+ * eviction asks (once, until it is handled) for a reclaim of the sealed segment holding most of the group's
+ * bytes, in which that group's live entries are evicted and every other group's live entries reinserted
+ * ({@link Reclaimer#reclaimFor}). After a warm open the flash counts are rebuilt from the segment summaries:
+ * each live entry (the index still points at it) counted to its group, superseded bytes of the earlier run to
+ * none ({@link FlashOpener}); DRAM starts empty.
+ */
+final class GroupBytes {
+  private final KeyGroups groups;
+  private final ConcurrentHashMap<Long, Held> held = new ConcurrentHashMap<>();
+
+  /** One group's counts. */
+  static final class Held {
+    final AtomicLong dram = new AtomicLong();
+    final AtomicLong flash = new AtomicLong();
+    /** A reclaim for this group is queued and not yet handled. */
+    final AtomicBoolean reclaimAsked = new AtomicBoolean();
+  }
+
+  GroupBytes(KeyGroups groups) {
+    this.groups = groups;
+  }
+
+  /** The group of {@code key} (or its summary's first bytes); {@link KeyGroups#NONE} if it has none or the groups throw. */
+  long groupOf(byte[] key) {
+    try {
+      long g = groups.groupOf(key);
+      return g < 0 ? KeyGroups.NONE : g;
+    } catch (RuntimeException e) {
+      return KeyGroups.NONE;
+    }
+  }
+
+  private Held held(long group) {
+    Held h = held.get(group);
+    return h != null ? h : held.computeIfAbsent(group, g -> new Held());
+  }
+
+  /**
+   * Adds {@code delta} DRAM bytes to {@code group}: a negative one always, a positive one only if the group stays
+   * within its DRAM cap (false: refused, nothing added). Call inside the key's atomic change.
+   */
+  boolean dramAdd(long group, long delta) {
+    if (group == KeyGroups.NONE || delta == 0) {
+      return true;
+    }
+    AtomicLong c = held(group).dram;
+    if (delta < 0) {
+      c.addAndGet(delta);
+      return true;
+    }
+    long cap = groups.dramCap(group);
+    while (true) {
+      long cur = c.get();
+      if (cur + delta > cap) {
+        return false;
+      }
+      if (c.compareAndSet(cur, cur + delta)) {
+        return true;
+      }
+    }
+  }
+
+  /** True if {@code bytes} more on flash keep {@code group} within its flash cap (a check, not a reservation). */
+  boolean flashAdmits(long group, long bytes) {
+    if (group == KeyGroups.NONE) {
+      return true;
+    }
+    long cap = groups.flashCap(group);
+    return cap == Long.MAX_VALUE || held(group).flash.get() + bytes <= cap;
+  }
+
+  /** A segment took (positive) or let go of (negative) {@code bytes} of {@code group}. */
+  void flashAdd(long group, long bytes) {
+    if (group != KeyGroups.NONE && bytes != 0) {
+      held(group).flash.addAndGet(bytes);
+    }
+  }
+
+  /** Marks a reclaim for {@code group} asked for; false if one is asked for already (not yet handled). */
+  boolean askReclaim(long group) {
+    return held(group).reclaimAsked.compareAndSet(false, true);
+  }
+
+  /** The reclaim asked for {@code group} was handled (another may be asked for). */
+  void reclaimHandled(long group) {
+    held(group).reclaimAsked.set(false);
+  }
+
+  /** Whether {@code group} holds more flash bytes than its cap. */
+  boolean flashOver(long group) {
+    return group != KeyGroups.NONE && held(group).flash.get() > groups.flashCap(group);
+  }
+
+  /**
+   * Counts the live entries of the segments a warm open found (the index points at them) to their groups, from
+   * the key bytes each sealed segment's summary keeps: one read of a few KiB per segment. A segment without a
+   * summary or without key bytes in it (resumed active, sealed before a crash, written with {@code
+   * evictionKeyBytes} 0) is counted to no group, as are the superseded bytes of the earlier run: they leave as
+   * reclaim frees their segments. An unreadable summary counts its segment to no group (reclaim finds the fault).
+   */
+  void rebuild(io.hybridcache.core.device.Device device, SegmentTable table, Index index) {
+    for (Segment s : table.segments()) {
+      if (s.state() != Segment.State.SEALED) {
+        continue;
+      }
+      try {
+        rebuild(device, table, index, s);
+      } catch (java.io.IOException | RuntimeException e) {
+        // counted to no group: reclaim meets the fault when it takes the segment
+      }
+    }
+  }
+
+  private void rebuild(io.hybridcache.core.device.Device device, SegmentTable table, Index index, Segment s)
+      throws java.io.IOException {
+    long segmentBytes = device.slotBytes();
+    java.nio.ByteBuffer last = io.hybridcache.core.device.Device.allocateAligned(io.hybridcache.core.device.Device.ALIGNMENT);
+    device.read(s.slot(), segmentBytes - io.hybridcache.core.device.Device.ALIGNMENT, last);
+    int count = SegmentSummary.count(last.flip(), s.id());
+    int keyBytes = count < 0 ? 0 : SegmentSummary.keyBytes(last);
+    if (count <= 0 || keyBytes == 0
+        || SegmentSummary.regionBytes(count, keyBytes) > segmentBytes - SegmentHeader.FIRST_ENTRY_OFFSET) {
+      return;
+    }
+    int regionBytes = SegmentSummary.regionBytes(count, keyBytes);
+    java.nio.ByteBuffer region = last;
+    if (regionBytes > io.hybridcache.core.device.Device.ALIGNMENT) {
+      region = io.hybridcache.core.device.Device.allocateAligned(regionBytes);
+      device.read(s.slot(), segmentBytes - regionBytes, region);
+      region.flip();
+    }
+    long[] hashes = new long[count];
+    long[] offsets = new long[count];
+    long[] keys = new long[count];
+    if (!SegmentSummary.decode(region, s.id(), count, hashes, offsets, keys)) {
+      return;
+    }
+    long tag = table.tagOf(s.id());
+    for (int i = 0; i < count; i++) {
+      long packed = index.get(hashes[i]);
+      if (packed != IndexEntry.NONE && IndexEntry.segmentTag(packed) == tag && IndexEntry.offset(packed) == offsets[i]) {
+        s.addGroupBytes(this, groupOf(SegmentSummary.keyPrefixBytes(keys[i], keyBytes)), IndexEntry.sizeBytes(packed));
+      }
+    }
+  }
+
+  long dramBytes(long group) {
+    Held h = held.get(group);
+    return h == null ? 0 : h.dram.get();
+  }
+
+  long flashBytes(long group) {
+    Held h = held.get(group);
+    return h == null ? 0 : h.flash.get();
+  }
+}

@@ -1,0 +1,140 @@
+package io.hybridcache.jcache;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Properties;
+import javax.cache.Cache;
+import javax.cache.CacheManager;
+import javax.cache.configuration.MutableConfiguration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Per-cache budgets inside one manager (issue 37 item 6): {@code cache.NAME.dram-bytes} and {@code flash-bytes},
+ * and {@code cache.default.*} for caches created on demand, enforced by the engine: a cache flooded far past its
+ * caps holds no more than them and another cache of the manager loses nothing.
+ */
+class CacheBudgetsTest {
+  @TempDir Path dir;
+
+  static final long A_DRAM = 256 * 1024;
+  static final long A_FLASH = 1024 * 1024;
+  /** A flash cap's slack: one entry per thread writing at once (one thread here), rounded to its size class. */
+  static final long SLACK = 8 * 1024;
+
+  private CacheManager open(Properties p) {
+    return new HybridCachingProvider().getCacheManager(URI.create("test:" + dir.getFileName()),
+        getClass().getClassLoader(), p);
+  }
+
+  private static MutableConfiguration<Integer, byte[]> config() {
+    return new MutableConfiguration<Integer, byte[]>().setTypes(Integer.class, byte[].class);
+  }
+
+  static byte[] value(int i) {
+    byte[] v = new byte[1000];
+    Arrays.fill(v, (byte) i);
+    v[0] = (byte) (i >> 8);
+    return v;
+  }
+
+  private static HybridCacheStatisticsMXBean stats(Cache<?, ?> c) {
+    return c.unwrap(HybridCacheStatisticsMXBean.class);
+  }
+
+  /** B writes first; A, capped, is flooded with 40 times its flash cap: B keeps every entry, A stays within. */
+  private void floodAndCheck(CacheManager m, Cache<Integer, byte[]> a, Cache<Integer, byte[]> b) {
+    for (int i = 0; i < 3000; i++) {
+      b.put(i, value(i));
+    }
+    // B on flash before the flood: a cap bounds A's bytes, not its share of the device's bandwidth (a DRAM
+    // eviction of B refused under the writer's back-pressure while A floods would be lost, cap or not)
+    b.unwrap(io.hybridcache.core.api.HybridCache.class).flush();
+    for (int i = 0; i < 40_000; i++) { // 40 MB through 1 MiB of DRAM and 8 MiB of flash
+      a.put(i, value(i));
+      assertTrue(stats(a).getDramBytesHeld() <= A_DRAM, "A's DRAM " + stats(a).getDramBytesHeld());
+    }
+    for (int i = 0; i < 3000; i++) {
+      assertArrayEquals(value(i), b.get(i), "B's entry " + i + " " + b.unwrap(io.hybridcache.core.api.HybridCache.class).stats());
+    }
+    assertTrue(stats(a).getFlashBytesHeld() <= A_FLASH + SLACK, "A's flash " + stats(a).getFlashBytesHeld());
+    assertTrue(stats(a).getFlashBytesHeld() > A_FLASH / 2, "A used its flash: " + stats(a).getFlashBytesHeld());
+  }
+
+  @Test
+  void aCappedCacheFloodedStaysWithinItsCapsAndAnotherLosesNothing() {
+    Properties p = TestManagers.small(dir);
+    p.setProperty("cache.a.dram-bytes", "256k");
+    p.setProperty("cache.a.flash-bytes", "1m");
+    try (CacheManager m = open(p)) {
+      assertTrue(m.getCacheNames().iterator().hasNext() == false, "a budget does not declare a cache");
+      Cache<Integer, byte[]> b = m.createCache("b", config());
+      Cache<Integer, byte[]> a = m.createCache("a", config());
+      floodAndCheck(m, a, b);
+      assertEquals(-1, stats(b).getFlashBytesHeld(), "B has no cap: not reported");
+    }
+  }
+
+  @Test
+  void theDefaultCapsApplyToACacheCreatedOnDemand() {
+    Properties p = TestManagers.small(dir);
+    p.setProperty("cache.default.dram-bytes", "25%"); // of 1m
+    p.setProperty("cache.default.flash-bytes", "1m");
+    p.setProperty("cache.b.flash-bytes", "100%"); // its own wins
+    p.setProperty("cache.b.dram-bytes", "100%");
+    try (CacheManager m = open(p)) {
+      Cache<Integer, byte[]> b = m.getCache("b") != null ? null : m.createCache("b", config());
+      Cache<Integer, byte[]> a = m.createCache("com.example.Region", config()); // as Hibernate makes a region
+      floodAndCheck(m, a, b);
+      assertTrue(stats(b).getFlashBytesHeld() > 2 * A_FLASH, "B's own cap is the manager's: " + stats(b).getFlashBytesHeld());
+    }
+  }
+
+  @Test
+  void aBadBudgetIsNamedWithItsValue() {
+    String[][] cases = {
+        {"cache.a.dram-bytes", "lots", "cache.a.dram-bytes", "lots"},
+        {"cache.a.flash-bytes", "-1m", "cache.a.flash-bytes", "-1m"},
+        {"cache.a.flash-bytes", "0%", "cache.a.flash-bytes", "0%"},
+        {"cache.a.dram-bytes", "150%", "cache.a.dram-bytes", "150%"},
+        {"cache.a.dram-bytes", "2m", "cannot exceed the manager's dram-bytes (1m), was 2m"},
+        {"cache.default.flash-bytes", "9m", "cannot exceed the manager's flash-bytes (8m), was 9m"},
+        {"cache.a.ram-bytes", "1m", "cache.a.ram-bytes", "1m"},
+    };
+    for (String[] c : cases) {
+      Properties p = TestManagers.small(dir);
+      p.setProperty(c[0], c[1]);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> open(p), c[0] + "=" + c[1]);
+      for (int i = 2; i < c.length; i++) {
+        assertTrue(e.getMessage().contains(c[i]), e.getMessage());
+      }
+    }
+    Properties p = TestManagers.small(dir);
+    p.setProperty("cache.a.flash-bytes", "1m");
+    p.setProperty(ProviderProperties.SMALL_OBJECT_SHARE, "0.25");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> open(p));
+    assertTrue(e.getMessage().contains("small-object-share") && e.getMessage().contains("0.25"), e.getMessage());
+  }
+
+  @Test
+  void withoutBudgetsNothingIsCountedAndCachesWorkAsBefore() {
+    try (CacheManager m = open(TestManagers.small(dir))) {
+      Cache<Integer, byte[]> a = m.createCache("a", config());
+      for (int i = 0; i < 3000; i++) {
+        a.put(i, value(i));
+      }
+      assertArrayEquals(value(7), a.get(7));
+      assertEquals(-1, stats(a).getDramBytesHeld());
+      assertEquals(-1, stats(a).getFlashBytesHeld());
+      assertNull(a.unwrap(io.hybridcache.core.api.HybridCache.class).config().keyGroups(),
+          "no key groups: the engine counts nothing");
+    }
+  }
+}
