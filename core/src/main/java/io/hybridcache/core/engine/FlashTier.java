@@ -135,8 +135,11 @@ final class FlashTier {
 
   private record Reclaim() implements Command {}
 
-  /** A reclaim of the segment holding most of {@code group}'s bytes: the group is over its flash cap. */
-  private record ReclaimFor(long group) implements Command {}
+  /**
+   * A reclaim of the segment holding most of {@code group}'s bytes: an entry of {@code bytes} was refused, the
+   * group is at its flash cap.
+   */
+  private record ReclaimFor(long group, long bytes) implements Command {}
 
   private record Barrier(boolean flush, boolean checkpoint, CompletableFuture<Boolean> done) implements Command {}
 
@@ -522,7 +525,7 @@ final class FlashTier {
     }
     counters.groupCapRejected.increment();
     if (groups.askReclaim(group)) {
-      queue.add(new ReclaimFor(group));
+      queue.add(new ReclaimFor(group, entryBytes));
     }
     return true;
   }
@@ -1000,11 +1003,13 @@ final class FlashTier {
    * its entries there are evicted, every other group's live entries reinserted ({@link Reclaimer#reclaimFor}).
    * A fault costs the victim, as in {@link #reclaimIfLow}.
    */
-  private void reclaimFor(long group) {
+  private void reclaimFor(long group, long refusedBytes) {
     groups.reclaimHandled(group); // an eviction refused from here on may ask again
     Segment victim = null;
     try {
-      if (gate.degraded() || !groups.flashOver(group) && groups.flashAdmits(group, 1)) {
+      // the refused entry's size, not one byte: a group within an entry of its cap (where a single writer
+      // always stops, the check being before the append) must free room, or it refuses every entry forever
+      if (gate.degraded() || !groups.flashOver(group) && groups.flashAdmits(group, refusedBytes)) {
         return;
       }
       victim = reclaimer.chooseVictimFor(group);
@@ -1031,7 +1036,7 @@ final class FlashTier {
       } else if (c instanceof Reclaim) {
         reclaimIfLow(); // a request drained into this batch after the turn's own reclaim must not wait a turn
       } else if (c instanceof ReclaimFor r) {
-        reclaimFor(r.group());
+        reclaimFor(r.group(), r.bytes());
       } else if (c instanceof Barrier b) {
         boolean ok = !b.flush() || !gate.degraded() && flushQuietly();
         Checkpointer cp = checkpointer;
