@@ -102,8 +102,13 @@ final class Reclaimer {
         return true;
       }
       long g = groups.groupOf(e.key());
-      return g != forGroup || g == io.hybridcache.core.api.KeyGroups.NONE
-          ? groups.flashAdmits(g, EntryFormat.entryBytes(e.key().length, e.value().length)) : false;
+      if (g == io.hybridcache.core.api.KeyGroups.NONE) {
+        return true;
+      }
+      // the victim's bytes of g are still counted and leave with it once reclaimed: without taking them off, a
+      // group under its cap (after this reclaim) would lose entries here to its own bytes counted twice
+      return g != forGroup
+          && groups.flashAdmits(g, EntryFormat.entryBytes(e.key().length, e.value().length) - victim.groupBytes(g));
     }
 
     boolean pointsHere(long packed, long offset) {

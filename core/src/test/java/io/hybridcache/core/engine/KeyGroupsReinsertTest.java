@@ -11,7 +11,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Flash caps of key groups: a group at its cap frees room from its own entries. */
+/**
+ * A reclaim for a group over its flash cap must not evict another group's live entries that fit that other
+ * group's cap once the victim is freed: the victim's own bytes of the other group leave with it.
+ */
 class KeyGroupsReinsertTest {
   @TempDir Path dir;
 
@@ -37,6 +40,36 @@ class KeyGroupsReinsertTest {
       return group == A ? A_FLASH : group == B ? B_FLASH : Long.MAX_VALUE;
     }
   };
+
+  @Test
+  void aReclaimForOneGroupKeepsAnotherGroupsEntriesThatFitItsCap() {
+    CacheConfig config = TestCaches.small(dir, IndexType.HEAP).victimPolicy(VictimPolicy.fifo())
+        .reinsertAllBelowLiveRatio(0).evictionKeyBytes(8).keyGroups(GROUPS).build();
+    try (Engine c = TestCaches.open(config)) {
+      int a = 0;
+      int b = 0;
+      while (c.flashBytesOf(A) < A_FLASH * 93 / 100) { // A and B share segments, 4 to 1
+        c.put(KeyGroupsTest.key('A', a), KeyGroupsTest.value('A', a));
+        a++;
+        if (a % 4 == 0) {
+          c.put(KeyGroupsTest.key('B', b), KeyGroupsTest.value('B', b));
+          b++;
+        }
+      }
+      c.awaitFlashWrites();
+      long rejectedBefore = c.counters().groupCapRejected.sum();
+      for (int i = 0; i < 400; i++) { // B floods past its cap: reclaims for B empty segments holding A's entries
+        c.put(KeyGroupsTest.key('B', 100_000 + i), KeyGroupsTest.value('B', i));
+      }
+      c.awaitFlashWrites();
+      assertTrue(c.counters().groupCapRejected.sum() > rejectedBefore, "B reached its cap");
+      assertTrue(c.flashBytesOf(A) <= A_FLASH, "A within its cap: " + c.flashBytesOf(A));
+      for (int i = 0; i < a; i++) {
+        assertArrayEquals(KeyGroupsTest.value('A', i), c.get(KeyGroupsTest.key('A', i)),
+            "A's entry " + i + " of " + a + " lost to B's cap (A holds " + c.flashBytesOf(A) + " of " + A_FLASH + ")");
+      }
+    }
+  }
 
   /**
    * A group written by one thread stops within one entry of its flash cap (the check is before the append); its
