@@ -44,7 +44,7 @@ class KeyGroupsReinsertTest {
   @Test
   void aReclaimForOneGroupKeepsAnotherGroupsEntriesThatFitItsCap() {
     CacheConfig config = TestCaches.small(dir, IndexType.HEAP).victimPolicy(VictimPolicy.fifo())
-        .reinsertAllBelowLiveRatio(0).evictionKeyBytes(8).keyGroups(GROUPS).build();
+        .reinsertAllBelowLiveRatio(0).cascadeWait(java.time.Duration.ofSeconds(10)).evictionKeyBytes(8).keyGroups(GROUPS).build();
     try (Engine c = TestCaches.open(config)) {
       int a = 0;
       int b = 0;
@@ -96,7 +96,7 @@ class KeyGroupsReinsertTest {
       }
     };
     CacheConfig config = TestCaches.small(dir, IndexType.HEAP).victimPolicy(VictimPolicy.fifo())
-        .reinsertAllBelowLiveRatio(0).evictionKeyBytes(8).keyGroups(groups).build();
+        .reinsertAllBelowLiveRatio(0).cascadeWait(java.time.Duration.ofSeconds(10)).evictionKeyBytes(8).keyGroups(groups).build();
     try (Engine c = TestCaches.open(config)) {
       int n = 1000; // ~1 MB of B through its cap, one thread
       for (int i = 0; i < n; i++) {
