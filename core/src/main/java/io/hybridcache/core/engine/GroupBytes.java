@@ -73,21 +73,64 @@ final class GroupBytes {
     if (group == KeyGroups.NONE || delta == 0) {
       return true;
     }
-    AtomicLong c = held(group).dram;
-    if (delta < 0) {
-      c.addAndGet(delta);
-      return true;
-    }
-    long cap = groups.dramCap(group);
+    return add(group, false, delta, delta < 0 ? Long.MAX_VALUE : groups.dramCap(group));
+  }
+
+  /** A count of a group dropped by {@link #prune}: a change that meets it is made on the group's new counts. */
+  private static final long DEAD = Long.MIN_VALUE;
+
+  /**
+   * Adds {@code delta} to {@code group}'s flash or DRAM count, a positive one only within {@code cap} (false:
+   * refused, nothing added); a count this takes to zero may drop the group ({@link #prune}).
+   */
+  private boolean add(long group, boolean flash, long delta, long cap) {
     while (true) {
+      Held h = held(group);
+      AtomicLong c = flash ? h.flash : h.dram;
       long cur = c.get();
-      if (cur + delta > cap) {
+      if (cur == DEAD) { // being dropped (then gone from the map) or kept (then restored): look again
+        Thread.onSpinWait();
+        continue;
+      }
+      if (delta > 0 && cur + delta > cap) {
         return false;
       }
       if (c.compareAndSet(cur, cur + delta)) {
+        if (cur + delta == 0) {
+          prune(group);
+        }
         return true;
       }
     }
+  }
+
+  /**
+   * Drops {@code group}'s counts if both are zero and no reclaim is asked for it: a group (a JCache namespace
+   * epoch: a new one per clear) leaves nothing behind once it holds nothing. Each count is taken from 0 to
+   * {@link #DEAD} by compare-and-set, so a change racing the drop either lands before it (no drop) or waits and
+   * is made on the group's new counts.
+   */
+  private void prune(long group) {
+    held.computeIfPresent(group, (g, h) -> {
+      if (h.reclaimAsked.get() || !h.dram.compareAndSet(0, DEAD)) {
+        return h;
+      }
+      if (!h.flash.compareAndSet(0, DEAD)) {
+        h.dram.set(0);
+        return h;
+      }
+      return null;
+    });
+  }
+
+  private static long count(AtomicLong c) {
+    long v = c.get();
+    return v == DEAD ? 0 : v;
+  }
+
+  /** How many groups have counts now (tests: a group that holds nothing is dropped). */
+  int groupsCounted() {
+    return held.size();
   }
 
   /** True if {@code bytes} more on flash keep {@code group} within its flash cap (a check, not a reservation). */
@@ -96,13 +139,17 @@ final class GroupBytes {
       return true;
     }
     long cap = groups.flashCap(group);
-    return cap == Long.MAX_VALUE || held(group).flash.get() + bytes <= cap;
+    if (cap == Long.MAX_VALUE) {
+      return true;
+    }
+    Held h = held.get(group);
+    return (h == null ? 0 : count(h.flash)) + bytes <= cap;
   }
 
   /** A segment took (positive) or let go of (negative) {@code bytes} of {@code group}. */
   void flashAdd(long group, long bytes) {
     if (group != KeyGroups.NONE && bytes != 0) {
-      held(group).flash.addAndGet(bytes);
+      add(group, true, bytes, Long.MAX_VALUE);
     }
   }
 
@@ -113,12 +160,19 @@ final class GroupBytes {
 
   /** The reclaim asked for {@code group} was handled (another may be asked for). */
   void reclaimHandled(long group) {
-    held(group).reclaimAsked.set(false);
+    Held h = held.get(group);
+    if (h != null) {
+      h.reclaimAsked.set(false);
+      if (count(h.dram) == 0 && count(h.flash) == 0) {
+        prune(group);
+      }
+    }
   }
 
   /** Whether {@code group} holds more flash bytes than its cap. */
   boolean flashOver(long group) {
-    return group != KeyGroups.NONE && held(group).flash.get() > groups.flashCap(group);
+    Held h = group == KeyGroups.NONE ? null : held.get(group);
+    return h != null && count(h.flash) > groups.flashCap(group);
   }
 
   /**
@@ -176,11 +230,11 @@ final class GroupBytes {
 
   long dramBytes(long group) {
     Held h = held.get(group);
-    return h == null ? 0 : h.dram.get();
+    return h == null ? 0 : count(h.dram);
   }
 
   long flashBytes(long group) {
     Held h = held.get(group);
-    return h == null ? 0 : h.flash.get();
+    return h == null ? 0 : count(h.flash);
   }
 }
