@@ -204,18 +204,32 @@ final class CacheSettings {
 
   /**
    * Checks every {@code dram-bytes} and {@code flash-bytes} against the manager's budgets: a cap cannot exceed
-   * them. {@code managerProperty} names the manager's property in the error.
+   * them, and a flash cap must hold two segments of {@code segmentBytes} ({@link #MIN_FLASH_CAP_SEGMENTS}).
    */
-  void checkBudgets(long dramBytes, long flashBytes) {
+  void checkBudgets(long dramBytes, long flashBytes, long segmentBytes) {
     for (Map.Entry<String, String> e : settings.entrySet()) {
       String key = e.getKey();
       if (key.endsWith(".dram-bytes")) {
         budget(key, e.getValue(), dramBytes, ProviderProperties.DRAM_BYTES);
       } else if (key.endsWith(".flash-bytes")) {
-        budget(key, e.getValue(), flashBytes, ProviderProperties.FLASH_BYTES);
+        long cap = budget(key, e.getValue(), flashBytes, ProviderProperties.FLASH_BYTES);
+        long min = MIN_FLASH_CAP_SEGMENTS * segmentBytes;
+        if (cap < min) {
+          throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + key + " must be at least "
+              + SizeRules.format(min) + " (" + MIN_FLASH_CAP_SEGMENTS + " segments of " + ProviderProperties.SEGMENT_BYTES
+              + " " + SizeRules.format(segmentBytes) + ": reclaim frees only full segments, and a cache's bytes can "
+              + "fill the two being written; a smaller segment-bytes allows a smaller cap), was " + e.getValue());
+        }
       }
     }
   }
+
+  /**
+   * The fewest segments a flash cap holds: a capped cache's bytes can sit in the two segments being written (the
+   * one DRAM evictions fill, the one reclaim moves entries into), which reclaim never takes; over a cap of two
+   * segments some of them are in a full segment, which a reclaim for the cache frees.
+   */
+  static final long MIN_FLASH_CAP_SEGMENTS = 2;
 
   /**
    * A cap in bytes ({@code 64m}, with k, m, g or none) or a share of {@code managerBytes} ({@code 25%}, above 0

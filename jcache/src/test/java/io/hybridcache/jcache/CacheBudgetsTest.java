@@ -123,6 +123,57 @@ class CacheBudgetsTest {
     assertTrue(e.getMessage().contains("small-object-share") && e.getMessage().contains("0.25"), e.getMessage());
   }
 
+  /**
+   * A flash cap under two segments could be held whole by the two segments being written (DRAM evictions' and
+   * reclaim's), which reclaim never takes: the cache would refuse every entry. It is refused at open, naming
+   * the value and the minimum.
+   */
+  @Test
+  void aFlashCapUnderTwoSegmentsIsRefusedNamingTheMinimum() {
+    for (String[] c : new String[][] {{"cache.a.flash-bytes", "1020k"}, {"cache.default.flash-bytes", "12%"}}) {
+      Properties p = TestManagers.small(dir); // segment-bytes 512k: the minimum is 1m
+      p.setProperty(c[0], c[1]);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> open(p), c[0] + "=" + c[1]);
+      assertTrue(e.getMessage().contains(c[0]) && e.getMessage().contains("was " + c[1])
+          && e.getMessage().contains("at least 1m") && e.getMessage().contains("segment-bytes"), e.getMessage());
+    }
+    Properties p = TestManagers.small(dir);
+    p.setProperty("cache.a.flash-bytes", "1m"); // two segments: accepted
+    open(p).close();
+  }
+
+  /**
+   * A clean close writes back a capped cache's dirty entries even past its flash cap (reclaim takes the excess
+   * back later): an acknowledged put is never lost by a clean close because of a cap.
+   */
+  @Test
+  void aCleanCloseKeepsEveryAcknowledgedPutOfACacheAtItsFlashCap() {
+    Properties p = TestManagers.small(dir, "a");
+    p.setProperty(ProviderProperties.DRAM_BYTES, "4m"); // nothing leaves DRAM but by flush and close
+    p.setProperty("cache.a.flash-bytes", "1m");
+    int n = 0;
+    try (CacheManager m = open(p)) {
+      Cache<Integer, byte[]> a = m.createCache("a", config());
+      io.hybridcache.core.api.HybridCache engine = a.unwrap(io.hybridcache.core.api.HybridCache.class);
+      while (stats(a).getFlashBytesHeld() < A_FLASH - 200 * 1024) { // on flash, under the cap: none refused
+        for (int j = 0; j < 100; j++, n++) {
+          a.put(n, value(n));
+        }
+        engine.flush();
+      }
+      for (int j = 0; j < 300; j++, n++) { // ~330 KB dirty in DRAM: the close takes the cache past its cap
+        a.put(n, value(n));
+      }
+      assertEquals(n, engine.stats().dramEntries(), "every entry still in DRAM: none evicted, none refused");
+    }
+    try (CacheManager m = open(p)) {
+      Cache<Integer, byte[]> a = m.createCache("a", config());
+      for (int i = 0; i < n; i++) {
+        assertArrayEquals(value(i), a.get(i), "acknowledged put " + i + " of " + n + " lost at a clean close");
+      }
+    }
+  }
+
   @Test
   void withoutBudgetsNothingIsCountedAndCachesWorkAsBefore() {
     try (CacheManager m = open(TestManagers.small(dir))) {

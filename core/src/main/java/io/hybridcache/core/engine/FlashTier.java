@@ -481,7 +481,9 @@ final class FlashTier {
         counters.indexFullRejected.increment();
         return false;
       }
-      if (groups != null && overCap(key.bytes(), EntryFormat.entryBytes(key.bytes().length, value.length))) {
+      // a write-back (flush, close) is never refused for a cap: an acknowledged put must not be lost by a clean
+      // close; it passes the cap by at most the group's dirty DRAM bytes, and the next refused eviction reclaims
+      if (groups != null && eviction && overCap(key.bytes(), EntryFormat.entryBytes(key.bytes().length, value.length))) {
         return false;
       }
       lease.cover(seq);
