@@ -22,6 +22,8 @@ final class Counters {
   public final LongAdder groupCapRejected = new LongAdder();
   /** Puts and loads written straight to flash because their key group was at its DRAM cap. */
   public final LongAdder groupDramBypassed = new LongAdder();
+  /** Bytes reclaims for a group over its flash cap moved of other groups' entries (not charged to the reinsertion budget). */
+  public final LongAdder groupReclaimMovedBytes = new LongAdder();
   public final LongAdder corruptReads = new LongAdder();
   public final LongAdder puts = new LongAdder();
   public final LongAdder removes = new LongAdder();

@@ -31,6 +31,10 @@ import java.util.function.LongSupplier;
  * Without the budget a tier over capacity reinserts most of each victim, or copies every live entry
  * once its live bytes sink below {@code reinsertAllBelowLiveRatio}: workload A at 90% fill wrote 0.5
  * bytes of reinsertion per byte admitted to save 3 points of miss ratio. Only reinserted entries are read and verified (CRC) from the summary path.
+ * A reclaim for a key group over its flash cap ({@link #reclaimFor}) moves every other group's live entries
+ * whatever the budget and spends none of it (its moves are that group's cost, counted apart; one victim per
+ * refused eviction): charged to it, one capped group cycling through flash would take the budget the
+ * reclaims for room need to keep every group's hot entries.
  * Reinsertion of one victim is capped at {@value #REINSERT_CAP} of a segment so a segment full of hot
  * entries cannot stall reclaim. Then the slot is freed (and discarded on the device when
  * {@code trimReclaimed} is set).
@@ -109,6 +113,20 @@ final class Reclaimer {
       // group under its cap (after this reclaim) would lose entries here to its own bytes counted twice
       return g != forGroup
           && groups.flashAdmits(g, EntryFormat.entryBytes(e.key().length, e.value().length) - victim.groupBytes(g));
+    }
+
+    /**
+     * Charges a reinsertion of {@code bytes}: a pass for room spends the shared budget; a pass for a group over
+     * its cap does not (its moves are that group's cost, at most one victim per refused eviction: charged to
+     * the budget, one capped group cycling through flash would cost every other group its hot entries' room).
+     */
+    void spend(long bytes) {
+      reinsertBudget -= bytes;
+      if (forGroup == io.hybridcache.core.api.KeyGroups.NONE) {
+        budgetSpent += bytes;
+      } else {
+        counters.groupReclaimMovedBytes.add(bytes);
+      }
     }
 
     boolean pointsHere(long packed, long offset) {
@@ -371,8 +389,7 @@ final class Reclaimer {
       if (keep && moved != IndexEntry.NONE) {
         if (index.replace(hash, cur, moved)) {
           counters.reinserted.increment();
-          pass.reinsertBudget -= IndexEntry.sizeBytes(moved);
-          budgetSpent += IndexEntry.sizeBytes(moved);
+          pass.spend(IndexEntry.sizeBytes(moved));
           return;
         }
       } else if (index.remove(hash, cur)) {

@@ -112,4 +112,61 @@ class KeyGroupsReinsertTest {
       assertTrue(c.flashBytesOf(B) <= cap + 4096, "B within its cap: " + c.flashBytesOf(B));
     }
   }
+  /**
+   * Reclaims for a capped group move the other groups' entries out of its victims whatever the reinsertion
+   * budget; they must not spend that budget: an uncapped group's hot entries are still reinserted when reclaim
+   * for room reaches them.
+   */
+  @Test
+  void reclaimsForACappedGroupLeaveTheReinsertionBudgetToTheOthers() {
+    long cap = 192 * 1024;
+    long hot = 3; // read before the flood: reclaim for room reinserts them
+    long cold = 4; // shares the capped group's segments: reclaims for it move these
+    KeyGroups groups = new KeyGroups() {
+      @Override
+      public long groupOf(byte[] key) {
+        return key[0] == 'A' ? A : key[0] == 'H' ? hot : key[0] == 'C' ? cold : NONE;
+      }
+
+      @Override
+      public long dramCap(long group) {
+        return 1; // every put straight to flash
+      }
+
+      @Override
+      public long flashCap(long group) {
+        return group == A ? cap : Long.MAX_VALUE;
+      }
+    };
+    CacheConfig config = TestCaches.small(dir, IndexType.HEAP).victimPolicy(VictimPolicy.fifo())
+        .reinsertAllBelowLiveRatio(0).reinsertionBudget(CacheConfig.DEFAULT_REINSERTION_BUDGET)
+        .cascadeWait(java.time.Duration.ofSeconds(10)).evictionKeyBytes(8).keyGroups(groups).build();
+    try (Engine c = TestCaches.open(config)) {
+      int h = 20; // within the budget 0.1 per byte admitted earns by the time reclaim reaches them
+      for (int i = 0; i < h; i++) {
+        c.put(KeyGroupsTest.key('H', i), KeyGroupsTest.value('H', i));
+      }
+      c.awaitFlashWrites();
+      for (int i = 0; i < h; i++) {
+        assertArrayEquals(KeyGroupsTest.value('H', i), c.get(KeyGroupsTest.key('H', i))); // a flash hit: accessed
+      }
+      long hotSegment = IndexEntry.segmentTag(c.flashTier().index().get(KeyHash.of(KeyGroupsTest.key('H', 0))));
+      // A and C one to one until reclaim for room (oldest first) has taken the hot entries' segment, once
+      for (int i = 0; c.flashTier().table().byTag(hotSegment) != null; i++) {
+        assertTrue(i < 5000, "the hot entries' segment was never reclaimed");
+        c.put(KeyGroupsTest.key('A', i), KeyGroupsTest.value('A', i));
+        c.put(KeyGroupsTest.key('C', i), KeyGroupsTest.value('C', i));
+        if (i % 64 == 63) {
+          c.awaitFlashWrites();
+        }
+      }
+      c.awaitFlashWrites();
+      assertTrue(c.counters().groupCapRejected.sum() > 0, "A reached its cap");
+      assertTrue(c.counters().groupReclaimMovedBytes.sum() > 0, "reclaims for A moved C's entries");
+      for (int i = 0; i < h; i++) {
+        assertArrayEquals(KeyGroupsTest.value('H', i), c.get(KeyGroupsTest.key('H', i)), "hot entry " + i
+            + " evicted: reclaims for A spent the reinsertion budget (" + c.counters().reinserted.sum() + " reinserted, " + c.counters().groupReclaimMovedBytes.sum() + " bytes moved for A)");
+      }
+    }
+  }
 }
