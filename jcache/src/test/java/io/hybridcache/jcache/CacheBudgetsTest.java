@@ -49,20 +49,36 @@ class CacheBudgetsTest {
     return c.unwrap(HybridCacheStatisticsMXBean.class);
   }
 
-  /** B writes first; A, capped, is flooded with 40 times its flash cap: B keeps every entry, A stays within. */
+  /**
+   * A manager with 8 MiB of DRAM, so that B's writes leave DRAM only by a flush (no eviction waiting on the
+   * writer: a timed wait, lost on a loaded machine); {@link #floodAndCheck} then shrinks it to 1 MiB.
+   */
+  private Properties roomy() {
+    Properties p = TestManagers.small(dir);
+    p.setProperty(ProviderProperties.DRAM_BYTES, "8m");
+    return p;
+  }
+
+  /**
+   * B writes first, all of it to flash by a flush, then DRAM shrinks to 1 MiB (what leaves is clean: no flash
+   * write, nothing timed); A, capped, is flooded with 40 times its flash cap: B keeps every entry, A stays within.
+   */
   private void floodAndCheck(CacheManager m, Cache<Integer, byte[]> a, Cache<Integer, byte[]> b) {
     for (int i = 0; i < 3000; i++) {
       b.put(i, value(i));
     }
     // B on flash before the flood: a cap bounds A's bytes, not its share of the device's bandwidth (a DRAM
     // eviction of B refused under the writer's back-pressure while A floods would be lost, cap or not)
-    b.unwrap(io.hybridcache.core.api.HybridCache.class).flush();
+    io.hybridcache.core.api.HybridCache engine = b.unwrap(io.hybridcache.core.api.HybridCache.class);
+    engine.flush();
+    engine.setDramCapacity(1024 * 1024); // most of B now on flash only
+    assertEquals(0, engine.stats().queueRejected(), "no eviction of B was refused");
     for (int i = 0; i < 40_000; i++) { // 40 MB through 1 MiB of DRAM and 8 MiB of flash
       a.put(i, value(i));
       assertTrue(stats(a).getDramBytesHeld() <= A_DRAM, "A's DRAM " + stats(a).getDramBytesHeld());
     }
     for (int i = 0; i < 3000; i++) {
-      assertArrayEquals(value(i), b.get(i), "B's entry " + i + " " + b.unwrap(io.hybridcache.core.api.HybridCache.class).stats());
+      assertArrayEquals(value(i), b.get(i), "B's entry " + i + " " + engine.stats());
     }
     assertTrue(stats(a).getFlashBytesHeld() <= A_FLASH + SLACK, "A's flash " + stats(a).getFlashBytesHeld());
     assertTrue(stats(a).getFlashBytesHeld() > A_FLASH / 2, "A used its flash: " + stats(a).getFlashBytesHeld());
@@ -70,7 +86,7 @@ class CacheBudgetsTest {
 
   @Test
   void aCappedCacheFloodedStaysWithinItsCapsAndAnotherLosesNothing() {
-    Properties p = TestManagers.small(dir);
+    Properties p = roomy();
     p.setProperty("cache.a.dram-bytes", "256k");
     p.setProperty("cache.a.flash-bytes", "1m");
     try (CacheManager m = open(p)) {
@@ -84,8 +100,8 @@ class CacheBudgetsTest {
 
   @Test
   void theDefaultCapsApplyToACacheCreatedOnDemand() {
-    Properties p = TestManagers.small(dir);
-    p.setProperty("cache.default.dram-bytes", "25%"); // of 1m
+    Properties p = roomy();
+    p.setProperty("cache.default.dram-bytes", "3.125%"); // of 8m: 256k
     p.setProperty("cache.default.flash-bytes", "1m");
     p.setProperty("cache.b.flash-bytes", "100%"); // its own wins
     p.setProperty("cache.b.dram-bytes", "100%");
