@@ -3,6 +3,7 @@ package io.hybridcache.spring.boot;
 import io.hybridcache.jcache.HybridCacheStatisticsMXBean;
 import io.hybridcache.jcache.HybridCachingProvider;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.cache.metrics.JCacheCacheMeterBinderProvider;
@@ -18,7 +19,12 @@ import org.springframework.cache.jcache.JCacheCache;
  *
  * <ul>
  *   <li>{@code hybridcache.jcache.undecodable}: stored values that no longer decoded (read as a miss and removed);
- *   <li>{@code hybridcache.jcache.oversized}: writes of entries the engine could not keep as asked.
+ *   <li>{@code hybridcache.jcache.oversized}: writes of entries the engine could not keep as asked;
+ *   <li>{@code hybridcache.jcache.held.bytes}, tagged {@code tier} {@code dram} or {@code flash}: the bytes a
+ *       cache with a cap ({@code cache[NAME].dram-bytes} or {@code flash-bytes}, or {@code cache[default]}'s)
+ *       holds now in each tier ({@link HybridCacheStatisticsMXBean#getDramBytesHeld()}, {@link
+ *       HybridCacheStatisticsMXBean#getFlashBytesHeld()}); none for a cache without a cap (the engine counts
+ *       nothing for it).
  * </ul>
  *
  * The engine's tier figures (DRAM and flash hits, entries and bytes per tier, rejections, evictions, degraded)
@@ -44,6 +50,19 @@ public class HybridCacheMeterBinderProvider extends JCacheCacheMeterBinderProvid
           .tags(tags).tag("cache", cache.getName())
           .description("Writes of entries the engine could not keep as asked (DRAM only, flash only or not stored)")
           .register(registry);
+      if (stats.getDramBytesHeld() >= 0) { // a cache with a cap: the engine counts its bytes
+        held(registry, cache, tags, "dram", stats, HybridCacheStatisticsMXBean::getDramBytesHeld);
+        held(registry, cache, tags, "flash", stats, HybridCacheStatisticsMXBean::getFlashBytesHeld);
+      }
     };
+  }
+
+  private static void held(io.micrometer.core.instrument.MeterRegistry registry, JCacheCache cache,
+      Iterable<Tag> tags, String tier, HybridCacheStatisticsMXBean stats,
+      java.util.function.ToDoubleFunction<HybridCacheStatisticsMXBean> bytes) {
+    Gauge.builder("hybridcache.jcache.held.bytes", stats, bytes).tags(tags).tag("cache", cache.getName())
+        .tag("tier", tier).baseUnit("bytes")
+        .description("Bytes a cache with a cap holds now in the tier (flash: superseded entries included until reclaimed)")
+        .register(registry);
   }
 }
