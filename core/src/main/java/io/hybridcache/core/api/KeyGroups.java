@@ -7,7 +7,10 @@ package io.hybridcache.core.api;
  * A group over its DRAM cap has its new entries written straight to flash instead of kept in DRAM (and its
  * flash hits are not promoted); a group over its flash cap has its evictions refused, is not reinserted by
  * reclaim, and the reclaimer empties the segment holding most of its bytes: a group at its cap pays with its
- * own entries, never another group's. Caps apply to the log engine only: not with {@link
+ * own entries, never another group's. A write-back (flush, close) is never refused for a cap: it may pass it
+ * by the group's dirty DRAM bytes, reclaimed after. A flash cap under two segments may never reclaim (the
+ * group's bytes can all sit in the two segments being written, which reclaim does not take): callers should
+ * refuse one (the JCache provider does). Caps apply to the log engine only: not with {@link
  * CacheConfig#smallObjectShare()} above 0.
  *
  * <p>Called on the engine's hot paths (every put, eviction and append) and on its maintenance thread: each

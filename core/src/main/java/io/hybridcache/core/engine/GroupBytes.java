@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Reclaim: reclaim never reinserts an entry of a group over its flash cap (it is evicted), and a refused
  * eviction asks (once, until it is handled) for a reclaim of the sealed segment holding most of the group's
  * bytes, in which that group's live entries are evicted and every other group's live entries reinserted
- * ({@link Reclaimer#reclaimFor}). After a warm open the flash counts are rebuilt from the segment summaries:
+ * ({@link Reclaimer#reclaimFor}), whose moves do not spend the shared reinsertion budget. A write-back (flush,
+ * close) is not checked against the cap (an acknowledged put is never lost to a cap at close). After a warm open the flash counts are rebuilt from the segment summaries:
  * each live entry (the index still points at it) counted to its group, superseded bytes of the earlier run to
  * none ({@link FlashOpener}); DRAM starts empty.
  */
