@@ -1,5 +1,7 @@
 package io.hybridcache.core.engine;
 
+import static io.hybridcache.core.engine.KeyGroupsTest.A;
+import static io.hybridcache.core.engine.KeyGroupsTest.B;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,28 +20,12 @@ import org.junit.jupiter.api.io.TempDir;
 class KeyGroupsReinsertTest {
   @TempDir Path dir;
 
-  static final long A = 1;
-  static final long B = 2;
   static final long A_FLASH = 256 * 1024;
   static final long B_FLASH = 64 * 1024;
 
   /** Both groups kept out of DRAM (every put straight to flash); A's flash cap large, B's small. */
-  static final KeyGroups GROUPS = new KeyGroups() {
-    @Override
-    public long groupOf(byte[] key) {
-      return key[0] == 'A' ? A : key[0] == 'B' ? B : NONE;
-    }
-
-    @Override
-    public long dramCap(long group) {
-      return group == A || group == B ? 1 : Long.MAX_VALUE;
-    }
-
-    @Override
-    public long flashCap(long group) {
-      return group == A ? A_FLASH : group == B ? B_FLASH : Long.MAX_VALUE;
-    }
-  };
+  static final KeyGroups GROUPS = KeyGroupsTest.caps(g -> g == A || g == B ? 1 : Long.MAX_VALUE,
+      g -> g == A ? A_FLASH : g == B ? B_FLASH : Long.MAX_VALUE);
 
   @Test
   void aReclaimForOneGroupKeepsAnotherGroupsEntriesThatFitItsCap() {
@@ -79,22 +65,7 @@ class KeyGroupsReinsertTest {
   @Test
   void aGroupAtItsFlashCapKeepsCyclingItsNewestEntries() {
     long cap = 192 * 1024; // three segments: its bytes are in sealed segments, not only the one being written
-    KeyGroups groups = new KeyGroups() {
-      @Override
-      public long groupOf(byte[] key) {
-        return key[0] == 'B' ? B : NONE;
-      }
-
-      @Override
-      public long dramCap(long group) {
-        return 1; // every put straight to flash
-      }
-
-      @Override
-      public long flashCap(long group) {
-        return cap;
-      }
-    };
+    KeyGroups groups = KeyGroupsTest.caps(g -> 1, g -> cap); // every put straight to flash
     CacheConfig config = TestCaches.small(dir, IndexType.HEAP).victimPolicy(VictimPolicy.fifo())
         .reinsertAllBelowLiveRatio(0).cascadeWait(java.time.Duration.ofSeconds(10)).evictionKeyBytes(8).keyGroups(groups).build();
     try (Engine c = TestCaches.open(config)) {
@@ -120,24 +91,9 @@ class KeyGroupsReinsertTest {
   @Test
   void reclaimsForACappedGroupLeaveTheReinsertionBudgetToTheOthers() {
     long cap = 192 * 1024;
-    long hot = 3; // read before the flood: reclaim for room reinserts them
-    long cold = 4; // shares the capped group's segments: reclaims for it move these
-    KeyGroups groups = new KeyGroups() {
-      @Override
-      public long groupOf(byte[] key) {
-        return key[0] == 'A' ? A : key[0] == 'H' ? hot : key[0] == 'C' ? cold : NONE;
-      }
-
-      @Override
-      public long dramCap(long group) {
-        return 1; // every put straight to flash
-      }
-
-      @Override
-      public long flashCap(long group) {
-        return group == A ? cap : Long.MAX_VALUE;
-      }
-    };
+    // 'H' (3): read before the flood, reclaim for room reinserts them; 'C' (4): shares the capped group's
+    // segments, reclaims for it move these
+    KeyGroups groups = KeyGroupsTest.caps(g -> 1, g -> g == A ? cap : Long.MAX_VALUE); // all straight to flash
     CacheConfig config = TestCaches.small(dir, IndexType.HEAP).victimPolicy(VictimPolicy.fifo())
         .reinsertAllBelowLiveRatio(0).reinsertionBudget(CacheConfig.DEFAULT_REINSERTION_BUDGET)
         .cascadeWait(java.time.Duration.ofSeconds(10)).evictionKeyBytes(8).keyGroups(groups).build();

@@ -30,22 +30,28 @@ class KeyGroupsTest {
   static final long A_FLASH = 256 * 1024;
 
   /** Group by the key's first byte: 'A' capped, 'B' not, anything else none. */
-  static final KeyGroups GROUPS = new KeyGroups() {
-    @Override
-    public long groupOf(byte[] key) {
-      return key[0] == 'A' ? A : key[0] == 'B' ? B : NONE;
-    }
+  static final KeyGroups GROUPS = caps(g -> g == A ? A_DRAM : Long.MAX_VALUE, g -> g == A ? A_FLASH : Long.MAX_VALUE);
 
-    @Override
-    public long dramCap(long group) {
-      return group == A ? A_DRAM : Long.MAX_VALUE;
-    }
+  /** Groups by the key's first byte ('A' 1, 'B' 2, 'H' 3, 'C' 4, anything else none) with these caps. */
+  static KeyGroups caps(java.util.function.LongUnaryOperator dram, java.util.function.LongUnaryOperator flash) {
+    return new KeyGroups() {
+      @Override
+      public long groupOf(byte[] key) {
+        int i = "ABHC".indexOf(key[0]);
+        return i < 0 ? NONE : i + 1;
+      }
 
-    @Override
-    public long flashCap(long group) {
-      return group == A ? A_FLASH : Long.MAX_VALUE;
-    }
-  };
+      @Override
+      public long dramCap(long group) {
+        return dram.applyAsLong(group);
+      }
+
+      @Override
+      public long flashCap(long group) {
+        return flash.applyAsLong(group);
+      }
+    };
+  }
 
   private CacheConfig config(KeyGroups groups) {
     // 1 MiB DRAM, 1 MiB flash in 16 segments; reclaim evicts oldest-first and reinserts nothing
@@ -121,7 +127,7 @@ class KeyGroupsTest {
   /** The counts equal what the tiers hold: DRAM by its entries' weights, flash by the segments' per-group bytes. */
   private static void assertExact(Engine c) {
     c.dramTier().cleanUp();
-    long[] dram = new long[3];
+    long[] dram = new long[5];
     for (Map.Entry<ByteKey, DramEntry> e : c.dramTier().map().entrySet()) {
       long g = GROUPS.groupOf(e.getKey().bytes());
       if (g != KeyGroups.NONE) {
