@@ -152,7 +152,7 @@ final class HybridCacheManager implements CacheManager {
       store = new ReferenceStore<>(settings.caches().maxEntries(cacheName), System::nanoTime, () -> {
         HybridJCache<K, V> c = made.get();
         if (c != null) {
-          c.evicted();
+          c.evicted(false);
         }
       });
     }
@@ -218,10 +218,10 @@ final class HybridCacheManager implements CacheManager {
       }
 
       @Override
-      public void evicted() {
+      public void evicted(boolean refused) {
         HybridJCache<?, ?> c = cache.get();
         if (c != null) {
-          c.evicted();
+          c.evicted(refused);
         }
       }
     };

@@ -4,7 +4,10 @@ import javax.cache.management.CacheStatisticsMXBean;
 
 /**
  * A cache's JCache statistics ({@code javax.cache:type=CacheStatistics,...}, registered while statistics are
- * enabled) and what only this provider counts. Also {@code cache.unwrap(HybridCacheStatisticsMXBean.class)}.
+ * enabled) and what only this provider counts, per cache and whatever the statistics switch says: undecodable
+ * values, oversized entries, hits by tier, evictions and rejections. Also
+ * {@code cache.unwrap(HybridCacheStatisticsMXBean.class)}. The cache's entries and bytes are not counted here yet
+ * (they come with the engine's per-cache budgets, which account bytes per namespace).
  */
 public interface HybridCacheStatisticsMXBean extends CacheStatisticsMXBean {
   /**
@@ -32,8 +35,40 @@ public interface HybridCacheStatisticsMXBean extends CacheStatisticsMXBean {
 
   /**
    * The flash bytes this cache's entries take (superseded ones included, until reclaim frees their segment; each
-   * entry in the index's size classes, a little above its header + key + value), counted by the engine for a cache with a cap; -1 for a cache without one. At
-   * most its {@code flash-bytes} plus one entry per thread writing at that moment.
+   * entry in the index's size classes, a little above its header + key + value), counted by the engine for a cache
+   * with a cap; -1 for a cache without one. At most its {@code flash-bytes} plus one entry per thread writing at
+   * that moment.
    */
   long getFlashBytesHeld();
+
+  /**
+   * Hits of {@code get} and {@code getAll} the DRAM tier served (a store-by-reference cache: every such hit, from
+   * the heap). With {@link #getFlashHits()}, the hits by tier of this cache; the other operations that find an entry
+   * (the {@code getAndPut} kind, {@code invoke}, the iterator) are in {@code CacheHits} only. Counted whether
+   * statistics are enabled or not; {@link #clear()} resets it.
+   */
+  long getDramHits();
+
+  /**
+   * Hits of {@code get} and {@code getAll} a flash tier served (the read promoted the entry to DRAM, so the next hit
+   * of it is usually a DRAM hit). Counted whether statistics are enabled or not; {@link #clear()} resets it.
+   */
+  long getFlashHits();
+
+  /**
+   * This cache's entries the engine evicted from both tiers for room: DRAM evictions flash did not take, entries
+   * flash reclaim dropped (a store-by-reference cache: entries dropped for its {@code max-entries}). Told by key, no
+   * device read; an estimate as {@code CacheEvictions} is (an entry whose flash copy reclaim drops while DRAM holds a
+   * clean copy of it may be counted twice). Counted whether statistics are enabled or not; {@link #clear()} resets
+   * it.
+   */
+  long getEvictedEntries();
+
+  /**
+   * This cache's entries the engine refused to keep: DRAM evictions flash did not take (too large for flash,
+   * refused by admission, the flash tier busy past its cascade wait, degraded, its index full; each also an
+   * eviction) and writes not stored at all (over both tiers, or a key over the engine's limit: also in
+   * {@link #getOversizedEntries()}). Counted whether statistics are enabled or not; {@link #clear()} resets it.
+   */
+  long getRejectedEntries();
 }

@@ -130,6 +130,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       V v = ops.decoded(s);
       if (v != null) {
         ops.touchFree(key, slot, s, now);
+        counts.served(s);
         return v;
       }
     }
@@ -138,6 +139,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       V v = cur == null ? null : ops.read(sl, cur);
       if (v != null) {
         ops.touch(sl, cur, n);
+        counts.served(cur);
       }
       return v;
     });
@@ -929,10 +931,13 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     return s == null ? 0 : s.expireAt();
   }
 
-  /** The engine evicted one of this cache's entries from both tiers. */
-  void evicted() {
+  /**
+   * The engine evicted one of this cache's entries from both tiers (a store-by-reference cache: dropped one for its
+   * bound); {@code refused}: a DRAM eviction flash did not take.
+   */
+  void evicted(boolean refused) {
     ops.evicted();
-    counts.eviction();
+    counts.eviction(refused);
   }
 
   @Override
@@ -1013,8 +1018,9 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
   /**
    * This cache ({@code HybridJCache}), its configuration ({@code HybridCacheConfiguration} or any
-   * {@code Configuration} type it is), its statistics ({@link HybridCacheStatisticsMXBean}, counted while
-   * statistics are enabled, but for the undecodable values, always counted), or for a store-by-value cache the
+   * {@code Configuration} type it is), its statistics ({@link HybridCacheStatisticsMXBean}: the JCache counts
+   * while statistics are enabled; the provider's own, undecodable and oversized entries, hits by tier, evictions and
+   * rejections, always), or for a store-by-value cache the
    * manager's shared engine ({@link HybridCache}: its keys carry the cache's namespace prefix).
    */
   @Override

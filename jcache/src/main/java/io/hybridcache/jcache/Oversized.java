@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
  * The entries of one cache the engine cannot keep as asked: a key over {@link CacheConfig#MAX_KEY_BYTES} (not
  * stored), an entry over the flash tier's largest entry ({@link CacheConfig#maxFlashEntryBytes()}: kept in DRAM
  * only, so lost at its eviction and at a restart) or over the DRAM budget (kept on flash only, or, over both,
- * not stored at all). Each is counted ({@link Statistics#getOversizedEntries()}); the first per cache is logged
- * at WARN, the others at DEBUG. Thread-safe.
+ * not stored at all). Each is counted ({@link Statistics#getOversizedEntries()}), one not stored also as a
+ * rejection ({@link Statistics#getRejectedEntries()}; one kept in DRAM only is one when flash refuses it at its
+ * eviction, told by the engine); the first per cache is logged at WARN, the others at DEBUG. Thread-safe.
  */
 final class Oversized {
   private static final Logger LOG = LoggerFactory.getLogger(Oversized.class);
@@ -30,7 +31,7 @@ final class Oversized {
 
   /** Counts and logs a write of a key of {@code keyBytes}, over the engine's limit: not stored. */
   void keyTooLong(int keyBytes) {
-    report("an entry of " + keyBytes + " key bytes is not stored: a key is at most " + CacheConfig.MAX_KEY_BYTES
+    report(true, "an entry of " + keyBytes + " key bytes is not stored: a key is at most " + CacheConfig.MAX_KEY_BYTES
         + " bytes encoded (with the cache's namespace prefix); a read of it is a miss");
   }
 
@@ -43,7 +44,7 @@ final class Oversized {
     if (!overFlash && !overDram) {
       return;
     }
-    report("an entry of " + flash + " bytes is " + (overFlash && overDram
+    report(overFlash && overDram, "an entry of " + flash + " bytes is " + (overFlash && overDram
         ? "not stored: it is over both the flash tier's largest entry (" + maxFlashEntryBytes
             + " bytes: write-buffer-bytes) and the DRAM budget (dram-bytes " + SizeRules.format(dramBytes) + ")"
         : overFlash ? "kept in DRAM only (lost at its eviction and at a restart): it is over the flash tier's largest"
@@ -52,8 +53,12 @@ final class Oversized {
             + SizeRules.format(dramBytes) + ")"));
   }
 
-  private void report(String what) {
+  /** Counts (and, if {@code notStored}, counts as a rejection: {@link Statistics#getRejectedEntries()}) and logs. */
+  private void report(boolean notStored, String what) {
     stats.oversized();
+    if (notStored) {
+      stats.rejected();
+    }
     if (warned.compareAndSet(false, true)) {
       LOG.warn("cache {}: {}. Further ones are counted (OversizedEntries of the cache's statistics) and not logged",
           cacheName, what);

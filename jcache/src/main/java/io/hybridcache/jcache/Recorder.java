@@ -4,7 +4,8 @@ import javax.cache.configuration.CompleteConfiguration;
 
 /**
  * Counts a cache's operations into its {@link Statistics} while its configuration has statistics on, and
- * does nothing otherwise: the one place that checks the switch. Times are measured from a start in
+ * does nothing otherwise: the one place that checks the switch. The provider's own counts of hits by tier and of
+ * evictions and refusals are counted whatever the switch says. Times are measured from a start in
  * {@code System.nanoTime()}. Thread-safe.
  */
 final class Recorder {
@@ -85,9 +86,20 @@ final class Recorder {
     lookup(hit);
   }
 
-  void eviction() {
+  /**
+   * An entry the engine evicted ({@code refused}: one flash did not take at its DRAM eviction): counted always
+   * ({@link Statistics#getEvictedEntries()}, {@link Statistics#getRejectedEntries()}), and in the JCache
+   * evictions while statistics are on.
+   */
+  void eviction(boolean refused) {
+    stats.evicted(refused);
     if (on()) {
       stats.evictions(1);
     }
+  }
+
+  /** A hit of a get or getAll, of stored version {@code s}: counted always, by the tier that served it. */
+  void served(Stored<?> s) {
+    stats.served(s.fromFlash());
   }
 }

@@ -73,7 +73,8 @@ final class SharedEngine {
   interface EvictionSink {
     Namespace namespace();
 
-    void evicted();
+    /** One of the namespace's entries left both tiers; {@code refused}: a DRAM eviction flash did not take. */
+    void evicted(boolean refused);
   }
 
   private SharedEngine(Path directory, java.net.URI uri, boolean persistent, DirectoryLock lock, HybridCache engine,
@@ -135,7 +136,7 @@ final class SharedEngine {
         NamespaceGroups groups = settings.caches().hasBudgets() ? new NamespaceGroups() : null;
         CacheConfig config = settings.engineConfig().toBuilder()
             .keyGroups(groups) // none without a per-cache budget: the engine counts nothing
-            .evictionHook(key -> evicted(sinks, key)) // by key only: no value, no device read, no task per entry
+            .evictionHook(hookOf(sinks)) // by key only: no value, no device read, no task per entry
             .evictionKeyBytes(CacheConfig.MAX_EVICTION_KEY_BYTES) // a namespace prefix (two varints) fits
             .build();
         boolean engineExisted = Files.exists(config.directory());
@@ -287,19 +288,34 @@ final class SharedEngine {
     }
   }
 
+  /** The engine's eviction hook: each eviction, and each refusal, told to the sink of the key's namespace. */
+  private static io.hybridcache.core.api.EvictionHook hookOf(Map<Integer, EvictionSink> sinks) {
+    return new io.hybridcache.core.api.EvictionHook() {
+      @Override
+      public void evicted(byte[] key) {
+        SharedEngine.evicted(sinks, key, false);
+      }
+
+      @Override
+      public void refused(byte[] key) {
+        SharedEngine.evicted(sinks, key, true);
+      }
+    };
+  }
+
   /**
-   * Counts an eviction for the cache whose current namespace epoch {@code key} (the whole key, or its first
-   * {@link CacheConfig#MAX_EVICTION_KEY_BYTES} bytes) is of. Runs on the evicting thread, maybe inside the DRAM
-   * tier's atomic removal: a varint parse, a map lookup, counters.
+   * Counts an eviction (a refusal if {@code refused}) for the cache whose current namespace epoch {@code key} (the
+   * whole key, or its first {@link CacheConfig#MAX_EVICTION_KEY_BYTES} bytes) is of. Runs on the evicting thread,
+   * maybe inside the DRAM tier's atomic removal: a varint parse, a map lookup, counters.
    */
-  private static void evicted(Map<Integer, EvictionSink> sinks, byte[] key) {
+  private static void evicted(Map<Integer, EvictionSink> sinks, byte[] key, boolean refused) {
     if (sinks.isEmpty()) {
       return;
     }
     int[] ns = Namespace.idAndEpoch(key);
     EvictionSink sink = ns == null ? null : sinks.get(ns[0]);
     if (sink != null && sink.namespace().epoch() == ns[1]) {
-      sink.evicted();
+      sink.evicted(refused);
     }
   }
 

@@ -6,7 +6,9 @@ import java.util.concurrent.atomic.LongAdder;
  * One cache's JCache statistics (the spec's table: a get that finds an entry is a hit, one that does
  * not a miss; puts count entries stored, removals entries removed), exposed as
  * {@code javax.cache:type=CacheStatistics}. Times are kept in nanoseconds and reported as average
- * microseconds; {@link #getUndecodableValues()} and {@link #getOversizedEntries()} are counted whether statistics are on or not. Thread-safe (adders).
+ * microseconds. {@link #getUndecodableValues()}, {@link #getOversizedEntries()}, the hits by tier
+ * ({@link #getDramHits()}, {@link #getFlashHits()}), {@link #getEvictedEntries()} and {@link #getRejectedEntries()}
+ * are counted whether statistics are on or not. Thread-safe (adders: a hit adds to one striped cell, no lock).
  */
 final class Statistics implements HybridCacheStatisticsMXBean {
   private final LongAdder hits = new LongAdder();
@@ -19,6 +21,10 @@ final class Statistics implements HybridCacheStatisticsMXBean {
   private final LongAdder removeNanos = new LongAdder();
   private final LongAdder undecodable = new LongAdder();
   private final LongAdder oversized = new LongAdder();
+  private final LongAdder dramHits = new LongAdder();
+  private final LongAdder flashHits = new LongAdder();
+  private final LongAdder evicted = new LongAdder();
+  private final LongAdder rejected = new LongAdder();
 
   void hits(long n) { hits.add(n); }
   void misses(long n) { misses.add(n); }
@@ -49,17 +55,40 @@ final class Statistics implements HybridCacheStatisticsMXBean {
   @Override
   public long getFlashBytesHeld() { return flashHeld.getAsLong(); }
   void oversized() { oversized.increment(); }
+  /** A hit served by flash ({@code fromFlash}) or by DRAM (a store-by-reference cache's: always DRAM). */
+  void served(boolean fromFlash) { (fromFlash ? flashHits : dramHits).increment(); }
+  /** An entry the engine evicted; {@code refused}: one it refused to keep (also a rejection). */
+  void evicted(boolean refused) {
+    evicted.increment();
+    if (refused) {
+      rejected.increment();
+    }
+  }
+  /** An entry the engine would not store at all (a put no tier can hold, a key over the engine's limit). */
+  void rejected() { rejected.increment(); }
 
   @Override
   public void clear() {
     for (LongAdder a : new LongAdder[] {hits, misses, puts, removals, evictions, getNanos, putNanos, removeNanos,
-        undecodable, oversized}) {
+        undecodable, oversized, dramHits, flashHits, evicted, rejected}) {
       a.reset();
     }
   }
 
   @Override
   public long getOversizedEntries() { return oversized.sum(); }
+
+  @Override
+  public long getDramHits() { return dramHits.sum(); }
+
+  @Override
+  public long getFlashHits() { return flashHits.sum(); }
+
+  @Override
+  public long getEvictedEntries() { return evicted.sum(); }
+
+  @Override
+  public long getRejectedEntries() { return rejected.sum(); }
 
   @Override
   public long getUndecodableValues() { return undecodable.sum(); }

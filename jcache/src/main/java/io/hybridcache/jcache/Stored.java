@@ -24,6 +24,11 @@ abstract class Stored<V> {
   /** The value (store-by-value: a new copy on each call). */
   abstract V value();
 
+  /** Whether the engine's flash tier served this version (else DRAM; a store-by-reference holder: the heap). */
+  boolean fromFlash() {
+    return false;
+  }
+
   /**
    * Whether {@code other} holds the same stored value as this (not a newer one put since): the same
    * reference here, the same bytes for a store-by-value entry.

@@ -2,6 +2,8 @@ package io.hybridcache.jcache;
 
 import io.hybridcache.core.api.Codec;
 import io.hybridcache.core.api.HybridCache;
+import io.hybridcache.core.api.Tier;
+import io.hybridcache.core.api.TieredDecoder;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,8 +30,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Copies: a put encodes the value once, behind the header's reserved bytes ({@link ReservingCodec}), and hands
  * that array and the namespaced key (also encoded in one array) to the engine, which keeps both
- * ({@code HybridCache.putOwned}): one copy of the value per put. A read copies the payload once (the engine's
- * array is read in place).
+ * ({@code HybridCache.putOwned}): one copy of the value per put. A read, single ({@code HybridCache.readTiered}) or
+ * batch ({@code HybridCache.readAll}), copies the payload once (the engine's array is read in place) and keeps the
+ * tier that served it ({@link Stored#fromFlash()}), for the cache's hits by tier.
  *
  * <p>Sizes: a key whose encoding (with the namespace prefix) is over the engine's limit is a miss on a read
  * and is not stored by a write; an entry a tier cannot hold is counted and logged ({@link Oversized}).
@@ -47,6 +50,8 @@ final class ValueStore<K, V> implements Store<K, V> {
   private final Codec<V> values;
   private final Oversized oversized;
   private final ClassLoader loader;
+  /** Makes the stored version of a read's bytes, told the tier that served them: one instance, no per-read lambda. */
+  private final TieredDecoder<Stored<V>> decoder = this::bytes;
   private volatile boolean keepExpired;
 
   ValueStore(HybridCache engine, Namespaces namespaces, Namespace namespace, Codec<K> keys, Codec<V> values,
@@ -89,18 +94,21 @@ final class ValueStore<K, V> implements Store<K, V> {
       }
     }
     if (!engineKeys.isEmpty()) {
-      List<byte[]> raws = engine.getAll(engineKeys);
-      for (int j = 0; j < raws.size(); j++) {
-        byte[] raw = raws.get(j);
-        found.set(at.get(j), raw == null ? null : bytes(raw));
+      List<Stored<V>> read = engine.readAll(engineKeys, decoder); // the engine's arrays: copied once, by bytes()
+      for (int j = 0; j < read.size(); j++) {
+        found.set(at.get(j), read.get(j));
       }
     }
     return found;
   }
 
-  /** The stored version in {@code raw} (the engine's bytes: header, then payload, copied once). */
-  private Bytes<V> bytes(byte[] raw) {
-    return new Bytes<>(ByteBuffer.wrap(raw).getLong(), Arrays.copyOfRange(raw, HEADER, raw.length), values, loader);
+  /**
+   * The stored version in {@code raw} (the engine's bytes, read in place: header, then payload, copied once), served
+   * by {@code tier}.
+   */
+  private Stored<V> bytes(byte[] raw, Tier tier) {
+    return new Bytes<>(ByteBuffer.wrap(raw).getLong(), Arrays.copyOfRange(raw, HEADER, raw.length), values, loader,
+        tier == Tier.FLASH);
   }
 
   /** The slot of a key this store can encode: its namespaced engine key, encoded once. */
@@ -135,7 +143,7 @@ final class ValueStore<K, V> implements Store<K, V> {
         return null; // never stored: a miss
       }
       // the engine's own bytes, read in place: only the payload is copied, once per read
-      return engine.readArray(engineKey, ValueStore.this::bytes);
+      return engine.readTiered(engineKey, decoder);
     }
 
     @Override
@@ -337,14 +345,21 @@ final class ValueStore<K, V> implements Store<K, V> {
     private final boolean nullValue;
     private final Codec<V> codec;
     private final ClassLoader loader;
+    private final boolean fromFlash;
     private Undecodable failure;
 
-    Bytes(long header, byte[] payload, Codec<V> codec, ClassLoader loader) {
+    Bytes(long header, byte[] payload, Codec<V> codec, ClassLoader loader, boolean fromFlash) {
       super(header & ~NULL_VALUE_FLAG);
       this.nullValue = header < 0;
       this.payload = payload;
       this.codec = codec;
       this.loader = loader;
+      this.fromFlash = fromFlash;
+    }
+
+    @Override
+    boolean fromFlash() {
+      return fromFlash;
     }
 
     @Override

@@ -18,9 +18,9 @@ import java.util.function.Function;
  */
 final class CountingEngine implements HybridCache {
   final HybridCache engine;
-  /** Single-key reads: get, read, readArray. */
+  /** Single-key reads: get, read, readArray, readTiered. */
   final AtomicInteger singleReads = new AtomicInteger();
-  /** Batch reads (getAll) and the keys they asked for. */
+  /** Batch reads (getAll, readAll) and the keys they asked for. */
   final AtomicInteger batchReads = new AtomicInteger();
   final AtomicInteger batchKeys = new AtomicInteger();
 
@@ -53,10 +53,23 @@ final class CountingEngine implements HybridCache {
   }
 
   @Override
+  public <T> T readTiered(byte[] key, io.hybridcache.core.api.TieredDecoder<T> decoder) {
+    singleReads.incrementAndGet();
+    return engine.readTiered(key, decoder);
+  }
+
+  @Override
   public List<byte[]> getAll(List<byte[]> keys) {
     batchReads.incrementAndGet();
     batchKeys.addAndGet(keys.size());
     return engine.getAll(keys);
+  }
+
+  @Override
+  public <T> List<T> readAll(List<byte[]> keys, io.hybridcache.core.api.TieredDecoder<T> decoder) {
+    batchReads.incrementAndGet();
+    batchKeys.addAndGet(keys.size());
+    return engine.readAll(keys, decoder);
   }
 
   @Override

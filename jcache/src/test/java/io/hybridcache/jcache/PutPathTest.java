@@ -179,9 +179,7 @@ class PutPathTest {
    */
   @Test
   void aPutAllocatesOneCopyOfItsValue() {
-    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
-        "this JVM does not count allocated bytes per thread");
+    com.sun.management.ThreadMXBean threads = allocationCounter();
     int size = 64 * 1024;
     String text = "x".repeat(size);
     byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -190,25 +188,55 @@ class PutPathTest {
           .setTypes(String.class, String.class));
       Cache<String, byte[]> arrays = m.createCache("arrays", new MutableConfiguration<String, byte[]>()
           .setTypes(String.class, byte[].class));
-      long perString = allocatedPerPut(threads, () -> strings.put("k", text));
-      long perArray = allocatedPerPut(threads, () -> arrays.put("k", bytes));
+      long perString = allocatedPerCall(threads, () -> strings.put("k", text));
+      long perArray = allocatedPerCall(threads, () -> arrays.put("k", bytes));
       assertTrue(perString < 2L * size, "a String put of " + size + " bytes allocated " + perString + " bytes");
       assertTrue(perArray < 2L * size, "a byte[] put of " + size + " bytes allocated " + perArray + " bytes");
       assertEquals(text, strings.get("k"));
     }
   }
 
-  private static long allocatedPerPut(com.sun.management.ThreadMXBean threads, Runnable put) {
+  /** The JVM's per-thread allocation counter (the test fails on a JVM without one). */
+  private static com.sun.management.ThreadMXBean allocationCounter() {
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled(),
+        "this JVM does not count allocated bytes per thread");
+    return threads;
+  }
+
+  /** Bytes this thread allocates per run of {@code call}, once warm (class loading, the first lambdas). */
+  private static long allocatedPerCall(com.sun.management.ThreadMXBean threads, Runnable call) {
     long id = Thread.currentThread().getId();
     for (int i = 0; i < 50; i++) {
-      put.run(); // class loading, the first lambdas, the map's nodes
+      call.run(); // class loading, the first lambdas, the map's nodes
     }
     int n = 100;
     long before = threads.getThreadAllocatedBytes(id);
     for (int i = 0; i < n; i++) {
-      put.run();
+      call.run();
     }
     return (threads.getThreadAllocatedBytes(id) - before) / n;
+  }
+
+  /**
+   * A getAll of one DRAM-resident 64 KiB value allocates what a get of it does, not one copy more: the engine's
+   * batch read hands its own array to the store, which copies the payload once (before, the engine's getAll
+   * copied the value and the store copied it again). Both decode a byte[] (one more copy, the caller's).
+   */
+  @Test
+  void getAllCopiesADramHitOnce() {
+    com.sun.management.ThreadMXBean threads = allocationCounter();
+    int size = 64 * 1024;
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
+      Cache<String, byte[]> arrays = m.createCache("arrays", new MutableConfiguration<String, byte[]>()
+          .setTypes(String.class, byte[].class));
+      arrays.put("k", new byte[size]);
+      java.util.Set<String> keys = java.util.Set.of("k");
+      long perGet = allocatedPerCall(threads, () -> assertEquals(size, arrays.get("k").length));
+      long perGetAll = allocatedPerCall(threads, () -> assertEquals(size, arrays.getAll(keys).get("k").length));
+      assertTrue(perGetAll - perGet < size / 2, "a getAll of a " + size + "-byte DRAM hit allocated " + perGetAll
+          + " bytes, a get of it " + perGet);
+    }
   }
 
   // ---- putAll locks one key at a time

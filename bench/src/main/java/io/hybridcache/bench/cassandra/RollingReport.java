@@ -51,20 +51,11 @@ final class RollingReport {
    * counters, so callers never span one.
    */
   static double hitRatio(List<Sample> samples, double from, double to) {
-    Sample first = null;
-    Sample last = null;
-    for (Sample s : samples) {
-      if (s.valid() && s.t() >= from && s.t() <= to) {
-        if (first == null) {
-          first = s;
-        }
-        last = s;
-      }
-    }
-    if (first == null || last == first || last.requests() <= first.requests()) {
+    Sample[] ends = ends(samples, from, to, Sample::valid);
+    if (ends == null || ends[1].requests() <= ends[0].requests()) {
       return Double.NaN;
     }
-    return (last.hits() - first.hits()) / (last.requests() - first.requests());
+    return (ends[1].hits() - ends[0].hits()) / (ends[1].requests() - ends[0].requests());
   }
 
   /**
@@ -99,21 +90,38 @@ final class RollingReport {
     return Double.NaN;
   }
 
-  /** Disk reads per second of the node over [from, to] from its samples; NaN if fewer than two. */
+  /**
+   * Row cache requests per second of the node over [from, to] (first and last valid sample inside), NaN
+   * if fewer than two: the denominator of {@link #hitRatio}, without which a ratio over a node the
+   * coordinators hardly read (a few speculative retries and read repairs) passes for its hit ratio.
+   */
+  static double requestsPerSecond(List<Sample> samples, double from, double to) {
+    Sample[] ends = ends(samples, from, to, Sample::valid);
+    return ends == null ? Double.NaN : (ends[1].requests() - ends[0].requests()) / (ends[1].t() - ends[0].t());
+  }
+
+  /**
+   * Disk reads per second of the node over [from, to] from its samples (those whose disk counter was
+   * read: the sampler stores -1 when it could not be); NaN if fewer than two.
+   */
   static double diskReadsPerSecond(List<Sample> samples, double from, double to) {
+    Sample[] ends = ends(samples, from, to, x -> x.diskReads() >= 0);
+    return ends == null ? Double.NaN : (ends[1].diskReads() - ends[0].diskReads()) / (ends[1].t() - ends[0].t());
+  }
+
+  /** The first and the last sample in [from, to] that {@code usable} accepts; null if fewer than two. */
+  private static Sample[] ends(List<Sample> samples, double from, double to,
+                               java.util.function.Predicate<Sample> usable) {
     Sample first = null;
     Sample last = null;
     for (Sample s : samples) {
-      if (s.t() >= from && s.t() <= to) {
+      if (usable.test(s) && s.t() >= from && s.t() <= to) {
         if (first == null) {
           first = s;
         }
         last = s;
       }
     }
-    if (first == null || last == first) {
-      return Double.NaN;
-    }
-    return (last.diskReads() - first.diskReads()) / (last.t() - first.t());
+    return first == null || last == first ? null : new Sample[] {first, last};
   }
 }

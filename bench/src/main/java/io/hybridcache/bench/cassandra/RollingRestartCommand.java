@@ -127,7 +127,8 @@ public final class RollingRestartCommand implements Callable<Integer> {
 
   /** One restart's figures. */
   record Restart(String round, int node, double stopAt, double upAt, double startupSeconds, double hitBefore,
-                 double recoverySeconds, double hitAfter, double diskReadsBefore, double diskReadsAfter) {}
+                 double recoverySeconds, double hitAfter, double diskReadsBefore, double diskReadsAfter,
+                 double requestsBefore, double requestsAfter) {}
 
   /** One round's figures. */
   record Round(String round, double firstStop, double end, double steadyOps, long lostOps) {}
@@ -258,9 +259,11 @@ public final class RollingRestartCommand implements Callable<Integer> {
       String seeds = ADDRESSES[0] + ":17000";
       for (int i = 0; i < 3; i++) {
         int n = i;
+        // registered first: a start that fails (no CQL port in time) leaves the JVM running on the mount, and
+        // only its pid file, written at launch, lets the stop find it
+        cleanup.add("stop " + name(n), () -> node(List.of("stop", name(n)), null));
         node(List.of("start", name(i), ADDRESSES[i], provider.startsWith("ohc") ? "ohc" : "hybrid",
             Long.toString(rowCache >> 20), heap, seeds, TOKENS[i]), envs.get(i));
-        cleanup.add("stop " + name(n), () -> node(List.of("stop", name(n)), null));
       }
       awaitAllUp(err);
       try (CqlSession s = CqlDB.connect(String.join(",", List.of(ADDRESSES).stream().map(a -> a + ":19042").toList()),
@@ -293,10 +296,12 @@ public final class RollingRestartCommand implements Callable<Integer> {
           report(tag + " throttled", 2 * steadySeconds, client, samples, err); // the page cache refills, then steady
           List<Round> done = new ArrayList<>();
           List<Restart> restarts = new ArrayList<>();
+          // one steady figure a run, before its first round: the window before a later round follows the last
+          // restart of the one before it, not a steady state, and would make rounds and providers incomparable
+          double steadyEnd = client.secondsSinceStart();
+          double steady = RollingReport.steady(client.opsPerSecond(), (int) steadyEnd - steadySeconds, (int) steadyEnd);
           for (String round : rounds) {
             double first = client.secondsSinceStart();
-            long[] ops = client.opsPerSecond();
-            double steady = RollingReport.steady(ops, (int) first - steadySeconds, (int) first);
             for (int i = 0; i < 3; i++) {
               progress.phase(tag + ": " + round + " round, " + name(i));
               restarts.add(restart(provider, round, i, client, samples.get(i), envs.get(i), err));
@@ -369,7 +374,8 @@ public final class RollingRestartCommand implements Callable<Integer> {
   private static String hitRatios(List<List<RollingReport.Sample>> samples, double from, double to) {
     List<String> r = new ArrayList<>();
     for (List<RollingReport.Sample> s : samples) {
-      r.add(String.format(Locale.ROOT, "%.3f", RollingReport.hitRatio(s, from, to)));
+      r.add(String.format(Locale.ROOT, "%.3f (%.0f req/s)", RollingReport.hitRatio(s, from, to),
+          RollingReport.requestsPerSecond(s, from, to)));
     }
     return String.join(" / ", r);
   }
@@ -380,6 +386,7 @@ public final class RollingRestartCommand implements Callable<Integer> {
     double stopAt = client.secondsSinceStart();
     double hitBefore = RollingReport.hitRatio(samples, stopAt - RollingReport.BEFORE_SECONDS, stopAt);
     double diskBefore = RollingReport.diskReadsPerSecond(samples, stopAt - RollingReport.BEFORE_SECONDS, stopAt);
+    double requestsBefore = RollingReport.requestsPerSecond(samples, stopAt - RollingReport.BEFORE_SECONDS, stopAt);
     if (round.equals("drain")) {
       node(List.of("nodetool", name(i), "drain"), null);
       node(List.of("stop", name(i)), null);
@@ -397,15 +404,18 @@ public final class RollingRestartCommand implements Callable<Integer> {
     double recovery = RollingReport.recoverySeconds(samples, upAt, end, hitBefore);
     double hitAfter = RollingReport.hitRatio(samples, end - RollingReport.BEFORE_SECONDS, end);
     double diskAfter = RollingReport.diskReadsPerSecond(samples, upAt, end);
+    double requestsAfter = RollingReport.requestsPerSecond(samples, end - RollingReport.BEFORE_SECONDS, end);
     String log = Files.readString(IT_DIR.resolve("nodes").resolve(name(i)).resolve("logs").resolve("system.log"),
         StandardCharsets.UTF_8);
     String start = provider.equals("hybrid") ? lastStart(log) : "";
-    err.printf(Locale.ROOT, "cassandra-rolling: %s %s %s: start-up %.1f s, hit ratio %.3f before, back within %.0f"
-            + " points after %s, %.3f at the end; disk reads %.0f/s before, %.0f/s after; stale reads so far %d%s%n",
-        provider, round, name(i), startup, hitBefore, RollingReport.TOLERANCE * 100,
+    err.printf(Locale.ROOT, "cassandra-rolling: %s %s %s: start-up %.1f s, hit ratio %.3f before (%.0f row cache"
+            + " requests/s), back within %.0f points after %s, %.3f at the end (%.0f requests/s); disk reads %.0f/s"
+            + " before, %.0f/s after; stale reads so far %d%s%n",
+        provider, round, name(i), startup, hitBefore, requestsBefore, RollingReport.TOLERANCE * 100,
         Double.isNaN(recovery) ? "never (within " + settleSeconds + " s)" : String.format(Locale.ROOT, "%.1f s", recovery),
-        hitAfter, diskBefore, diskAfter, client.staleReads(), start);
-    return new Restart(round, i + 1, stopAt, upAt, startup, hitBefore, recovery, hitAfter, diskBefore, diskAfter);
+        hitAfter, requestsAfter, diskBefore, diskAfter, client.staleReads(), start);
+    return new Restart(round, i + 1, stopAt, upAt, startup, hitBefore, recovery, hitAfter, diskBefore, diskAfter,
+        requestsBefore, requestsAfter);
   }
 
   private static final Pattern START_LINE = Pattern.compile("hybridcache row cache: DRAM [^\\n]*?\\((start=[^,]*), settings");
@@ -496,6 +506,12 @@ public final class RollingRestartCommand implements Callable<Integer> {
     if (!ok) {
       err.println("cassandra-rolling: FAIL: hybridcache served a stale read");
     }
+    for (Run r : runs) { // a checker that read nothing checked nothing
+      if (r.reads() == 0) {
+        err.println("cassandra-rolling: FAIL: " + r.provider() + " #" + r.repetition() + ": the client read nothing");
+        ok = false;
+      }
+    }
     return ok ? BenchMain.OK : BenchMain.FAILED;
   }
 
@@ -529,7 +545,9 @@ public final class RollingRestartCommand implements Callable<Integer> {
         restarts.addObject().put("round", x.round()).put("node", x.node()).put("stop_s", x.stopAt())
             .put("up_s", x.upAt()).put("startup_s", x.startupSeconds()).put("hit_before", x.hitBefore())
             .put("recovery_s", x.recoverySeconds()).put("hit_after", x.hitAfter())
-            .put("disk_reads_before", x.diskReadsBefore()).put("disk_reads_after", x.diskReadsAfter());
+            .put("disk_reads_before", x.diskReadsBefore()).put("disk_reads_after", x.diskReadsAfter())
+            .put("row_cache_requests_per_s_before", x.requestsBefore())
+            .put("row_cache_requests_per_s_after", x.requestsAfter());
       }
       ArrayNode ops = o.putArray("ops_per_second");
       for (long v : r.opsPerSecond()) {

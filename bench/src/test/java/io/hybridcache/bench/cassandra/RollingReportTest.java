@@ -53,6 +53,24 @@ class RollingReportTest {
   }
 
   @Test
+  void aDiskCounterThatCouldNotBeReadIsSkippedNotTakenAsZero() {
+    // the sampler stores -1 when the disk's stat file cannot be read
+    List<RollingReport.Sample> samples = List.of(new RollingReport.Sample(0, 0, 0, -1),
+        new RollingReport.Sample(2, 0, 0, 1000), new RollingReport.Sample(4, 0, 0, 1100),
+        new RollingReport.Sample(6, 0, 0, -1));
+    assertEquals(50, RollingReport.diskReadsPerSecond(samples, 0, 6), 1e-9);
+  }
+
+  @Test
+  void requestsPerSecondShowWhetherTheNodeIsReadAtAll() {
+    // a hit ratio over 47 requests in 30 s is not the node's hit ratio under load: the rate says so
+    List<RollingReport.Sample> samples = List.of(s(0, 0, 0), s(2, 1, 10), s(30, 3, 47),
+        new RollingReport.Sample(32, Double.NaN, Double.NaN, 0));
+    assertEquals(47 / 30.0, RollingReport.requestsPerSecond(samples, 0, 32), 1e-9);
+    assertTrue(Double.isNaN(RollingReport.requestsPerSecond(samples, 31, 32)), "no two valid samples");
+  }
+
+  @Test
   void aFieldCarriesItsVersionAndAllFieldsHaveTheirSize() {
     String f0 = RollingClient.field(42, 0, 17);
     assertEquals(RollingClient.FIELD_BYTES, f0.length());

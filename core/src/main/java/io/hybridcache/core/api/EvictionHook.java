@@ -20,4 +20,16 @@ package io.hybridcache.core.api;
 public interface EvictionHook {
   /** @param key the evicted key, or its first {@link CacheConfig#evictionKeyBytes()} bytes; valid during the call only */
   void evicted(byte[] key);
+
+  /**
+   * As {@link #evicted}, for an entry DRAM evicted that flash did not take: too large for it, refused by admission,
+   * the flash tier busy past {@link CacheConfig#cascadeWait()}, degraded or its index full (the cases
+   * {@link CacheStats} counts as rejected at an eviction). Called instead of {@code evicted}, never beside it; the
+   * default calls {@code evicted}. A put the engine refuses (too large for both tiers) is no eviction: not told.
+   *
+   * @param key the whole key; valid during the call only
+   */
+  default void refused(byte[] key) {
+    evicted(key);
+  }
 }

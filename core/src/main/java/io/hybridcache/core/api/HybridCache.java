@@ -67,6 +67,29 @@ public interface HybridCache extends Closeable {
   }
 
   /**
+   * As {@link #readArray}, the decoder also told which tier served the hit ({@link Tier}): the same lookup, no
+   * copy, no other call. The default (an implementation with one tier) reports every hit as {@link Tier#DRAM}.
+   */
+  default <T> T readTiered(byte[] key, TieredDecoder<T> decoder) {
+    return readArray(key, v -> decoder.decode(v, Tier.DRAM));
+  }
+
+  /**
+   * The decoded values of {@code keys}, in their order: element i is {@code readTiered(keys.get(i), decoder)},
+   * null on a miss; one batch read as {@link #getAll} (the same order of flash reads, the same counts), without
+   * copying the values: {@code decoder} gets the arrays as {@link #readArray}'s decoder does, after the
+   * lookups. The default decodes {@link #getAll}'s copies, every hit reported as {@link Tier#DRAM}.
+   */
+  default <T> List<T> readAll(List<byte[]> keys, TieredDecoder<T> decoder) {
+    List<byte[]> values = getAll(keys);
+    List<T> decoded = new java.util.ArrayList<>(values.size());
+    for (byte[] v : values) {
+      decoded.add(v == null ? null : decoder.decode(v, Tier.DRAM));
+    }
+    return decoded;
+  }
+
+  /**
    * The values of {@code keys}, in their order: element i is {@code get(keys.get(i))}, null on a miss.
    * Implementations may answer DRAM hits first and order the flash reads (the engine reads them in flash
    * address order). Counts one get per key.

@@ -209,12 +209,43 @@ final class Engine implements HybridCache {
    */
   @Override
   public <T> T readArray(byte[] key, Function<byte[], T> decoder) {
-    checkKey(key);
     Objects.requireNonNull(decoder, "decoder");
+    return decoded(key, decoder, null);
+  }
+
+  /** {@inheritDoc} As {@link #readArray}: the tier is known from where the lookup found the entry. */
+  @Override
+  public <T> T readTiered(byte[] key, io.hybridcache.core.api.TieredDecoder<T> decoder) {
+    Objects.requireNonNull(decoder, "decoder");
+    return decoded(key, null, decoder);
+  }
+
+  /**
+   * The lookup of {@link #readArray} and {@link #readTiered}, its value (not copied) decoded by {@code plain} or,
+   * if that is null, by {@code tiered}, after the lookup.
+   */
+  private <T> T decoded(byte[] key, Function<byte[], T> plain, io.hybridcache.core.api.TieredDecoder<T> tiered) {
+    checkKey(key);
     calls.enter();
     try {
-      byte[] v = lookup(key, new ByteKey(key), true, false);
-      return v == null ? null : decoder.apply(v);
+      ByteKey k = new ByteKey(key);
+      byte[] v;
+      boolean fromDram;
+      boolean[] reading = beginRead();
+      try {
+        v = dramValue(k, true);
+        fromDram = v != null;
+        if (!fromDram) {
+          v = lookupFlash(key, k, true, false);
+        }
+      } finally {
+        endRead(reading);
+      }
+      if (v == null) {
+        return null;
+      }
+      return plain != null ? plain.apply(v)
+          : tiered.decode(v, fromDram ? io.hybridcache.core.api.Tier.DRAM : io.hybridcache.core.api.Tier.FLASH);
     } finally {
       calls.exit();
     }
@@ -250,17 +281,29 @@ final class Engine implements HybridCache {
   }
 
   private byte[] lookupReading(byte[] key, ByteKey k, boolean count, boolean copy) {
+    byte[] d = dramValue(k, count);
+    if (d != null) {
+      return copy ? d.clone() : d;
+    }
+    return lookupFlash(key, k, count, copy);
+  }
+
+  /**
+   * DRAM's own array of {@code k}'s live value (never to be handed out), or null; counts the get, and the DRAM hit,
+   * if {@code count}. Call while reading ({@link #beginRead}).
+   */
+  private byte[] dramValue(ByteKey k, boolean count) {
     if (count) {
       counters.gets.increment();
     }
     DramEntry d = dram.get(k);
-    if (d != null && !d.expired(System.currentTimeMillis())) {
-      if (count) {
-        counters.dramHits.increment();
-      }
-      return copy ? d.value().clone() : d.value();
+    if (d == null || d.expired(System.currentTimeMillis())) {
+      return null;
     }
-    return lookupFlash(key, k, count, copy);
+    if (count) {
+      counters.dramHits.increment();
+    }
+    return d.value();
   }
 
   private byte[] lookupFlash(byte[] key, ByteKey k, boolean count, boolean copy) {
@@ -333,6 +376,33 @@ final class Engine implements HybridCache {
    */
   @Override
   public List<byte[]> getAll(List<byte[]> keys) {
+    return Arrays.asList(batchRead(keys, true, null));
+  }
+
+  /**
+   * {@inheritDoc} The batch read of {@link #getAll} without its copies: a DRAM hit's decoder reads DRAM's array, a
+   * flash hit's the one its read made (one copy per hit, the caller's decoder's, where {@code getAll} then
+   * {@code decoder} made two).
+   */
+  @Override
+  public <T> List<T> readAll(List<byte[]> keys, io.hybridcache.core.api.TieredDecoder<T> decoder) {
+    Objects.requireNonNull(decoder, "decoder");
+    boolean[] fromDram = new boolean[keys.size()];
+    byte[][] values = batchRead(keys, false, fromDram);
+    List<T> decoded = new ArrayList<>(values.length);
+    for (int i = 0; i < values.length; i++) {
+      decoded.add(values[i] == null ? null : decoder.decode(values[i],
+          fromDram[i] ? io.hybridcache.core.api.Tier.DRAM : io.hybridcache.core.api.Tier.FLASH));
+    }
+    return decoded;
+  }
+
+  /**
+   * The values of {@code keys} (copies the caller owns if {@code copy}, else possibly the cache's own arrays, never
+   * to be handed out), DRAM hits first, then the flash lookups in flash address order; {@code fromDram}, if not
+   * null, marks the DRAM hits.
+   */
+  private byte[][] batchRead(List<byte[]> keys, boolean copy, boolean[] fromDram) {
     Objects.requireNonNull(keys, "keys");
     keys.forEach(Engine::checkKey);
     calls.enter();
@@ -340,15 +410,15 @@ final class Engine implements HybridCache {
     try {
       byte[][] values = new byte[keys.size()][];
       List<long[]> flashCandidates = new ArrayList<>(); // {address, position}
-      long now = System.currentTimeMillis();
       ByteKey[] ks = new ByteKey[keys.size()];
       for (int i = 0; i < values.length; i++) {
-        counters.gets.increment();
         ks[i] = new ByteKey(keys.get(i));
-        DramEntry d = dram.get(ks[i]);
-        if (d != null && !d.expired(now)) {
-          counters.dramHits.increment();
-          values[i] = d.value().clone();
+        byte[] d = dramValue(ks[i], true);
+        if (d != null) {
+          values[i] = copy ? d.clone() : d;
+          if (fromDram != null) {
+            fromDram[i] = true;
+          }
         } else {
           flashCandidates.add(new long[] {flash.address(ks[i].hash64()), i});
         }
@@ -356,9 +426,9 @@ final class Engine implements HybridCache {
       flashCandidates.sort((a, b) -> Long.compareUnsigned(a[0], b[0])); // segment tag, then offset
       for (long[] c : flashCandidates) {
         int i = (int) c[1];
-        values[i] = lookupFlash(keys.get(i), ks[i], true, true);
+        values[i] = lookupFlash(keys.get(i), ks[i], true, copy);
       }
-      return Arrays.asList(values);
+      return values;
     } finally {
       endRead(reading);
       calls.exit();
@@ -788,7 +858,7 @@ final class Engine implements HybridCache {
       boolean onFlash = onDirtyEviction(key, e);
       removals.notify(key.bytes(), e.value(), onFlash ? RemovalCause.EVICTED_FROM_DRAM : RemovalCause.EVICTED);
       if (!onFlash) {
-        tellEvicted(key.bytes());
+        tellEvicted(key.bytes(), true);
       }
     }
   }
@@ -819,11 +889,20 @@ final class Engine implements HybridCache {
 
   /** Tells the eviction hook, if any, on this thread; what it throws is logged, never the cache's failure. */
   private void tellEvicted(byte[] key) {
+    tellEvicted(key, false);
+  }
+
+  /** As {@link #tellEvicted(byte[])}; {@code refused}: a dirty DRAM eviction flash did not take. */
+  private void tellEvicted(byte[] key, boolean refused) {
     if (evictionHook == null) {
       return;
     }
     try {
-      evictionHook.evicted(key);
+      if (refused) {
+        evictionHook.refused(key);
+      } else {
+        evictionHook.evicted(key);
+      }
     } catch (RuntimeException ex) {
       LOG.warn("{}: the eviction hook threw; ignored", config.name(), ex);
     }

@@ -13,6 +13,7 @@ import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.Codec;
 import io.hybridcache.core.api.IndexType;
+import io.hybridcache.core.api.Tier;
 import io.hybridcache.core.api.TypedCache;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -67,6 +68,38 @@ class CacheApiTest {
       assertEquals(1, after.dramHits() - before.dramHits());
       assertEquals(3, after.flashHits() - before.flashHits());
       assertEquals(1, after.misses() - before.misses());
+    }
+  }
+
+  /**
+   * readTiered and readAll tell their decoder the tier that served each hit (a flash hit promotes: the next read
+   * of it is DRAM's), count as get and getAll do, and hand over DRAM's own array: two readAll of a DRAM hit see the
+   * same array (no copy), where getAll copies.
+   */
+  @Test
+  void tieredReadsTellTheTierAndCopyNothing() {
+    try (Engine c = open()) {
+      for (int i = 0; i < 300; i++) {
+        c.put(key(i), value(i, 1, 900));
+      }
+      c.writeBackAndDropDram(); // 0..299 on flash only
+      c.put(key(1000), value(1000, 1, 900)); // in DRAM
+      assertEquals(Tier.FLASH, c.readTiered(key(3), (v, tier) -> tier));
+      assertEquals(Tier.DRAM, c.readTiered(key(3), (v, tier) -> tier), "promoted by the flash hit");
+      assertNull(c.readTiered(key(5000), (v, tier) -> tier));
+      CacheStats before = c.stats();
+      List<Tier> tiers = c.readAll(List.of(key(250), key(1000), key(5000)), (v, tier) -> tier);
+      CacheStats after = c.stats();
+      assertEquals(Arrays.asList(Tier.FLASH, Tier.DRAM, null), tiers);
+      assertEquals(3, after.gets() - before.gets());
+      assertEquals(1, after.dramHits() - before.dramHits());
+      assertEquals(1, after.flashHits() - before.flashHits());
+      assertEquals(1, after.misses() - before.misses());
+      List<byte[]> one = List.of(key(1000));
+      byte[] first = c.readAll(one, (v, tier) -> v).get(0);
+      assertSame(first, c.readAll(one, (v, tier) -> v).get(0), "readAll copied a DRAM hit");
+      assertArrayEquals(value(1000, 1, 900), first);
+      assertTrue(first != c.getAll(one).get(0), "getAll returns a copy");
     }
   }
 

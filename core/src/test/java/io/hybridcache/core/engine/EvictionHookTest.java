@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
+import io.hybridcache.core.api.EvictionHook;
 import io.hybridcache.core.api.IndexType;
 import io.hybridcache.core.api.VictimPolicy;
 import io.hybridcache.core.device.DeviceCounters;
@@ -71,6 +72,41 @@ class EvictionHookTest {
         some = Arrays.equals(prefix, Arrays.copyOf(key(i), 8));
       }
       assertTrue(some, "a key prefix of a written key: " + Arrays.toString(k));
+    }
+  }
+
+  /**
+   * An entry too large for flash (20 KB over 16 KiB write buffers) lives in DRAM only; when DRAM evicts it, flash
+   * refuses it and the hook is told {@code refused} instead of {@code evicted}; every refusal the engine counts is
+   * told so. (Each filler key is read twice so that DRAM's W-TinyLFU admits it over the unread large entry.)
+   */
+  @Test
+  void aDramEvictionFlashDoesNotTakeIsToldAsRefused() {
+    ConcurrentLinkedQueue<String> evicted = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<String> refused = new ConcurrentLinkedQueue<>();
+    EvictionHook hook = new EvictionHook() {
+      @Override
+      public void evicted(byte[] key) {
+        evicted.add(new String(key, java.nio.charset.StandardCharsets.UTF_8));
+      }
+
+      @Override
+      public void refused(byte[] key) {
+        refused.add(new String(key, java.nio.charset.StandardCharsets.UTF_8));
+      }
+    };
+    try (Engine c = TestCaches.open(config(dir).evictionHook(hook).build())) {
+      c.put(key(-1), new byte[20_000]);
+      for (int i = 0; i < 3000 && refused.isEmpty(); i++) {
+        c.put(key(i), value(i, 1, 1000));
+        c.get(key(i));
+        c.get(key(i));
+      }
+      CacheStats s = c.stats();
+      assertTrue(refused.contains("key--1"), "refused: " + refused);
+      assertTrue(!evicted.contains("key--1"), "told evicted too");
+      assertEquals(s.admissionRejected() + s.queueRejected() + s.tooLargeRejected() + s.degradedRejected()
+          + s.indexFullRejected(), refused.size(), "refusals counted against told");
     }
   }
 

@@ -29,8 +29,8 @@ import javax.cache.CacheManager;
  *   <li>{@code hybridcache.jcache.degraded}: 1 while the flash tier is out of service, else 0.
  * </ul>
  *
- * Per cache these figures are not kept (the engine counts per engine, not per cache namespace); the per-cache
- * meters are {@link HybridCacheMeterBinderProvider}'s. Each read takes a fresh {@link HybridCache#stats()}
+ * These figures are the engine's, for all its caches; per cache, hits by tier, evictions and rejections are
+ * {@link HybridCacheMeterBinderProvider}'s ({@code hybridcache.jcache.cache.*}), entries and bytes are not kept yet. Each read takes a fresh {@link HybridCache#stats()}
  * snapshot (a scrape reads a few dozen adders per meter); after the manager closes the meters read NaN. The
  * meters hold the manager weakly, as Micrometer's do. Thread-safe: stateless.
  */

@@ -4,9 +4,12 @@ import io.hybridcache.jcache.HybridCacheStatisticsMXBean;
 import io.hybridcache.jcache.HybridCachingProvider;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.cache.metrics.JCacheCacheMeterBinderProvider;
+import java.util.function.ToDoubleFunction;
 import org.springframework.cache.jcache.JCacheCache;
 
 /**
@@ -20,6 +23,11 @@ import org.springframework.cache.jcache.JCacheCache;
  * <ul>
  *   <li>{@code hybridcache.jcache.undecodable}: stored values that no longer decoded (read as a miss and removed);
  *   <li>{@code hybridcache.jcache.oversized}: writes of entries the engine could not keep as asked;
+ *   <li>{@code hybridcache.jcache.cache.hits{tier=dram|flash}}: hits of {@code get} and {@code getAll} by the tier
+ *       that served them;
+ *   <li>{@code hybridcache.jcache.cache.evictions}: the cache's entries the engine evicted from both tiers;
+ *   <li>{@code hybridcache.jcache.cache.rejections}: the cache's entries the engine refused to keep (DRAM evictions
+ *       flash did not take, writes not stored);
  *   <li>{@code hybridcache.jcache.held.bytes}, tagged {@code tier} {@code dram} or {@code flash}: the bytes a
  *       cache with a cap ({@code cache[NAME].dram-bytes} or {@code flash-bytes}, or {@code cache[default]}'s)
  *       holds now in each tier ({@link HybridCacheStatisticsMXBean#getDramBytesHeld()}, {@link
@@ -27,10 +35,15 @@ import org.springframework.cache.jcache.JCacheCache;
  *       nothing for it).
  * </ul>
  *
- * The engine's tier figures (DRAM and flash hits, entries and bytes per tier, rejections, evictions, degraded)
- * are per manager, not per cache: {@link HybridCacheEngineMeters}. A cache of another provider gets Micrometer's
- * meters only. Spring Boot makes its own provider only when none of this type exists, so this one replaces it.
- * Stateless.
+ * All but the last are function counters over {@link HybridCacheStatisticsMXBean} (its {@code get...} figures:
+ * striped counts the cache keeps on its hit and eviction paths); the held bytes are gauges. The hits, evictions and
+ * rejections are under {@code hybridcache.jcache.cache.} because the manager's {@code hybridcache.jcache.evictions}
+ * and {@code rejections} ({@link HybridCacheEngineMeters}) carry other tag keys ({@code uri}, {@code tier},
+ * {@code reason}), and a registry such as Prometheus' requires one set of tag keys per name. A cache's entries are
+ * not among them yet, nor the bytes of a cache without a cap (the engine accounts neither per cache). The
+ * engine's figures (hits and misses, entries and bytes per tier, rejections by reason, evictions by tier, degraded)
+ * are per manager: {@link HybridCacheEngineMeters}. A cache of another provider gets Micrometer's meters only.
+ * Spring Boot makes its own provider only when none of this type exists, so this one replaces it. Stateless.
  */
 public class HybridCacheMeterBinderProvider extends JCacheCacheMeterBinderProvider {
   @Override
@@ -43,26 +56,36 @@ public class HybridCacheMeterBinderProvider extends JCacheCacheMeterBinderProvid
     HybridCacheStatisticsMXBean stats = nativeCache.unwrap(HybridCacheStatisticsMXBean.class);
     return registry -> {
       jcache.bindTo(registry);
-      FunctionCounter.builder("hybridcache.jcache.undecodable", stats, HybridCacheStatisticsMXBean::getUndecodableValues)
-          .tags(tags).tag("cache", cache.getName())
-          .description("Stored values that did not decode (read as a miss and removed)").register(registry);
-      FunctionCounter.builder("hybridcache.jcache.oversized", stats, HybridCacheStatisticsMXBean::getOversizedEntries)
-          .tags(tags).tag("cache", cache.getName())
-          .description("Writes of entries the engine could not keep as asked (DRAM only, flash only or not stored)")
-          .register(registry);
+      Tags own = Tags.of(tags).and("cache", cache.getName());
+      counter(registry, "hybridcache.jcache.undecodable", stats, HybridCacheStatisticsMXBean::getUndecodableValues,
+          own, "Stored values that did not decode (read as a miss and removed)");
+      counter(registry, "hybridcache.jcache.oversized", stats, HybridCacheStatisticsMXBean::getOversizedEntries,
+          own, "Writes of entries the engine could not keep as asked (DRAM only, flash only or not stored)");
+      String hits = "Hits of get and getAll by the tier that served them";
+      counter(registry, "hybridcache.jcache.cache.hits", stats, HybridCacheStatisticsMXBean::getDramHits,
+          own.and("tier", "dram"), hits);
+      counter(registry, "hybridcache.jcache.cache.hits", stats, HybridCacheStatisticsMXBean::getFlashHits,
+          own.and("tier", "flash"), hits);
+      counter(registry, "hybridcache.jcache.cache.evictions", stats, HybridCacheStatisticsMXBean::getEvictedEntries,
+          own, "The cache's entries the engine evicted from both tiers");
+      counter(registry, "hybridcache.jcache.cache.rejections", stats, HybridCacheStatisticsMXBean::getRejectedEntries,
+          own, "The cache's entries the engine refused to keep (DRAM evictions flash did not take, writes not stored)");
       if (stats.getDramBytesHeld() >= 0) { // a cache with a cap: the engine counts its bytes
-        held(registry, cache, tags, "dram", stats, HybridCacheStatisticsMXBean::getDramBytesHeld);
-        held(registry, cache, tags, "flash", stats, HybridCacheStatisticsMXBean::getFlashBytesHeld);
+        held(registry, stats, HybridCacheStatisticsMXBean::getDramBytesHeld, own.and("tier", "dram"));
+        held(registry, stats, HybridCacheStatisticsMXBean::getFlashBytesHeld, own.and("tier", "flash"));
       }
     };
   }
 
-  private static void held(io.micrometer.core.instrument.MeterRegistry registry, JCacheCache cache,
-      Iterable<Tag> tags, String tier, HybridCacheStatisticsMXBean stats,
-      java.util.function.ToDoubleFunction<HybridCacheStatisticsMXBean> bytes) {
-    Gauge.builder("hybridcache.jcache.held.bytes", stats, bytes).tags(tags).tag("cache", cache.getName())
-        .tag("tier", tier).baseUnit("bytes")
+  private static void held(MeterRegistry registry, HybridCacheStatisticsMXBean stats,
+      ToDoubleFunction<HybridCacheStatisticsMXBean> bytes, Tags tags) {
+    Gauge.builder("hybridcache.jcache.held.bytes", stats, bytes).tags(tags).baseUnit("bytes")
         .description("Bytes a cache with a cap holds now in the tier (flash: superseded entries included until reclaimed)")
         .register(registry);
+  }
+
+  private static void counter(MeterRegistry registry, String name, HybridCacheStatisticsMXBean stats,
+      ToDoubleFunction<HybridCacheStatisticsMXBean> count, Tags tags, String description) {
+    FunctionCounter.builder(name, stats, count).tags(tags).description(description).register(registry);
   }
 }

@@ -13,22 +13,27 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.cache.autoconfigure.metrics.CacheMetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cache.Cache;
 import org.springframework.cache.jcache.JCacheCacheManager;
 
 /**
  * The starter's meters under Spring Boot's metrics auto-configuration: per cache, Micrometer's JCache meters and
- * ours side by side with the same tags; per engine, hits by tier, entries and bytes per tier. Each moves with
- * what the cache does.
+ * ours side by side with the same tags (hits by tier, evictions, rejections); per engine, hits by tier, entries and
+ * bytes per tier. Each moves with what the cache does.
  */
 class StarterMetricsTest {
   @TempDir Path dir;
 
+  /** The starter's runner with the metrics auto-configurations and a simple registry. */
+  private ApplicationContextRunner metered() {
+    return StarterContexts.runner(dir.resolve("cache"), HybridCacheMetricsAutoConfiguration.class,
+        MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class, CacheMetricsAutoConfiguration.class);
+  }
+
   @Test
   void metersExistAndMoveOnHits() {
-    StarterContexts.runner(dir.resolve("cache"), HybridCacheMetricsAutoConfiguration.class,
-            MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-            CacheMetricsAutoConfiguration.class)
+    metered()
         .withPropertyValues("hybridcache.jcache.cache.items.key-type=java.lang.Integer",
             "hybridcache.jcache.cache.items.value-type=java.lang.String",
             "hybridcache.jcache.cache.items.statistics=true", "hybridcache.jcache.flash-bytes=8MB")
@@ -65,12 +70,59 @@ class StarterMetricsTest {
         });
   }
 
+  /**
+   * The per-cache tier meters, tagged as Micrometer's JCache meters of the cache, statistics off: hits by the tier
+   * that served them, entries the engine refused and entries it evicted, each moving with what the cache did;
+   * another cache's stay at 0.
+   */
+  @Test
+  void perCacheTierMetersExistWithTheCacheTagsAndMove() {
+    metered()
+        .withPropertyValues("hybridcache.jcache.cache.quiet.value-type=java.lang.String",
+            "hybridcache.jcache.cache.items.key-type=java.lang.Integer",
+            "hybridcache.jcache.cache.items.value-type=java.lang.String")
+        .run(context -> {
+          assertNull(context.getStartupFailure());
+          MeterRegistry registry = context.getBean(MeterRegistry.class);
+          Cache items = context.getBean(JCacheCacheManager.class).getCache("items");
+          assertEquals(0, perCache(registry, "hybridcache.jcache.cache.hits", "items", "dram"));
+          assertEquals(0, perCache(registry, "hybridcache.jcache.cache.hits", "items", "flash"));
+          String value = "v".repeat(1000);
+          int n = 2000; // about 2 MB through a 1 MiB DRAM tier onto 4 MiB of flash
+          for (int i = 0; i < n; i++) {
+            items.put(i, value + i);
+          }
+          context.getBean(CacheManager.class).unwrap(HybridCache.class).flush();
+          for (int i = 0; i < n; i++) {
+            assertEquals(value + i, items.get(i, String.class), "item " + i);
+          }
+          double flash = perCache(registry, "hybridcache.jcache.cache.hits", "items", "flash");
+          assertTrue(flash > n / 2.0, "early items from flash: " + flash);
+          assertEquals(n, flash + perCache(registry, "hybridcache.jcache.cache.hits", "items", "dram"));
+          items.put(-1, "x".repeat(2 << 20)); // over both tiers: refused
+          assertEquals(1, perCache(registry, "hybridcache.jcache.cache.rejections", "items", null));
+          for (int i = n; i < 4 * n; i++) { // 8 MB through 4 MiB of flash: reclaim evicts
+            items.put(i, value + i);
+          }
+          context.getBean(CacheManager.class).unwrap(HybridCache.class).flush();
+          assertTrue(perCache(registry, "hybridcache.jcache.cache.evictions", "items", null) > 0, "evictions");
+          for (String name : new String[] {"hits", "evictions", "rejections"}) {
+            assertEquals(0, registry.get("hybridcache.jcache.cache." + name).tag("cache", "quiet")
+                .tag("cache.manager", "cacheManager").functionCounters().stream().mapToDouble(c -> c.count()).sum(),
+                name + " of the quiet cache");
+          }
+        });
+  }
+
+  private static double perCache(MeterRegistry registry, String name, String cache, String tier) {
+    var search = registry.get(name).tag("cache", cache).tag("cache.manager", "cacheManager");
+    return (tier == null ? search : search.tag("tier", tier)).functionCounter().count();
+  }
+
   /** A capped cache's held bytes per tier are gauges (issue 37 item 6); a cache without a cap has none. */
   @Test
   void aCappedCachesHeldBytesAreGauges() {
-    StarterContexts.runner(dir.resolve("cache"), HybridCacheMetricsAutoConfiguration.class,
-            MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-            CacheMetricsAutoConfiguration.class)
+    metered()
         .withPropertyValues("hybridcache.jcache.cache.items.key-type=java.lang.Integer",
             "hybridcache.jcache.cache.items.value-type=java.lang.String",
             "hybridcache.jcache.cache.other.key-type=java.lang.Integer",
