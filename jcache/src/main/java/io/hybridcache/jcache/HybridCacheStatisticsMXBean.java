@@ -29,7 +29,8 @@ public interface HybridCacheStatisticsMXBean extends CacheStatisticsMXBean {
   /**
    * The DRAM-tier bytes (key + value + per-entry overhead) this cache holds now, counted by the engine for a cache
    * with a cap ({@code cache.NAME.dram-bytes} or {@code flash-bytes}, or {@code cache.default}'s); -1 for a cache
-   * without one. At most its {@code dram-bytes}.
+   * without one. At most its {@code dram-bytes} plus one entry per thread putting into it at that moment (its
+   * oldest entries are evicted right after such a put).
    */
   long getDramBytesHeld();
 

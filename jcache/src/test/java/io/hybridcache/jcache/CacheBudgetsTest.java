@@ -98,6 +98,40 @@ class CacheBudgetsTest {
     }
   }
 
+  /**
+   * A cache at its DRAM cap keeps its newest entries in DRAM and lets its oldest go (to flash, as DRAM evictions):
+   * written with three times its cap, its last tenth are all DRAM hits; another cache's DRAM entries stay.
+   */
+  @Test
+  void aCappedCacheAtItsDramCapKeepsItsNewestEntriesInDram() {
+    Properties p = roomy();
+    p.setProperty("cache.a.dram-bytes", "256k");
+    try (CacheManager m = open(p)) {
+      Cache<Integer, byte[]> b = m.createCache("b", config());
+      Cache<Integer, byte[]> a = m.createCache("a", config());
+      for (int i = 0; i < 1000; i++) { // about 1 MB of an 8 MiB DRAM tier
+        b.put(i, value(i));
+      }
+      int n = (int) (3 * A_DRAM / 1000);
+      for (int i = 0; i < n; i++) {
+        a.put(i, value(i));
+        assertTrue(stats(a).getDramBytesHeld() <= A_DRAM + SLACK, "A's DRAM " + stats(a).getDramBytesHeld());
+      }
+      for (int i = n - n / 10; i < n; i++) {
+        assertArrayEquals(value(i), a.get(i), "A's entry " + i);
+      }
+      assertEquals(n / 10, stats(a).getDramHits(), "A's newest tenth from DRAM");
+      assertEquals(0, stats(a).getFlashHits(), "none of A's newest from flash");
+      for (int i = 0; i < 1000; i++) {
+        assertArrayEquals(value(i), b.get(i), "B's entry " + i);
+      }
+      assertEquals(1000, stats(b).getDramHits(), "B's entries all from DRAM");
+      for (int i = 0; i < n - n / 10; i++) { // A's older entries on flash: DRAM evictions, not lost
+        assertArrayEquals(value(i), a.get(i), "A's older entry " + i);
+      }
+    }
+  }
+
   @Test
   void theDefaultCapsApplyToACacheCreatedOnDemand() {
     Properties p = roomy();

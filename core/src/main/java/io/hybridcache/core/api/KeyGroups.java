@@ -4,10 +4,10 @@ package io.hybridcache.core.api;
  * Byte caps per key group inside one engine: each group (a JCache cache's namespace, from its key prefix) may
  * hold at most {@link #dramCap} bytes in the DRAM tier and {@link #flashCap} bytes on the log engine's flash,
  * counted exactly per group by the engine ({@link HybridCache#dramBytesOf}, {@link HybridCache#flashBytesOf}).
- * A group over its DRAM cap has its new entries written straight to flash instead of kept in DRAM (and its
- * flash hits are not promoted); a group over its flash cap has its evictions refused, is not reinserted by
- * reclaim, and the reclaimer empties the segment holding most of its bytes: a group at its cap pays with its
- * own entries, never another group's. A write-back (flush, close) is never refused for a cap: it may pass it
+ * A group over its DRAM cap has its oldest entries (in write order: a put, a load or a promotion) evicted from
+ * DRAM, as the DRAM tier evicts for size, so it keeps its newest; a group over its flash cap has its evictions
+ * refused, is not reinserted by reclaim, and the reclaimer empties the segment holding most of its bytes: a
+ * group at its cap pays with its own entries, never another group's. A write-back (flush, close) is never refused for a cap: it may pass it
  * by the group's dirty DRAM bytes, reclaimed after. A flash cap under two segments may never reclaim (the
  * group's bytes can all sit in the two segments being written, which reclaim does not take): callers should
  * refuse one (the JCache provider does). Caps apply to the log engine only: not with {@link

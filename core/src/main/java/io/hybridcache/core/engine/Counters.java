@@ -20,8 +20,6 @@ final class Counters {
   public final LongAdder bufferHits = new LongAdder();
   /** Evictions refused because their key group was at its flash cap ({@link GroupBytes}). */
   public final LongAdder groupCapRejected = new LongAdder();
-  /** Puts and loads written straight to flash because their key group was at its DRAM cap. */
-  public final LongAdder groupDramBypassed = new LongAdder();
   /** Bytes reclaims for a group over its flash cap moved of other groups' entries (not charged to the reinsertion budget). */
   public final LongAdder groupReclaimMovedBytes = new LongAdder();
   public final LongAdder corruptReads = new LongAdder();

@@ -21,18 +21,19 @@ import java.util.concurrent.ConcurrentMap;
  * change of the map goes through {@link #compute}, {@link #computeIfPresent}, {@link #remove} or {@link #clear}
  * (whose functions count what they install and take out), or through Caffeine's eviction listener (size and
  * expiry, an expired entry a compute finds included: Caffeine reports it there before the function sees null).
- * Nothing else may change {@link #map()}. A change that would take a group over its DRAM cap is not installed:
- * the key's entry leaves DRAM and the caller's {@link Bypass} takes the new one (to flash, or nowhere).
+ * Nothing else may change {@link #map()}. A group with a DRAM cap also has its versions queued in write order
+ * ({@link DramOrder}); after a {@link #compute} or {@link #computeIfPresent} that left the key's group over its
+ * cap, the calling thread (outside the key's change, as Caffeine's own evictions) evicts the group's oldest
+ * entries until it is within: each inside its key's atomic removal, only if DRAM still holds the queued version,
+ * told to {@link Evictions} as a size eviction. So a capped group keeps its newest entries, pays with its own
+ * (dirty ones go to flash as any DRAM eviction), and a put never writes its own entry to flash.
  */
 final class DramTier {
   private final Cache<ByteKey, DramEntry> cache;
   private final GroupBytes groups; // null: no key groups, nothing counted
-
-  /** Takes an entry its group's DRAM cap kept out of DRAM; inside the key's atomic change. */
-  @FunctionalInterface
-  interface Bypass {
-    void bypassed(ByteKey key, DramEntry entry);
-  }
+  private final Evictions evictions;
+  /** Tests: called with a slot's key after it is taken for a cap's eviction, before the eviction. */
+  private volatile java.util.function.Consumer<ByteKey> beforeCapEviction = k -> { };
 
   /** Told of an entry DRAM evicted, inside the atomic removal of its key. */
   @FunctionalInterface
@@ -46,6 +47,7 @@ final class DramTier {
 
   DramTier(long maxBytes, Evictions evictions, GroupBytes groups) {
     this.groups = groups;
+    this.evictions = evictions;
     this.cache = Caffeine.newBuilder()
         .maximumWeight(maxBytes)
         .weigher((ByteKey k, DramEntry v) -> weigh(k.bytes().length, v.value().length))
@@ -68,7 +70,7 @@ final class DramTier {
         .executor(Runnable::run)
         .evictionListener((ByteKey k, DramEntry v, RemovalCause cause) -> {
           if (v != null && groups != null) {
-            groups.dramAdd(groups.groupOf(k.bytes()), -weigh(k, v));
+            counted(groups.groupOf(k.bytes()), k, v, null);
           }
           if (v != null && (cause == RemovalCause.SIZE || cause == RemovalCause.EXPIRED)) {
             evictions.evicted(k, v, cause == RemovalCause.EXPIRED);
@@ -94,39 +96,96 @@ final class DramTier {
   }
 
   /**
-   * {@code compute} on the map, counting the change to the key's group; a change over the group's DRAM cap
-   * removes the key's entry and hands the new one to {@code bypass} instead. Returns what the map holds now.
+   * {@code compute} on the map, counting the change to the key's group; then, if that group is over its DRAM cap,
+   * evicts its oldest entries. Returns what the map held after the change.
    */
-  DramEntry compute(ByteKey key, java.util.function.BiFunction<ByteKey, DramEntry, DramEntry> fn, Bypass bypass) {
+  DramEntry compute(ByteKey key, java.util.function.BiFunction<ByteKey, DramEntry, DramEntry> fn) {
     if (groups == null) {
       return cache.asMap().compute(key, fn);
     }
-    return cache.asMap().compute(key, (k, old) -> counted(k, old, fn.apply(k, old), bypass));
+    long g = groups.groupOf(key.bytes());
+    DramEntry now = cache.asMap().compute(key, (k, old) -> counted(g, k, old, fn.apply(k, old)));
+    evictOver(g);
+    return now;
   }
 
-  /** As {@link #compute}, only for a key DRAM holds (a change over the cap keeps the old entry). */
+  /** As {@link #compute}, only for a key DRAM holds. */
   DramEntry computeIfPresent(ByteKey key, java.util.function.BiFunction<ByteKey, DramEntry, DramEntry> fn) {
     if (groups == null) {
       return cache.asMap().computeIfPresent(key, fn);
     }
-    return cache.asMap().computeIfPresent(key, (k, old) -> {
-      DramEntry n = fn.apply(k, old);
-      return n == old || groups.dramAdd(groups.groupOf(k.bytes()), weigh(k, n) - weigh(k, old)) ? n : old;
-    });
+    long g = groups.groupOf(key.bytes());
+    DramEntry now = cache.asMap().computeIfPresent(key, (k, old) -> counted(g, k, old, fn.apply(k, old)));
+    evictOver(g);
+    return now;
   }
 
-  /** The new entry {@code n} over {@code old} if its group admits it (counted), else null and {@code bypass} takes it. */
-  private DramEntry counted(ByteKey k, DramEntry old, DramEntry n, Bypass bypass) {
+  /**
+   * Counts {@code n} replacing {@code old} (either may be null) in group {@code g}, and queues a new version in the
+   * group's write order; returns {@code n}. Inside the key's atomic change.
+   */
+  private DramEntry counted(long g, ByteKey k, DramEntry old, DramEntry n) {
     if (n == old) {
       return n;
     }
-    long g = groups.groupOf(k.bytes());
-    if (groups.dramAdd(g, weigh(k, n) - weigh(k, old))) {
-      return n;
+    groups.dramAdd(g, weigh(k, n) - weigh(k, old));
+    if (old != null && n != null && old.sequence() == n.sequence()) {
+      return n; // the same version (a write-back's clean copy): it keeps its place
     }
-    groups.dramAdd(g, -weigh(k, old)); // the old entry leaves with the refused one
-    bypass.bypassed(k, n);
-    return null;
+    DramOrder order = groups.dramOrder(g, n != null);
+    if (order != null) {
+      if (old != null) {
+        order.left();
+      }
+      if (n != null) {
+        order.added(k, n.sequence(), this::holds);
+      }
+    }
+    return n;
+  }
+
+  /** Whether DRAM holds the version {@code slot} queued (no read recorded, no maintenance). */
+  private boolean holds(DramOrder.Slot slot) {
+    DramEntry e = cache.policy().getIfPresentQuietly(slot.key());
+    return e != null && e.sequence() == slot.sequence();
+  }
+
+  /**
+   * Evicts group {@code g}'s oldest entries while it holds more than its DRAM cap: outside any key's change (a
+   * caller holds none), each inside its own key's atomic removal, as Caffeine's size evictions are.
+   */
+  private void evictOver(long g) {
+    while (groups.dramOver(g)) {
+      DramOrder order = groups.dramOrder(g, false);
+      DramOrder.Slot slot = order == null ? null : order.oldest();
+      if (slot == null) {
+        return; // another thread is evicting the rest
+      }
+      beforeCapEviction.accept(slot.key());
+      if (!evict(g, slot)) {
+        order.staleTaken();
+      }
+    }
+  }
+
+  /** Evicts the version {@code slot} queued if DRAM still holds it (told as a size eviction); false if not. */
+  private boolean evict(long g, DramOrder.Slot slot) {
+    boolean[] evicted = {false};
+    cache.asMap().computeIfPresent(slot.key(), (k, cur) -> {
+      if (cur.sequence() != slot.sequence()) {
+        return cur; // a newer version: queued behind
+      }
+      groups.dramAdd(g, -weigh(k, cur));
+      evicted[0] = true;
+      evictions.evicted(k, cur, false);
+      return null;
+    });
+    return evicted[0];
+  }
+
+  /** Tests: see {@link #beforeCapEviction}. */
+  void beforeCapEviction(java.util.function.Consumer<ByteKey> hook) {
+    beforeCapEviction = hook;
   }
 
   /** Removes {@code key}'s entry if it is {@code value}, counted; true if removed. */
@@ -139,9 +198,8 @@ final class DramTier {
       if (cur != value) {
         return cur;
       }
-      groups.dramAdd(groups.groupOf(k.bytes()), -weigh(k, cur));
       removed[0] = true;
-      return null;
+      return counted(groups.groupOf(k.bytes()), k, cur, null);
     });
     return removed[0];
   }
@@ -190,10 +248,7 @@ final class DramTier {
       return;
     }
     for (ByteKey k : cache.asMap().keySet()) { // each removal counted inside the key's atomic change
-      cache.asMap().computeIfPresent(k, (kk, v) -> {
-        groups.dramAdd(groups.groupOf(kk.bytes()), -weigh(kk, v));
-        return null;
-      });
+      cache.asMap().computeIfPresent(k, (kk, v) -> counted(groups.groupOf(kk.bytes()), kk, v, null));
     }
   }
 }

@@ -359,7 +359,7 @@ final class Engine implements HybridCache {
       boolean copy, long clearsSeen) {
     byte[] v = promoted.value();
     if ((clearsSeen & 1) != 0 || dram.compute(promotedKey, (kk, cur) -> cur != null ? cur
-        : clearsBegun.get() == clearsSeen && still.test(kk) ? promoted : null, NOT_PROMOTED) != promoted) {
+        : clearsBegun.get() == clearsSeen && still.test(kk) ? promoted : null) != promoted) {
       return v; // not promoted (read during a clear, or a clear began since): nobody else holds this array
     }
     if (clearsBegun.get() != clearsSeen) {
@@ -548,7 +548,7 @@ final class Engine implements HybridCache {
       return;
     }
     byte[] kept = copy ? value.clone() : value;
-    dram.compute(k, (kk, old) -> written(kk, old, kept, expiryMillis, lifetimeClass), this::toFlashOverCap);
+    dram.compute(k, (kk, old) -> written(kk, old, kept, expiryMillis, lifetimeClass));
   }
 
   /**
@@ -563,8 +563,7 @@ final class Engine implements HybridCache {
       return;
     }
     byte[] copy = value.clone();
-    dram.compute(k, (kk, old) -> load.superseded() ? old : written(kk, old, copy, 0L, LifetimeClass.FRESH),
-        this::toFlashOverCap);
+    dram.compute(k, (kk, old) -> load.superseded() ? old : written(kk, old, copy, 0L, LifetimeClass.FRESH));
   }
 
   /**
@@ -629,7 +628,7 @@ final class Engine implements HybridCache {
       }
       was[0] = old;
       return null;
-    }, NOT_PROMOTED); // a removal never meets the cap
+    });
     if (held[0]) {
       removals.notify(key.bytes(), was[0] == null ? null : was[0].value(), RemovalCause.EXPLICIT);
     }
@@ -861,18 +860,6 @@ final class Engine implements HybridCache {
         tellEvicted(key.bytes(), true);
       }
     }
-  }
-
-  /** A promotion its key group's DRAM cap refused: the value stays on flash only. */
-  private static final DramTier.Bypass NOT_PROMOTED = (k, e) -> { };
-
-  /**
-   * A put or load its key group's DRAM cap kept out of DRAM ({@link GroupBytes}): written to flash at once,
-   * as a dirty eviction, inside the key's compute (so ordered with the key's other writes), and counted.
-   */
-  private void toFlashOverCap(ByteKey key, DramEntry e) {
-    counters.groupDramBypassed.increment();
-    onDramEviction(key, e, false);
   }
 
   @Override

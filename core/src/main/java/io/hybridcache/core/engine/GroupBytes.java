@@ -8,16 +8,17 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The bytes each key group ({@link KeyGroups}: a JCache cache's namespace) holds in the DRAM tier and on the log
  * engine's flash, and the admission decisions against the group's caps. A group at its cap pays with its own
- * entries: its new entries bypass DRAM (written straight to flash, a hit not promoted), and on flash its
+ * entries: in DRAM its oldest entries are evicted (its write order: {@link DramOrder}), and on flash its
  * evictions are refused, reclaim does not reinsert it, and a reclaim of the segment holding most of its bytes is
  * asked for ({@link FlashTier}). No other group's entry is evicted or refused for it (a group without a cap, or
  * under it, is decided as before; only a full flash, shared by all, still reclaims by the victim policy).
  *
  * <p>Thread-safe. Concurrency: a group's counts are atomics. DRAM is counted by the DRAM tier inside the key's
  * atomic change (its {@code compute} function, or Caffeine's eviction listener, which runs inside the atomic
- * removal, expired entries found by a compute included), so the count moves exactly with the map; a positive
- * DRAM change is admitted by a compare-and-set that never takes the count above the cap ({@link #dramAdd}), so
- * a group's DRAM bytes never exceed its cap. Flash is counted per segment ({@link Segment#addGroupBytes}) at
+ * removal, expired entries found by a compute included), so the count moves exactly with the map. A DRAM change
+ * is never refused: a put installs its entry, then (outside the key's change) evicts the group's oldest entries
+ * while the group is over its cap ({@link DramTier}), so a group's DRAM bytes exceed its cap by at most one
+ * entry per thread putting into it at that moment. Flash is counted per segment ({@link Segment#addGroupBytes}) at
  * each append (under the writer's lock) and taken off, per segment, when the segment leaves the segment table
  * (reclaimed, dropped, cleared): what a group holds on flash is the sum of what it appended to the segments
  * that still exist, superseded entries included (they take room until their segment is reclaimed). Flash
@@ -26,6 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Format: nothing on the device. A group is a {@code long} the {@link KeyGroups} derives from the key's
  * first bytes, so reclaim and a warm open can attribute an entry from the key bytes a segment summary keeps.
+ *
+ * <p>DRAM order: a group with a DRAM cap keeps a {@link DramOrder} (its entries' write order) in its counts,
+ * dropped with them; an uncapped group, and an engine without key groups, keeps none.
  *
  * <p>Reclaim: reclaim never reinserts an entry of a group over its flash cap (it is evicted), and a refused
  * eviction asks (once, until it is handled) for a reclaim of the sealed segment holding most of the group's
@@ -45,6 +49,8 @@ final class GroupBytes {
     final AtomicLong flash = new AtomicLong();
     /** A reclaim for this group is queued and not yet handled. */
     final AtomicBoolean reclaimAsked = new AtomicBoolean();
+    /** The write order of the group's DRAM entries (a group with a DRAM cap), or null until the first. */
+    volatile DramOrder order;
   }
 
   GroupBytes(KeyGroups groups) {
@@ -66,15 +72,37 @@ final class GroupBytes {
     return h != null ? h : held.computeIfAbsent(group, g -> new Held());
   }
 
-  /**
-   * Adds {@code delta} DRAM bytes to {@code group}: a negative one always, a positive one only if the group stays
-   * within its DRAM cap (false: refused, nothing added). Call inside the key's atomic change.
-   */
-  boolean dramAdd(long group, long delta) {
-    if (group == KeyGroups.NONE || delta == 0) {
-      return true;
+  /** Adds {@code delta} DRAM bytes to {@code group} (never refused: see the class note); inside the key's change. */
+  void dramAdd(long group, long delta) {
+    if (group != KeyGroups.NONE && delta != 0) {
+      add(group, false, delta, Long.MAX_VALUE);
     }
-    return add(group, false, delta, delta < 0 ? Long.MAX_VALUE : groups.dramCap(group));
+  }
+
+  /**
+   * The write order of {@code group}'s DRAM entries, made on first use; null for no group or one without a DRAM
+   * cap. With {@code make} false, null also if the group has no counts now (an entry leaving a dropped group).
+   */
+  DramOrder dramOrder(long group, boolean make) {
+    if (group == KeyGroups.NONE || groups.dramCap(group) == Long.MAX_VALUE) {
+      return null;
+    }
+    Held h = make ? held(group) : held.get(group);
+    if (h == null || h.order != null || !make) {
+      return h == null ? null : h.order;
+    }
+    synchronized (h) {
+      if (h.order == null) {
+        h.order = new DramOrder();
+      }
+      return h.order;
+    }
+  }
+
+  /** Whether {@code group} holds more DRAM bytes than its cap. */
+  boolean dramOver(long group) {
+    Held h = group == KeyGroups.NONE ? null : held.get(group);
+    return h != null && count(h.dram) > groups.dramCap(group);
   }
 
   /** A count of a group dropped by {@link #prune}: a change that meets it is made on the group's new counts. */

@@ -23,7 +23,7 @@ class KeyGroupsReinsertTest {
   static final long A_FLASH = 256 * 1024;
   static final long B_FLASH = 64 * 1024;
 
-  /** Both groups kept out of DRAM (every put straight to flash); A's flash cap large, B's small. */
+  /** Both groups kept out of DRAM (every put evicted to flash right after it); A's flash cap large, B's small. */
   static final KeyGroups GROUPS = KeyGroupsTest.caps(g -> g == A || g == B ? 1 : Long.MAX_VALUE,
       g -> g == A ? A_FLASH : g == B ? B_FLASH : Long.MAX_VALUE);
 
@@ -65,7 +65,7 @@ class KeyGroupsReinsertTest {
   @Test
   void aGroupAtItsFlashCapKeepsCyclingItsNewestEntries() {
     long cap = 192 * 1024; // three segments: its bytes are in sealed segments, not only the one being written
-    KeyGroups groups = KeyGroupsTest.caps(g -> 1, g -> cap); // every put straight to flash
+    KeyGroups groups = KeyGroupsTest.caps(g -> 1, g -> cap); // every put evicted to flash right after it
     CacheConfig config = TestCaches.small(dir, IndexType.HEAP).victimPolicy(VictimPolicy.fifo())
         .reinsertAllBelowLiveRatio(0).cascadeWait(java.time.Duration.ofSeconds(10)).evictionKeyBytes(8).keyGroups(groups).build();
     try (Engine c = TestCaches.open(config)) {
@@ -93,7 +93,7 @@ class KeyGroupsReinsertTest {
     long cap = 192 * 1024;
     // 'H' (3): read before the flood, reclaim for room reinserts them; 'C' (4): shares the capped group's
     // segments, reclaims for it move these
-    KeyGroups groups = KeyGroupsTest.caps(g -> 1, g -> g == A ? cap : Long.MAX_VALUE); // all straight to flash
+    KeyGroups groups = KeyGroupsTest.caps(g -> 1, g -> g == A ? cap : Long.MAX_VALUE); // all evicted at once
     CacheConfig config = TestCaches.small(dir, IndexType.HEAP).victimPolicy(VictimPolicy.fifo())
         .reinsertAllBelowLiveRatio(0).reinsertionBudget(CacheConfig.DEFAULT_REINSERTION_BUDGET)
         .cascadeWait(java.time.Duration.ofSeconds(10)).evictionKeyBytes(8).keyGroups(groups).build();
