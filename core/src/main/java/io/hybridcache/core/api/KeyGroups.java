@@ -22,8 +22,8 @@ public interface KeyGroups {
 
   /**
    * The group of {@code key}, or {@link #NONE}; a function of the key's first bytes only (at most {@link
-   * CacheConfig#MAX_EVICTION_KEY_BYTES}: a warm open attributes entries from the key bytes segment summaries keep),
-   * never negative but for {@code NONE}.
+   * CacheConfig#MAX_EVICTION_KEY_BYTES}: an open attributes entries from the key bytes segment summaries keep, or
+   * from those first bytes of an entry's key), never negative but for {@code NONE}.
    *
    * @param key the key, or its first bytes zero-padded; valid during the call only
    */

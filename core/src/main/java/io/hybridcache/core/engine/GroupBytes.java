@@ -1,6 +1,14 @@
 package io.hybridcache.core.engine;
 
+import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.KeyGroups;
+import io.hybridcache.core.device.Device;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,9 +43,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * eviction asks (once, until it is handled) for a reclaim of the sealed segment holding most of the group's
  * bytes, in which that group's live entries are evicted and every other group's live entries reinserted
  * ({@link Reclaimer#reclaimFor}), whose moves do not spend the shared reinsertion budget. A write-back (flush,
- * close) is not checked against the cap (an acknowledged put is never lost to a cap at close). After a warm open the flash counts are rebuilt from the segment summaries:
- * each live entry (the index still points at it) counted to its group, superseded bytes of the earlier run to
- * none ({@link FlashOpener}); DRAM starts empty.
+ * close) is not checked against the cap (an acknowledged put is never lost to a cap at close). After an open
+ * (clean or after a crash) the flash counts are rebuilt ({@link #rebuild}): each live entry (the index still
+ * points at it) counted to its group, from its segment's summary or, for a segment without one (being written
+ * at the close or the crash), from the entry's own key bytes; superseded bytes of the earlier run to none
+ * ({@link FlashOpener}); DRAM starts empty.
  */
 final class GroupBytes {
   private final KeyGroups groups;
@@ -205,40 +215,49 @@ final class GroupBytes {
   }
 
   /**
-   * Counts the live entries of the segments a warm open found (the index points at them) to their groups, from
-   * the key bytes each sealed segment's summary keeps: one read of a few KiB per segment. A segment without a
-   * summary or without key bytes in it (resumed active, sealed before a crash, written with {@code
-   * evictionKeyBytes} 0) is counted to no group, as are the superseded bytes of the earlier run: they leave as
-   * reclaim frees their segments. An unreadable summary counts its segment to no group (reclaim finds the fault).
+   * Counts the live entries of the segments an open found (the index points at them) to their groups: from the
+   * key bytes each sealed segment's summary keeps (one read of a few KiB per segment), and for a segment without
+   * a summary (resumed active after a clean close, or being written at a crash) from its entries' own key bytes
+   * ({@link #scan}: a read of the segment, in chunks of at most {@link #SCAN_CHUNK_BYTES}). A summary without key
+   * bytes (written with {@code evictionKeyBytes} 0) counts its segment to no group, as do the superseded bytes of
+   * the earlier run: they leave as reclaim frees their segments. An unreadable segment counts to no group (reclaim
+   * finds the fault).
    */
-  void rebuild(io.hybridcache.core.device.Device device, SegmentTable table, Index index) {
+  void rebuild(Device device, SegmentTable table, Index index) {
+    Map<Long, Segment> unsummarized = new HashMap<>(); // by tag
     for (Segment s : table.segments()) {
-      if (s.state() != Segment.State.SEALED) {
-        continue;
-      }
+      boolean summarized = false;
       try {
-        rebuild(device, table, index, s);
+        summarized = s.state() == Segment.State.SEALED && rebuild(device, table, index, s);
       } catch (java.io.IOException | RuntimeException e) {
-        // counted to no group: reclaim meets the fault when it takes the segment
+        summarized = true; // counted to no group: reclaim meets the fault when it takes the segment
       }
+      if (!summarized && s.state() != Segment.State.RECLAIMING) {
+        unsummarized.put(table.tagOf(s.id()), s);
+      }
+    }
+    if (!unsummarized.isEmpty()) {
+      scan(device, index, unsummarized);
     }
   }
 
-  private void rebuild(io.hybridcache.core.device.Device device, SegmentTable table, Index index, Segment s)
-      throws java.io.IOException {
+  /** Counts {@code s}'s live entries from its summary; false if it has none (nothing counted). */
+  private boolean rebuild(Device device, SegmentTable table, Index index, Segment s) throws java.io.IOException {
     long segmentBytes = device.slotBytes();
-    java.nio.ByteBuffer last = io.hybridcache.core.device.Device.allocateAligned(io.hybridcache.core.device.Device.ALIGNMENT);
-    device.read(s.slot(), segmentBytes - io.hybridcache.core.device.Device.ALIGNMENT, last);
+    ByteBuffer last = Device.allocateAligned(Device.ALIGNMENT);
+    device.read(s.slot(), segmentBytes - Device.ALIGNMENT, last);
     int count = SegmentSummary.count(last.flip(), s.id());
-    int keyBytes = count < 0 ? 0 : SegmentSummary.keyBytes(last);
-    if (count <= 0 || keyBytes == 0
-        || SegmentSummary.regionBytes(count, keyBytes) > segmentBytes - SegmentHeader.FIRST_ENTRY_OFFSET) {
-      return;
+    if (count <= 0) {
+      return false;
     }
+    int keyBytes = SegmentSummary.keyBytes(last);
     int regionBytes = SegmentSummary.regionBytes(count, keyBytes);
-    java.nio.ByteBuffer region = last;
-    if (regionBytes > io.hybridcache.core.device.Device.ALIGNMENT) {
-      region = io.hybridcache.core.device.Device.allocateAligned(regionBytes);
+    if (keyBytes == 0 || regionBytes > segmentBytes - SegmentHeader.FIRST_ENTRY_OFFSET) {
+      return true; // no key bytes, or not a summary we can read: counted to no group
+    }
+    ByteBuffer region = last;
+    if (regionBytes > Device.ALIGNMENT) {
+      region = Device.allocateAligned(regionBytes);
       device.read(s.slot(), segmentBytes - regionBytes, region);
       region.flip();
     }
@@ -246,15 +265,80 @@ final class GroupBytes {
     long[] offsets = new long[count];
     long[] keys = new long[count];
     if (!SegmentSummary.decode(region, s.id(), count, hashes, offsets, keys)) {
-      return;
+      return false;
     }
     long tag = table.tagOf(s.id());
     for (int i = 0; i < count; i++) {
       long packed = index.get(hashes[i]);
-      if (packed != IndexEntry.NONE && IndexEntry.segmentTag(packed) == tag && IndexEntry.offset(packed) == offsets[i]) {
+      if (packed != IndexEntry.NONE && IndexEntry.segmentTag(packed) == tag
+          && IndexEntry.offset(packed) == offsets[i]) {
         s.addGroupBytes(this, groupOf(SegmentSummary.keyPrefixBytes(keys[i], keyBytes)), IndexEntry.sizeBytes(packed));
       }
     }
+    return true;
+  }
+
+  /** The largest read of a segment without a summary at an open. */
+  static final int SCAN_CHUNK_BYTES = 1 << 20;
+
+  /**
+   * Counts the live entries of {@code segments} (by tag) from their own headers and key bytes: one pass over the
+   * index finds them, then each segment is read once in address order, in chunks.
+   */
+  private void scan(Device device, Index index, Map<Long, Segment> segments) {
+    Map<Long, List<long[]>> live = new HashMap<>(); // by tag: {offset, size} of each entry the index points at
+    index.forEach((hash, packed) -> {
+      long tag = IndexEntry.segmentTag(packed);
+      if (segments.containsKey(tag)) {
+        live.computeIfAbsent(tag, t -> new ArrayList<>()).add(new long[] {IndexEntry.offset(packed),
+            IndexEntry.sizeBytes(packed)});
+      }
+    });
+    ByteBuffer chunk = Device.allocateAligned((int) Math.min(device.slotBytes(), SCAN_CHUNK_BYTES));
+    for (Map.Entry<Long, List<long[]>> e : live.entrySet()) {
+      try {
+        scan(device, segments.get(e.getKey()), e.getValue(), chunk);
+      } catch (java.io.IOException | RuntimeException ex) {
+        // the rest of this segment counted to no group: reclaim meets the fault when it takes the segment
+      }
+    }
+  }
+
+  private void scan(Device device, Segment s, List<long[]> entries, ByteBuffer chunk) throws java.io.IOException {
+    entries.sort(java.util.Comparator.comparingLong(en -> en[0]));
+    long start = -1;
+    for (long[] en : entries) {
+      long offset = en[0];
+      if (start < 0 || offset + KEY_AT + CacheConfig.MAX_EVICTION_KEY_BYTES > start + chunk.limit()) {
+        start = offset & -Device.ALIGNMENT;
+        chunk.clear().limit((int) Math.min(chunk.capacity(), device.slotBytes() - start));
+        device.read(s.slot(), start, chunk);
+        chunk.flip();
+      }
+      byte[] prefix = keyPrefixAt(chunk, (int) (offset - start), s.id());
+      if (prefix != null) {
+        s.addGroupBytes(this, groupOf(prefix), en[1]);
+      }
+    }
+  }
+
+  private static final int KEY_AT = EntryFormat.HEADER_BYTES;
+
+  /**
+   * The first bytes of the key of the entry at {@code p} (zero-padded to {@link CacheConfig#MAX_EVICTION_KEY_BYTES},
+   * as a summary keeps them), or null if the header there is not an entry of {@code segmentId}.
+   */
+  private static byte[] keyPrefixAt(ByteBuffer chunk, int p, long segmentId) {
+    ByteBuffer b = chunk.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    if (p + KEY_AT > b.limit() || b.getInt(p) != EntryFormat.MAGIC
+        || (b.getInt(p + 16) & 0xFFFF_FFFFL) != (segmentId & 0xFFFF_FFFFL)) {
+      return null;
+    }
+    int n = Math.min(Math.min(Short.toUnsignedInt(b.getShort(p + 10)), CacheConfig.MAX_EVICTION_KEY_BYTES),
+        b.limit() - p - KEY_AT);
+    byte[] prefix = new byte[CacheConfig.MAX_EVICTION_KEY_BYTES];
+    b.get(p + KEY_AT, prefix, 0, n);
+    return prefix;
   }
 
   long dramBytes(long group) {
