@@ -28,8 +28,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * while the group is over its cap ({@link DramTier}), so a group's DRAM bytes exceed its cap by at most one
  * entry per thread putting into it at that moment. Flash is counted per segment ({@link Segment#addGroupBytes}) at
  * each append (under the writer's lock) and taken off, per segment, when the segment leaves the segment table
- * (reclaimed, dropped, cleared): what a group holds on flash is the sum of what it appended to the segments
- * that still exist, superseded entries included (they take room until their segment is reclaimed). Flash
+ * (reclaimed, dropped, cleared), except that an entry reclaim moves is taken off its victim as soon as its
+ * copy is indexed (a move is a transfer: the count does not rise while a reclaim moves a group's entries):
+ * what a group holds on flash is the sum of what it appended to the segments that still exist, superseded
+ * entries included (they take room until their segment is reclaimed), less what was moved out of them. Flash
  * admission is a check before the append, not a reservation: the count may pass the cap by one entry per
  * thread appending at that moment (the slack); it never passes it by more.
  *

@@ -65,6 +65,7 @@ final class Reclaimer {
   private java.util.function.Consumer<EntryFormat.Entry> onEvicted; // null: nobody listens, no extra reads
   private java.util.function.Consumer<byte[]> onEvictedKey; // null: nobody counts; else no read with summary keys
   private GroupBytes groups; // per key group caps, or null
+  private Runnable afterMove = () -> { }; // tests: after each move's index update
 
   /** Per-victim decisions shared by both paths. */
   private final class Pass {
@@ -129,6 +130,16 @@ final class Reclaimer {
       }
     }
 
+    /**
+     * The original of a moved entry leaves its group's count at once (the copy was counted at its append): a move
+     * is a transfer, so a group's count does not rise while its entries are moved.
+     */
+    void movedOut(EntryFormat.Entry e, long packed) {
+      if (groups != null) {
+        victim.addGroupBytes(groups, groups.groupOf(e.key()), -IndexEntry.sizeBytes(packed));
+      }
+    }
+
     boolean pointsHere(long packed, long offset) {
       return packed != IndexEntry.NONE && IndexEntry.segmentTag(packed) == table.tagOf(victim.id())
           && IndexEntry.offset(packed) == offset;
@@ -190,6 +201,11 @@ final class Reclaimer {
    */
   void onEvictedKey(java.util.function.Consumer<byte[]> hook) {
     this.onEvictedKey = hook;
+  }
+
+  /** Tests: called after each entry's move (its index entry updated). */
+  void afterMove(Runnable hook) {
+    this.afterMove = hook;
   }
 
   /** Caps reinsertion by key group (see {@link GroupBytes}); null for none. Before the first reclaim. */
@@ -390,6 +406,8 @@ final class Reclaimer {
         if (index.replace(hash, cur, moved)) {
           counters.reinserted.increment();
           pass.spend(IndexEntry.sizeBytes(moved));
+          pass.movedOut(e, cur);
+          afterMove.run();
           return;
         }
       } else if (index.remove(hash, cur)) {
