@@ -6,6 +6,7 @@ import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import java.util.List;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.BiFunction;
 
 /**
  * The DRAM tier: Caffeine (W-TinyLFU) bounded by bytes, each entry weighing key + value +
@@ -95,27 +96,28 @@ final class DramTier {
     return v == null ? 0 : weigh(k.bytes().length, v.value().length);
   }
 
+  /** A change of the map's entry for a key: its {@code compute} or {@code computeIfPresent}. */
+  private interface MapChange {
+    DramEntry change(ByteKey key, BiFunction<? super ByteKey, ? super DramEntry, ? extends DramEntry> fn);
+  }
+
   /**
    * {@code compute} on the map, counting the change to the key's group; then, if that group is over its DRAM cap,
    * evicts its oldest entries. Returns what the map held after the change.
    */
-  DramEntry compute(ByteKey key, java.util.function.BiFunction<ByteKey, DramEntry, DramEntry> fn) {
-    if (groups == null) {
-      return cache.asMap().compute(key, fn);
-    }
-    long g = groups.groupOf(key.bytes());
-    DramEntry now = cache.asMap().compute(key, (k, old) -> counted(g, k, old, fn.apply(k, old)));
-    evictOver(g);
-    return now;
+  DramEntry compute(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> fn) {
+    return groups == null ? cache.asMap().compute(key, fn) : counted(key, fn, cache.asMap()::compute);
   }
 
   /** As {@link #compute}, only for a key DRAM holds. */
-  DramEntry computeIfPresent(ByteKey key, java.util.function.BiFunction<ByteKey, DramEntry, DramEntry> fn) {
-    if (groups == null) {
-      return cache.asMap().computeIfPresent(key, fn);
-    }
+  DramEntry computeIfPresent(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> fn) {
+    return groups == null ? cache.asMap().computeIfPresent(key, fn)
+        : counted(key, fn, cache.asMap()::computeIfPresent);
+  }
+
+  private DramEntry counted(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> fn, MapChange change) {
     long g = groups.groupOf(key.bytes());
-    DramEntry now = cache.asMap().computeIfPresent(key, (k, old) -> counted(g, k, old, fn.apply(k, old)));
+    DramEntry now = change.change(key, (k, old) -> counted(g, k, old, fn.apply(k, old)));
     evictOver(g);
     return now;
   }

@@ -245,28 +245,19 @@ final class GroupBytes {
 
   /** Counts {@code s}'s live entries from its summary; false if it has none (nothing counted). */
   private boolean rebuild(Device device, SegmentTable table, Index index, Segment s) throws java.io.IOException {
-    long segmentBytes = device.slotBytes();
-    ByteBuffer last = Device.allocateAligned(Device.ALIGNMENT);
-    device.read(s.slot(), segmentBytes - Device.ALIGNMENT, last);
-    int count = SegmentSummary.count(last.flip(), s.id());
-    if (count <= 0) {
-      return false;
+    SegmentSummary.Read summary = SegmentSummary.read(device, s.slot(), s.id());
+    if (summary == null || summary.count() == 0) {
+      return false; // none (or an empty one): the entries' own key bytes tell
     }
-    int keyBytes = SegmentSummary.keyBytes(last);
-    int regionBytes = SegmentSummary.regionBytes(count, keyBytes);
-    if (keyBytes == 0 || regionBytes > segmentBytes - SegmentHeader.FIRST_ENTRY_OFFSET) {
-      return true; // no key bytes, or not a summary we can read: counted to no group
-    }
-    ByteBuffer region = last;
-    if (regionBytes > Device.ALIGNMENT) {
-      region = Device.allocateAligned(regionBytes);
-      device.read(s.slot(), segmentBytes - regionBytes, region);
-      region.flip();
+    int count = summary.count();
+    int keyBytes = summary.keyBytes();
+    if (keyBytes == 0) {
+      return true; // written without key bytes: counted to no group
     }
     long[] hashes = new long[count];
     long[] offsets = new long[count];
     long[] keys = new long[count];
-    if (!SegmentSummary.decode(region, s.id(), count, hashes, offsets, keys)) {
+    if (!SegmentSummary.decode(summary.region(), s.id(), count, hashes, offsets, keys)) {
       return false;
     }
     long tag = table.tagOf(s.id());

@@ -298,26 +298,17 @@ final class Reclaimer {
   /** The summary path; false if the victim has no valid summary or scanning is cheaper. */
   private boolean fromSummary(Pass pass) throws IOException {
     Segment victim = pass.victim;
-    long segmentBytes = device.slotBytes();
-    ByteBuffer last = Device.allocateAligned(Device.ALIGNMENT);
-    device.read(victim.slot(), segmentBytes - Device.ALIGNMENT, last);
-    int count = SegmentSummary.count(last.flip(), victim.id());
-    int keyBytes = count < 0 ? 0 : SegmentSummary.keyBytes(last);
-    if (count < 0 || SegmentSummary.regionBytes(count, keyBytes) > segmentBytes - SegmentHeader.FIRST_ENTRY_OFFSET) {
+    SegmentSummary.Read summary = SegmentSummary.read(device, victim.slot(), victim.id());
+    if (summary == null) {
       return false;
     }
-    int regionBytes = SegmentSummary.regionBytes(count, keyBytes);
-    ByteBuffer region = last;
-    if (regionBytes > Device.ALIGNMENT) {
-      region = Device.allocateAligned(regionBytes);
-      device.read(victim.slot(), segmentBytes - regionBytes, region);
-      region.flip();
-    }
+    int count = summary.count();
+    int keyBytes = summary.keyBytes();
     long[] hashes = new long[count];
     long[] offsets = new long[count];
     long[] found = new long[count]; // each key's index entry as first read: handle starts from it
     long[] keys = keyBytes > 0 && onEvictedKey != null ? new long[count] : null;
-    if (!SegmentSummary.decode(region, victim.id(), count, hashes, offsets, keys)) {
+    if (!SegmentSummary.decode(summary.region(), victim.id(), count, hashes, offsets, keys)) {
       return false;
     }
     int toMove = 0;

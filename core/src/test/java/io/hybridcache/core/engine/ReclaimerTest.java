@@ -216,31 +216,17 @@ class ReclaimerTest {
    */
   @Test
   void aMoveDoesNotCountAGroupsEntryTwice() throws Exception {
-    GroupBytes groups = new GroupBytes(new io.hybridcache.core.api.KeyGroups() { // every key in group 1, no cap
-      @Override
-      public long groupOf(byte[] key) {
-        return 1;
-      }
-
-      @Override
-      public long dramCap(long group) {
-        return Long.MAX_VALUE;
-      }
-
-      @Override
-      public long flashCap(long group) {
-        return Long.MAX_VALUE;
-      }
-    });
+    GroupBytes groups = new GroupBytes(KeyGroupsPruneTest.BY_FIRST_BYTE); // every key here: group 'k', no cap
+    long k = 'k';
     writer.groups(groups);
     Index index = new HeapIndex(1000);
     int n = fillSegment(index, 0);
-    long before = groups.flashBytes(1);
+    long before = groups.flashBytes(k);
     assertTrue(before > 0, "the group's bytes counted at their appends");
     Reclaimer r = reclaimer(index, 1.0); // moves the live entries, up to the per-victim cap
     r.groups(groups);
     java.util.List<Long> seen = new java.util.ArrayList<>();
-    r.afterMove(() -> seen.add(groups.flashBytes(1)));
+    r.afterMove(() -> seen.add(groups.flashBytes(k)));
     r.reclaim(table.get(1));
     assertTrue(seen.size() > n / 2, "moved: " + seen.size() + " of " + n);
     for (int i = 0; i < seen.size(); i++) {
