@@ -19,7 +19,7 @@ import java.util.function.Predicate;
  * removal, so a newer version of the key is never evicted through an older slot. The stale count is an estimate
  * (an entry's leaving is told apart from its install); when it exceeds the live slots plus {@link #SWEEP_SLACK},
  * the adding thread sweeps the stale slots out (one sweep at a time), so the queue stays within about twice the
- * group's entries plus the slack. Memory: a slot and a queue node per entry of a capped group (about 56 bytes),
+ * group's entries plus the slack. Memory: a slot and a queue node per entry of a capped group (about 50 bytes),
  * outside the DRAM budget's weights.
  */
 final class DramOrder {
