@@ -9,7 +9,7 @@ import java.util.function.Predicate;
 /**
  * The write order of one key group's DRAM entries, kept only for a group with a DRAM cap ({@link GroupBytes}): a
  * FIFO of (key, sequence) slots, one per version installed in DRAM (a put, a load, a promotion), oldest first. A
- * group over its cap evicts from the head ({@link DramTier}), so it keeps its newest entries; a version that keeps
+ * group over its cap evicts from the head ({@link DramGroups}), so it keeps its newest entries; a version that keeps
  * its sequence (a write-back's clean copy) keeps its place. Approximate: reads do not move an entry (a hot entry
  * written long ago is evicted, then promoted back by its next read), and a slot whose version left DRAM (replaced,
  * removed, evicted by the DRAM tier) stays until it reaches the head or a sweep drops it.

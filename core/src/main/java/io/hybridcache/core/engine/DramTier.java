@@ -18,23 +18,15 @@ import java.util.function.BiFunction;
  * in order. The listener receives every entry evicted for size (dirty ones go to flash, clean ones are
  * still there) or expiry.
  *
- * <p>With key groups ({@link GroupBytes}), each group's bytes are counted inside the key's atomic change: every
- * change of the map goes through {@link #compute}, {@link #computeIfPresent}, {@link #remove} or {@link #clear}
- * (whose functions count what they install and take out), or through Caffeine's eviction listener (size and
- * expiry, an expired entry a compute finds included: Caffeine reports it there before the function sees null).
- * Nothing else may change {@link #map()}. A group with a DRAM cap also has its versions queued in write order
- * ({@link DramOrder}); after a {@link #compute} or {@link #computeIfPresent} that left the key's group over its
- * cap, the calling thread (outside the key's change, as Caffeine's own evictions) evicts the group's oldest
- * entries until it is within: each inside its key's atomic removal, only if DRAM still holds the queued version,
- * told to {@link Evictions} as a size eviction. So a capped group keeps its newest entries, pays with its own
- * (dirty ones go to flash as any DRAM eviction), and a put never writes its own entry to flash.
+ * <p>With key groups ({@link GroupBytes}), every change of the map goes through {@link #compute}, {@link
+ * #computeIfPresent}, {@link #remove} or {@link #clear}, which {@link DramGroups} counts (and, for a group over its
+ * DRAM cap, follows with evictions of the group's oldest entries), or through Caffeine's eviction listener (size
+ * and expiry, an expired entry a compute finds included: Caffeine reports it there before the function sees
+ * null), counted there. Nothing else may change {@link #map()}.
  */
 final class DramTier {
   private final Cache<ByteKey, DramEntry> cache;
-  private final GroupBytes groups; // null: no key groups, nothing counted
-  private final Evictions evictions;
-  /** Tests: called with a slot's key after it is taken for a cap's eviction, before the eviction. */
-  private volatile java.util.function.Consumer<ByteKey> beforeCapEviction = k -> { };
+  private final DramGroups groups; // null: no key groups, nothing counted
 
   /** Told of an entry DRAM evicted, inside the atomic removal of its key. */
   @FunctionalInterface
@@ -47,8 +39,6 @@ final class DramTier {
   }
 
   DramTier(long maxBytes, Evictions evictions, GroupBytes groups) {
-    this.groups = groups;
-    this.evictions = evictions;
     this.cache = Caffeine.newBuilder()
         .maximumWeight(maxBytes)
         .weigher((ByteKey k, DramEntry v) -> weigh(k.bytes().length, v.value().length))
@@ -71,13 +61,14 @@ final class DramTier {
         .executor(Runnable::run)
         .evictionListener((ByteKey k, DramEntry v, RemovalCause cause) -> {
           if (v != null && groups != null) {
-            counted(groups.groupOf(k.bytes()), k, v, null);
+            DramGroups.evicted(groups, k, v);
           }
           if (v != null && (cause == RemovalCause.SIZE || cause == RemovalCause.EXPIRED)) {
             evictions.evicted(k, v, cause == RemovalCause.EXPIRED);
           }
         })
         .build();
+    this.groups = groups == null ? null : new DramGroups(cache, groups, evictions);
   }
 
   private static long remainingNanos(DramEntry v) {
@@ -92,118 +83,25 @@ final class DramTier {
     return cache.getIfPresent(key);
   }
 
-  private static long weigh(ByteKey k, DramEntry v) {
-    return v == null ? 0 : weigh(k.bytes().length, v.value().length);
-  }
-
-  /** A change of the map's entry for a key: its {@code compute} or {@code computeIfPresent}. */
-  private interface MapChange {
-    DramEntry change(ByteKey key, BiFunction<? super ByteKey, ? super DramEntry, ? extends DramEntry> fn);
-  }
-
-  /**
-   * {@code compute} on the map, counting the change to the key's group; then, if that group is over its DRAM cap,
-   * evicts its oldest entries. Returns what the map held after the change.
-   */
+  /** {@code compute} on the map; with key groups counted, then a group over its DRAM cap evicts its oldest. */
   DramEntry compute(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> fn) {
-    return groups == null ? cache.asMap().compute(key, fn) : counted(key, fn, cache.asMap()::compute);
+    return groups == null ? cache.asMap().compute(key, fn) : groups.change(key, fn, cache.asMap()::compute);
   }
 
   /** As {@link #compute}, only for a key DRAM holds. */
   DramEntry computeIfPresent(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> fn) {
     return groups == null ? cache.asMap().computeIfPresent(key, fn)
-        : counted(key, fn, cache.asMap()::computeIfPresent);
+        : groups.change(key, fn, cache.asMap()::computeIfPresent);
   }
 
-  private DramEntry counted(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> fn, MapChange change) {
-    long g = groups.groupOf(key.bytes());
-    DramEntry now = change.change(key, (k, old) -> counted(g, k, old, fn.apply(k, old)));
-    evictOver(g);
-    return now;
-  }
-
-  /**
-   * Counts {@code n} replacing {@code old} (either may be null) in group {@code g}, and queues a new version in the
-   * group's write order; returns {@code n}. Inside the key's atomic change.
-   */
-  private DramEntry counted(long g, ByteKey k, DramEntry old, DramEntry n) {
-    if (n == old) {
-      return n;
-    }
-    groups.dramAdd(g, weigh(k, n) - weigh(k, old));
-    if (old != null && n != null && old.sequence() == n.sequence()) {
-      return n; // the same version (a write-back's clean copy): it keeps its place
-    }
-    DramOrder order = groups.dramOrder(g, n != null);
-    if (order != null) {
-      if (old != null) {
-        order.left();
-      }
-      if (n != null) {
-        order.added(k, n.sequence(), this::holds);
-      }
-    }
-    return n;
-  }
-
-  /** Whether DRAM holds the version {@code slot} queued (no read recorded, no maintenance). */
-  private boolean holds(DramOrder.Slot slot) {
-    DramEntry e = cache.policy().getIfPresentQuietly(slot.key());
-    return e != null && e.sequence() == slot.sequence();
-  }
-
-  /**
-   * Evicts group {@code g}'s oldest entries while it holds more than its DRAM cap: outside any key's change (a
-   * caller holds none), each inside its own key's atomic removal, as Caffeine's size evictions are.
-   */
-  private void evictOver(long g) {
-    while (groups.dramOver(g)) {
-      DramOrder order = groups.dramOrder(g, false);
-      DramOrder.Slot slot = order == null ? null : order.oldest();
-      if (slot == null) {
-        return; // another thread is evicting the rest
-      }
-      beforeCapEviction.accept(slot.key());
-      if (!evict(g, slot)) {
-        order.staleTaken();
-      }
-    }
-  }
-
-  /** Evicts the version {@code slot} queued if DRAM still holds it (told as a size eviction); false if not. */
-  private boolean evict(long g, DramOrder.Slot slot) {
-    boolean[] evicted = {false};
-    cache.asMap().computeIfPresent(slot.key(), (k, cur) -> {
-      if (cur.sequence() != slot.sequence()) {
-        return cur; // a newer version: queued behind
-      }
-      groups.dramAdd(g, -weigh(k, cur));
-      evicted[0] = true;
-      evictions.evicted(k, cur, false);
-      return null;
-    });
-    return evicted[0];
-  }
-
-  /** Tests: see {@link #beforeCapEviction}. */
-  void beforeCapEviction(java.util.function.Consumer<ByteKey> hook) {
-    beforeCapEviction = hook;
-  }
-
-  /** Removes {@code key}'s entry if it is {@code value}, counted; true if removed. */
+  /** Removes {@code key}'s entry if it is {@code value} (counted); true if removed. */
   boolean remove(ByteKey key, DramEntry value) {
-    if (groups == null) {
-      return cache.asMap().remove(key, value);
-    }
-    boolean[] removed = {false};
-    cache.asMap().computeIfPresent(key, (k, cur) -> {
-      if (cur != value) {
-        return cur;
-      }
-      removed[0] = true;
-      return counted(groups.groupOf(k.bytes()), k, cur, null);
-    });
-    return removed[0];
+    return groups == null ? cache.asMap().remove(key, value) : groups.remove(key, value);
+  }
+
+  /** Tests: see {@link DramGroups#beforeCapEviction}. */
+  void beforeCapEviction(java.util.function.Consumer<ByteKey> hook) {
+    groups.beforeCapEviction(hook);
   }
 
   /** The live map, for reads only (changes go through the methods above): atomic with eviction of a key. */
@@ -247,10 +145,8 @@ final class DramTier {
   public void clear() {
     if (groups == null) {
       cache.invalidateAll();
-      return;
-    }
-    for (ByteKey k : cache.asMap().keySet()) { // each removal counted inside the key's atomic change
-      cache.asMap().computeIfPresent(k, (kk, v) -> counted(groups.groupOf(kk.bytes()), kk, v, null));
+    } else {
+      groups.clear();
     }
   }
 }

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * atomic change (its {@code compute} function, or Caffeine's eviction listener, which runs inside the atomic
  * removal, expired entries found by a compute included), so the count moves exactly with the map. A DRAM change
  * is never refused: a put installs its entry, then (outside the key's change) evicts the group's oldest entries
- * while the group is over its cap ({@link DramTier}), so a group's DRAM bytes exceed its cap by at most one
+ * while the group is over its cap ({@link DramGroups}), so a group's DRAM bytes exceed its cap by at most one
  * entry per thread putting into it at that moment. Flash is counted per segment ({@link Segment#addGroupBytes}) at
  * each append (under the writer's lock) and taken off, per segment, when the segment leaves the segment table
  * (reclaimed, dropped, cleared), except that an entry reclaim moves is taken off its victim as soon as its
@@ -69,7 +69,7 @@ final class GroupBytes {
     this.groups = groups;
   }
 
-  /** The group of {@code key} (or its summary's first bytes); {@link KeyGroups#NONE} if it has none or the groups throw. */
+  /** The group of {@code key} (or its first bytes); {@link KeyGroups#NONE} if it has none or the groups throw. */
   long groupOf(byte[] key) {
     try {
       long g = groups.groupOf(key);
