@@ -36,7 +36,11 @@ import javax.cache.expiry.TouchedExpiryPolicy;
 final class CacheSettings {
   static final Set<String> NAMES = Set.of("key-codec", "value-codec", "expire-after-write", "expire-after-access",
       "statistics", "management", "key-type", "value-type", "store-by-reference", "clear-on-start", "warm",
-      "max-entries");
+      "max-entries", "dram-bytes", "flash-bytes");
+  /** The cache name whose {@code dram-bytes} and {@code flash-bytes} apply to every cache that sets none. */
+  static final String DEFAULT = "default";
+  /** The settings that only cap a cache: they do not declare it (as {@code warm}). */
+  private static final Set<String> NOT_DECLARING = Set.of("warm", "dram-bytes", "flash-bytes");
   /** The bound of a store-by-reference cache without {@code max-entries} (but the update-timestamps region). */
   static final int DEFAULT_MAX_ENTRIES = 100_000;
 
@@ -59,6 +63,8 @@ final class CacheSettings {
         bool(key, e.getValue());
       } else if (setting.equals("max-entries")) {
         positiveLong(key, e.getValue());
+      } else if (setting.endsWith("-bytes")) {
+        budget(key, e.getValue(), Long.MAX_VALUE, null);
       }
     }
     this.settings = Map.copyOf(settings);
@@ -79,7 +85,7 @@ final class CacheSettings {
   Set<String> declared() {
     Set<String> names = new TreeSet<>();
     for (String key : settings.keySet()) {
-      if (!key.endsWith(".warm")) {
+      if (!NOT_DECLARING.contains(key.substring(key.lastIndexOf('.') + 1))) {
         names.add(key.substring(0, key.lastIndexOf('.')));
       }
     }
@@ -172,6 +178,91 @@ final class CacheSettings {
       return positiveLong(cacheName + ".max-entries", v);
     }
     return HibernateRegion.of(cacheName) == HibernateRegion.UPDATE_TIMESTAMPS ? Long.MAX_VALUE : DEFAULT_MAX_ENTRIES;
+  }
+
+  /** True if some cache, or {@code cache.default}, has a {@code dram-bytes} or {@code flash-bytes}. */
+  boolean hasBudgets() {
+    for (String key : settings.keySet()) {
+      if (key.endsWith(".dram-bytes") || key.endsWith(".flash-bytes")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The cap {@code setting} ({@code dram-bytes} or {@code flash-bytes}) of cache {@code cacheName}: its own,
+   * else {@code cache.default}'s, else none ({@link Long#MAX_VALUE}); a share ({@code 25%}) of
+   * {@code managerBytes}.
+   */
+  long budget(String cacheName, String setting, long managerBytes) {
+    String own = get(cacheName, setting);
+    String name = own != null ? cacheName : DEFAULT;
+    String v = own != null ? own : get(DEFAULT, setting);
+    return v == null ? Long.MAX_VALUE : budget(name + "." + setting, v, managerBytes, setting);
+  }
+
+  /**
+   * Checks every {@code dram-bytes} and {@code flash-bytes} against the manager's budgets: a cap cannot exceed
+   * them, and a flash cap must hold two segments of {@code segmentBytes} ({@link #MIN_FLASH_CAP_SEGMENTS}).
+   */
+  void checkBudgets(long dramBytes, long flashBytes, long segmentBytes) {
+    for (Map.Entry<String, String> e : settings.entrySet()) {
+      String key = e.getKey();
+      if (key.endsWith(".dram-bytes")) {
+        budget(key, e.getValue(), dramBytes, ProviderProperties.DRAM_BYTES);
+      } else if (key.endsWith(".flash-bytes")) {
+        long cap = budget(key, e.getValue(), flashBytes, ProviderProperties.FLASH_BYTES);
+        long min = MIN_FLASH_CAP_SEGMENTS * segmentBytes;
+        if (cap < min) {
+          throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + key + " must be at least "
+              + SizeRules.format(min) + " (" + MIN_FLASH_CAP_SEGMENTS + " segments of " + ProviderProperties.SEGMENT_BYTES
+              + " " + SizeRules.format(segmentBytes) + ": reclaim frees only full segments, and a cache's bytes can "
+              + "fill the two being written; a smaller segment-bytes allows a smaller cap), was " + e.getValue());
+        }
+      }
+    }
+  }
+
+  /**
+   * The fewest segments a flash cap holds: a capped cache's bytes can sit in the two segments being written (the
+   * one DRAM evictions fill, the one reclaim moves entries into), which reclaim never takes; over a cap of two
+   * segments some of them are in a full segment, which a reclaim for the cache frees.
+   */
+  static final long MIN_FLASH_CAP_SEGMENTS = 2;
+
+  /**
+   * A cap in bytes ({@code 64m}, with k, m, g or none) or a share of {@code managerBytes} ({@code 25%}, above 0
+   * and at most 100); with {@code managerProperty} it must not exceed {@code managerBytes}.
+   */
+  private static long budget(String key, String value, long managerBytes, String managerProperty) {
+    String t = value.trim().toLowerCase(Locale.ROOT);
+    long bytes;
+    try {
+      if (t.endsWith("%")) {
+        double share = Double.parseDouble(t.substring(0, t.length() - 1));
+        if (!(share > 0 && share <= 100)) {
+          throw new NumberFormatException();
+        }
+        bytes = managerBytes == Long.MAX_VALUE ? 1 : Math.max(1, (long) (managerBytes * share / 100));
+      } else {
+        long unit = t.endsWith("k") ? 1024L : t.endsWith("m") ? 1024L * 1024 : t.endsWith("g") ? 1024L * 1024 * 1024 : 1;
+        long n = Long.parseLong(unit == 1 ? t : t.substring(0, t.length() - 1));
+        if (n <= 0) {
+          throw new NumberFormatException();
+        }
+        bytes = Math.multiplyExact(n, unit);
+      }
+    } catch (NumberFormatException | ArithmeticException e) {
+      throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + key
+          + " must be a positive size in bytes (or with k, m, g) or a share of the manager's budget (25%), was "
+          + value, e);
+    }
+    if (managerProperty != null && bytes > managerBytes) {
+      throw new IllegalArgumentException(ProviderProperties.CACHE_PREFIX + key + " cannot exceed the manager's "
+          + managerProperty + " (" + SizeRules.format(managerBytes) + "), was " + value);
+    }
+    return bytes;
   }
 
   static Duration duration(String key, String value) {

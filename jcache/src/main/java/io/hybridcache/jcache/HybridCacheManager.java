@@ -145,6 +145,7 @@ final class HybridCacheManager implements CacheManager {
             + "shares the manager's dram-bytes and flash-bytes, was " + settings.caches().get(cacheName, "max-entries"));
       }
       namespace = namespaceOf(e.namespaces(), l, cacheName, settings.caches().startsEmpty(cacheName));
+      capped(e, namespace, cacheName, statistics);
       store = new ValueStore<>(shared, e.namespaces(), namespace, keys, values,
           new Oversized(cacheName, statistics, shared.config()), loader());
     } else {
@@ -164,6 +165,25 @@ final class HybridCacheManager implements CacheManager {
       resources.lease().shared().watch(sink);
     }
     return cache;
+  }
+
+  /**
+   * Gives the engine the caps of cache {@code cacheName} ({@code cache.NAME.dram-bytes}, {@code flash-bytes}, or
+   * {@code cache.default}'s), and its statistics the bytes it holds (-1 for a cache without caps).
+   */
+  private void capped(SharedEngine e, Namespace ns, String cacheName, Statistics statistics) {
+    NamespaceGroups groups = e.groups();
+    if (groups == null) {
+      return;
+    }
+    long dram = settings.caches().budget(cacheName, "dram-bytes", settings.dramBytes());
+    long flash = settings.caches().budget(cacheName, "flash-bytes", settings.flashBytes());
+    groups.cap(ns.id(), dram, flash);
+    if (dram != Long.MAX_VALUE || flash != Long.MAX_VALUE) {
+      HybridCache engine = e.engine();
+      statistics.held(() -> engine.dramBytesOf(NamespaceGroups.groupOf(ns)),
+          () -> engine.flashBytesOf(NamespaceGroups.groupOf(ns)));
+    }
   }
 
   /**

@@ -27,6 +27,22 @@ public interface HybridCacheStatisticsMXBean extends CacheStatisticsMXBean {
   long getOversizedEntries();
 
   /**
+   * The DRAM-tier bytes (key + value + per-entry overhead) this cache holds now, counted by the engine for a cache
+   * with a cap ({@code cache.NAME.dram-bytes} or {@code flash-bytes}, or {@code cache.default}'s); -1 for a cache
+   * without one. At most its {@code dram-bytes} plus one entry per thread putting into it at that moment (its
+   * oldest entries are evicted right after such a put).
+   */
+  long getDramBytesHeld();
+
+  /**
+   * The flash bytes this cache's entries take (superseded ones included, until reclaim frees their segment; each
+   * entry in the index's size classes, a little above its header + key + value), counted by the engine for a cache
+   * with a cap; -1 for a cache without one. At most its {@code flash-bytes} plus one entry per thread writing at
+   * that moment.
+   */
+  long getFlashBytesHeld();
+
+  /**
    * Hits of {@code get} and {@code getAll} the DRAM tier served (a store-by-reference cache: every such hit, from
    * the heap). With {@link #getFlashHits()}, the hits by tier of this cache; the other operations that find an entry
    * (the {@code getAndPut} kind, {@code invoke}, the iterator) are in {@code CacheHits} only. Counted whether

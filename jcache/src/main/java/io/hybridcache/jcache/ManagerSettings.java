@@ -95,7 +95,13 @@ final class ManagerSettings {
       }
     }
     this.cacheSettings = new CacheSettings(perCache);
+    if (cacheSettings.hasBudgets() && smallObjectShare > 0) {
+      throw new IllegalArgumentException("cache.NAME.dram-bytes and cache.NAME.flash-bytes cannot be combined with "
+          + ProviderProperties.SMALL_OBJECT_SHARE + " above 0 (the small-object engine keeps no per-cache count), was "
+          + ProviderProperties.SMALL_OBJECT_SHARE + "=" + smallObjectShare);
+    }
     SizeRules.check(p, dramBytes, flashBytes, segmentBytes, writeBufferBytes, smallObjectShare);
+    cacheSettings.checkBudgets(dramBytes, flashBytes, segmentBytes); // after the segment size is known good
     engineConfig(); // validates the rest now, naming the bad one
   }
 

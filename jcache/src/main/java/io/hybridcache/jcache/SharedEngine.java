@@ -62,6 +62,8 @@ final class SharedEngine {
   private final ClassDescriptors descriptors;
   /** Per namespace id: what to tell when the engine evicts one of its entries (a cache's statistics). */
   private final ConcurrentHashMap<Integer, EvictionSink> sinks;
+  /** The per-cache caps the engine enforces ({@code cache.NAME.dram-bytes|flash-bytes}), or null if none is set. */
+  private final NamespaceGroups groups;
   private int references;
   private final BitSet slots = new BitSet();
   /** Tests: wraps each engine opened from now on (an instrumented engine that counts its calls); identity. */
@@ -76,7 +78,9 @@ final class SharedEngine {
   }
 
   private SharedEngine(Path directory, java.net.URI uri, boolean persistent, DirectoryLock lock, HybridCache engine,
-      Namespaces namespaces, ClassDescriptors descriptors, ConcurrentHashMap<Integer, EvictionSink> sinks) {
+      Namespaces namespaces, ClassDescriptors descriptors, ConcurrentHashMap<Integer, EvictionSink> sinks,
+      NamespaceGroups groups) {
+    this.groups = groups;
     this.descriptors = descriptors;
     this.directory = directory;
     this.uri = uri;
@@ -129,7 +133,9 @@ final class SharedEngine {
       DirectoryLock lock = lockDirectory(dir, settings.persistent());
       try {
         ConcurrentHashMap<Integer, EvictionSink> sinks = new ConcurrentHashMap<>();
+        NamespaceGroups groups = settings.caches().hasBudgets() ? new NamespaceGroups() : null;
         CacheConfig config = settings.engineConfig().toBuilder()
+            .keyGroups(groups) // none without a per-cache budget: the engine counts nothing
             .evictionHook(hookOf(sinks)) // by key only: no value, no device read, no task per entry
             .evictionKeyBytes(CacheConfig.MAX_EVICTION_KEY_BYTES) // a namespace prefix (two varints) fits
             .build();
@@ -164,7 +170,7 @@ final class SharedEngine {
               + " its serialized values): " + e.getMessage(), e);
         }
         shared = new SharedEngine(dir, settings.uri(), settings.persistent(), lock, engine, namespaces,
-            descriptors, sinks);
+            descriptors, sinks, groups);
       } catch (RuntimeException | Error e) {
         unlock(dir, settings.persistent(), lock, e);
         throw e;
@@ -338,5 +344,7 @@ final class SharedEngine {
   }
 
   HybridCache engine() { return engine; }
+  /** The per-cache caps, or null if the manager's settings set none. */
+  NamespaceGroups groups() { return groups; }
   Namespaces namespaces() { return namespaces; }
 }

@@ -39,6 +39,21 @@ final class Statistics implements HybridCacheStatisticsMXBean {
   void putTime(long nanos) { putNanos.add(nanos); }
   void removeTime(long nanos) { removeNanos.add(nanos); }
   void undecodable() { undecodable.increment(); }
+
+  private volatile java.util.function.LongSupplier dramHeld = () -> -1;
+  private volatile java.util.function.LongSupplier flashHeld = () -> -1;
+
+  /** Where {@link #getDramBytesHeld} and {@link #getFlashBytesHeld} read (a capped cache's engine counts). */
+  void held(java.util.function.LongSupplier dram, java.util.function.LongSupplier flash) {
+    dramHeld = dram;
+    flashHeld = flash;
+  }
+
+  @Override
+  public long getDramBytesHeld() { return dramHeld.getAsLong(); }
+
+  @Override
+  public long getFlashBytesHeld() { return flashHeld.getAsLong(); }
   void oversized() { oversized.increment(); }
   /** A hit served by flash ({@code fromFlash}) or by DRAM (a store-by-reference cache's: always DRAM). */
   void served(boolean fromFlash) { (fromFlash ? flashHits : dramHits).increment(); }

@@ -91,6 +91,7 @@ public final class CacheConfig {
   private final Executor removalExecutor;
   private final EvictionHook evictionHook;
   private final int evictionKeyBytes;
+  private final KeyGroups keyGroups;
 
   /** The largest {@link #evictionKeyBytes()}. */
   public static final int MAX_EVICTION_KEY_BYTES = 8;
@@ -186,6 +187,7 @@ public final class CacheConfig {
     this.removalExecutor = b.removalExecutor;
     this.evictionHook = b.evictionHook;
     this.evictionKeyBytes = b.evictionKeyBytes;
+    this.keyGroups = b.keyGroups;
   }
 
   public static Builder builder(Path directory) {
@@ -234,6 +236,7 @@ public final class CacheConfig {
     b.removalExecutor = removalExecutor;
     b.evictionHook = evictionHook;
     b.evictionKeyBytes = evictionKeyBytes;
+    b.keyGroups = keyGroups;
     return b;
   }
 
@@ -403,6 +406,8 @@ public final class CacheConfig {
    * reclaim tells an {@link #evictionHook()} of an entry it drops without reading it from the device.
    */
   public int evictionKeyBytes() { return evictionKeyBytes; }
+  /** Byte caps per key group ({@link KeyGroups}), or null: no group counted, none capped. */
+  public KeyGroups keyGroups() { return keyGroups; }
   /** {@link #filePermissions()} as a set. */
   public Set<PosixFilePermission> filePermissionSet() { return PosixFilePermissions.fromString(filePermissions); }
 
@@ -474,6 +479,7 @@ public final class CacheConfig {
     private Executor removalExecutor = ForkJoinPool.commonPool();
     private EvictionHook evictionHook;
     private int evictionKeyBytes;
+    private KeyGroups keyGroups;
 
     private Builder() {}
 
@@ -567,12 +573,20 @@ public final class CacheConfig {
      * of flash per entry.
      */
     public Builder evictionKeyBytes(int v) { evictionKeyBytes = v; return this; }
+    /**
+     * Byte caps per key group (default none: no group counted, no cost); not with {@code smallObjectShare}
+     * above 0 (the small-object engine keeps no per-group count).
+     */
+    public Builder keyGroups(KeyGroups v) { keyGroups = v; return this; }
 
     /** Validates every field; the exception message names the first bad field and its value. */
     public CacheConfig build() {
       require(directory != null, "directory", "must be set", directory);
       require(name != null && !name.isBlank() && name.matches("[A-Za-z0-9._-]+"), "name",
           "must be non-empty letters, digits, '.', '_' or '-'", name);
+      require(keyGroups == null || smallObjectShare <= 0, "keyGroups",
+          "cannot be combined with smallObjectShare above 0 (the small-object engine keeps no per-group count)",
+          smallObjectShare);
       require(dramBytes >= MIB, "dramBytes", "must be >= 1 MiB", dramBytes);
       require(flashBytes > 0, "flashBytes", "must be > 0", flashBytes);
       require(segmentBytes == 0 || segmentBytes >= 64 * KIB && segmentBytes <= MAX_SEGMENT_BYTES

@@ -233,6 +233,22 @@ public interface HybridCache extends Closeable {
   void setDramCapacity(long bytes);
 
   /**
+   * The DRAM-tier bytes (in its weight) held now by key group {@code group} of {@link CacheConfig#keyGroups()},
+   * or -1 without key groups.
+   */
+  default long dramBytesOf(long group) {
+    return -1;
+  }
+
+  /**
+   * The flash bytes (live or superseded, in the index's sector-rounded sizes, until reclaim frees their
+   * segment) held now by key group {@code group} of {@link CacheConfig#keyGroups()}, or -1 without key groups.
+   */
+  default long flashBytesOf(long group) {
+    return -1;
+  }
+
+  /**
    * Writes every dirty DRAM entry to flash (keeping it in DRAM as a clean copy) and waits until
    * everything written so far is on flash and indexed, giving up after {@link CacheConfig#closeTimeout()}
    * if the device makes no progress. For a checkpoint before a planned stop, tests and benchmarks.

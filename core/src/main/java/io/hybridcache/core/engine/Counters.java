@@ -17,6 +17,10 @@ final class Counters {
   /** Zero bytes skipped so that an entry of at most a page never straddles two (page-aware placement). */
   public final LongAdder placementPadBytes = new LongAdder();
   public final LongAdder bufferHits = new LongAdder();
+  /** Evictions refused because their key group was at its flash cap ({@link GroupBytes}). */
+  public final LongAdder groupCapRejected = new LongAdder();
+  /** Bytes reclaims for a group over its flash cap moved of other groups' entries (not charged to the reinsertion budget). */
+  public final LongAdder groupReclaimMovedBytes = new LongAdder();
   public final LongAdder corruptReads = new LongAdder();
   public final LongAdder puts = new LongAdder();
   public final LongAdder removes = new LongAdder();

@@ -24,6 +24,10 @@ import java.util.function.BiFunction;
  * hit) that finds a deadline passed sweeps up to {@link #SWEEP_BATCH} of them on its own thread, after its
  * change (never inside it), as Caffeine's maintenance did; so do a read that found an expired entry (a miss:
  * {@link DramEntry#expired}) and {@link #cleanUp}. A DRAM hit never sweeps.
+ *
+ * <p>With key groups ({@link GroupBytes}), the same changes are also counted per group by {@link DramGroups}
+ * (which, for a group over its DRAM cap, follows them with evictions of the group's oldest entries), and
+ * Caffeine's eviction listener counts what it evicts. Nothing else may change {@link #map()}.
  */
 final class DramTier {
   /** Deadlines one write sweeps at most: a bounded cost on the writer, the rest for the next write. */
@@ -33,6 +37,8 @@ final class DramTier {
   private final ConcurrentMap<ByteKey, DramEntry> map;
   private final DramExpiry expiry = new DramExpiry();
   private final Evictions evictions;
+  private final DramGroups groups; // null: no key groups, nothing counted
+  private final GroupBytes groupBytes;
 
   /** Told of an entry DRAM evicted, inside the atomic removal of its key. */
   @FunctionalInterface
@@ -41,12 +47,20 @@ final class DramTier {
   }
 
   public DramTier(long maxBytes, Evictions evictions) {
+    this(maxBytes, evictions, null);
+  }
+
+  DramTier(long maxBytes, Evictions evictions, GroupBytes groups) {
     this.evictions = evictions;
+    this.groupBytes = groups;
     this.cache = Caffeine.newBuilder()
         .maximumWeight(maxBytes)
         .weigher((ByteKey k, DramEntry v) -> weigh(k.bytes().length, v.value().length))
         .executor(Runnable::run)
         .evictionListener((ByteKey k, DramEntry v, RemovalCause cause) -> {
+          if (v != null && groups != null) {
+            DramGroups.evicted(groups, k, v);
+          }
           if (v != null && cause == RemovalCause.SIZE) {
             expiry.untrack(v);
             evictions.evicted(k, v, v.expiredNow());
@@ -54,6 +68,7 @@ final class DramTier {
         })
         .build();
     this.map = cache.asMap();
+    this.groups = groups == null ? null : new DramGroups(cache, groups, evictions, expiry::untrack);
   }
 
   public DramEntry get(ByteKey key) {
@@ -70,19 +85,26 @@ final class DramTier {
    * the entry {@code f} replaces is forgotten and the one it installs recorded, inside the same change.
    */
   public DramEntry compute(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> f) {
-    DramEntry after = map.compute(key, (k, old) -> tracked(k, old, f.apply(k, old)));
+    BiFunction<ByteKey, DramEntry, DramEntry> fn = (k, old) -> tracked(k, old, f.apply(k, old));
+    DramEntry after = groups == null ? map.compute(key, fn) : groups.change(key, fn, map::compute);
     sweepIfDue();
     return after;
   }
 
   /** As {@link #compute}, for a key DRAM holds. */
   public DramEntry computeIfPresent(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> f) {
-    return map.computeIfPresent(key, (k, old) -> tracked(k, old, f.apply(k, old)));
+    BiFunction<ByteKey, DramEntry, DramEntry> fn = (k, old) -> tracked(k, old, f.apply(k, old));
+    return groups == null ? map.computeIfPresent(key, fn) : groups.change(key, fn, map::computeIfPresent);
   }
 
   /** Removes {@code key}'s entry if it is {@code entry}. */
   public void remove(ByteKey key, DramEntry entry) {
-    map.computeIfPresent(key, (k, cur) -> tracked(k, cur, cur == entry ? null : cur));
+    computeIfPresent(key, (k, cur) -> cur == entry ? null : cur);
+  }
+
+  /** Tests: see {@link DramGroups#beforeCapEviction}. */
+  void beforeCapEviction(java.util.function.Consumer<ByteKey> hook) {
+    groups.beforeCapEviction(hook);
   }
 
   private DramEntry tracked(ByteKey key, DramEntry old, DramEntry now) {
@@ -111,6 +133,9 @@ final class DramTier {
     map.computeIfPresent(key, (k, cur) -> {
       if (cur.sequence() != sequence || !cur.expired(nowMillis)) {
         return cur;
+      }
+      if (groupBytes != null) {
+        DramGroups.evicted(groupBytes, k, cur);
       }
       evictions.evicted(k, cur, true); // inside the atomic removal, as Caffeine's eviction listener
       return null;
@@ -166,6 +191,10 @@ final class DramTier {
    */
   public void clear() {
     expiry.clear();
-    cache.invalidateAll();
+    if (groups == null) {
+      cache.invalidateAll();
+    } else {
+      groups.clear();
+    }
   }
 }

@@ -114,7 +114,7 @@ final class Engine implements HybridCache {
       }
       this.removals = new Removals(config.name(), config.removalListener(), config.removalExecutor());
       this.evictionHook = config.evictionHook();
-      this.dram = new DramTier(config.dramBytes(), this::onDramEviction);
+      this.dram = new DramTier(config.dramBytes(), this::onDramEviction, flash.groups());
       java.util.function.Predicate<byte[]> inDram = k -> dram.map().containsKey(new ByteKey(k)); // no maintenance
       if (removals.active()) {
         flash.onReclaimEvicted(e -> removals.notifyUnless(e.key(), e.value(), RemovalCause.EVICTED, inDram));
@@ -862,6 +862,18 @@ final class Engine implements HybridCache {
         tellEvicted(key.bytes(), true);
       }
     }
+  }
+
+  @Override
+  public long dramBytesOf(long group) {
+    GroupBytes g = flash.groups();
+    return g == null ? -1 : g.dramBytes(group);
+  }
+
+  @Override
+  public long flashBytesOf(long group) {
+    GroupBytes g = flash.groups();
+    return g == null ? -1 : g.flashBytes(group);
   }
 
   /** Tells the eviction hook, if any, on this thread; what it throws is logged, never the cache's failure. */

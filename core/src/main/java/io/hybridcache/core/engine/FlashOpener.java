@@ -54,9 +54,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Restart: a clean close leaves {@value #CLEAN_MARKER}, the saved segment table and the flushed
  * index; open deletes the marker first, so a crash at any later point is seen as unclean. Warm open
- * reuses index and segments without reading any entry. Unclean open reads only the slot header pages,
- * rebuilds each segment's live bytes from the index and drops index entries of segments that no longer
- * exist; every other stale or torn entry fails its CRC, segment or key check when read and is a miss.
+ * reuses index and segments without reading any entry (with key groups, the tier then reads the segment
+ * summaries, and the segments without one, to count each group's bytes: {@link GroupBytes#rebuild}). Unclean
+ * open reads only the slot header pages, rebuilds each segment's live bytes from the index and drops index
+ * entries of segments that no longer exist; every other stale or torn entry fails its CRC, segment or key
+ * check when read and is a miss.
  *
  * <p>Compact index: a clean open loads the checkpoint written at close; an unclean one in the same boot
  * (a process kill) rebuilds it from the last checkpoint, the invalidation journal and the entries written

@@ -129,10 +129,17 @@ final class FlashTier {
   private volatile Thread closer; // close's thread: it outlives a timed-out close, holding the lock
   private volatile Checkpointer checkpointer; // compact index with durability PROCESS or POWER, else null
   private volatile InvalidationJournal journal; // the checkpointer's journal, or null
+  private final GroupBytes groups; // per key group bytes and caps (CacheConfig.keyGroups), or null
 
-  private sealed interface Command permits Reclaim, Barrier, Stop {}
+  private sealed interface Command permits Reclaim, ReclaimFor, Barrier, Stop {}
 
   private record Reclaim() implements Command {}
+
+  /**
+   * A reclaim of the segment holding most of {@code group}'s bytes: an entry of {@code bytes} was refused, the
+   * group is at its flash cap.
+   */
+  private record ReclaimFor(long group, long bytes) implements Command {}
 
   private record Barrier(boolean flush, boolean checkpoint, CompletableFuture<Boolean> done) implements Command {}
 
@@ -177,9 +184,15 @@ final class FlashTier {
     this.readBuffers = new ReadBuffers(config.readBuffers(), config.maxFlashEntryBytes());
     this.reader = new FlashReader(device, table, counters, readBuffers);
     writer.summaryKeyBytes(config.evictionKeyBytes());
+    this.groups = config.keyGroups() == null ? null : new GroupBytes(config.keyGroups());
+    if (groups != null) {
+      groups.rebuild(device, table, index); // before the writer appends: a warm open's live entries, per group
+      writer.groups(groups);
+    }
     this.reclaimer = new Reclaimer(device, table, index, writer, counters, config.victimPolicy(),
         config.reinsertAllBelowLiveRatio(), config.reinsertionBudget(), config.logFlashBytes(), config.trimReclaimed(),
         sequence::get, System::currentTimeMillis);
+    reclaimer.groups(groups);
     writer.slotSource(new SegmentWriter.SlotSource() {
       @Override
       public int freeSlot() {
@@ -239,6 +252,8 @@ final class FlashTier {
   }
 
   Index index() { return index; }
+  /** The per key group counts, or null without key groups. */
+  GroupBytes groups() { return groups; }
   SegmentTable table() { return table; }
   Device device() { return device; }
   Placement placement() { return placement; }
@@ -466,6 +481,11 @@ final class FlashTier {
         counters.indexFullRejected.increment();
         return false;
       }
+      // a write-back (flush, close) is never refused for a cap: an acknowledged put must not be lost by a clean
+      // close; it passes the cap by at most the group's dirty DRAM bytes, and the next refused eviction reclaims
+      if (groups != null && eviction && overCap(key.bytes(), EntryFormat.entryBytes(key.bytes().length, value.length))) {
+        return false;
+      }
       lease.cover(seq);
       long packed = appendWaiting(key, value, seq, expiryMillis, c, deadlineNanos, kind);
       if (packed == IndexEntry.NONE) {
@@ -494,6 +514,22 @@ final class FlashTier {
       gate.fault(e, "flash write");
       return false;
     }
+  }
+
+  /**
+   * True (counted, and a reclaim for the group asked for) if {@code entryBytes} more would take the key's group
+   * over its flash cap: the eviction is refused, so the group pays with its own entries ({@link GroupBytes}).
+   */
+  private boolean overCap(byte[] key, int entryBytes) {
+    long group = groups.groupOf(key);
+    if (groups.flashAdmits(group, entryBytes)) {
+      return false;
+    }
+    counters.groupCapRejected.increment();
+    if (groups.askReclaim(group)) {
+      queue.add(new ReclaimFor(group, entryBytes));
+    }
+    return true;
   }
 
   /**
@@ -943,20 +979,56 @@ final class FlashTier {
         room.advance();
       }
     } catch (Throwable t) {
-      // the victim may be unreadable, or hold what reclaim cannot handle: it costs its segment (dropped on
-      // the next turn), not every later reclaim that would choose it again
-      String where = victim == null ? "reclaim" : "reclaim of segment " + victim.id() + " in slot " + victim.slot();
-      if (t instanceof IOException) {
-        gate.error(t, where);
-      } else {
-        gate.contained(t, where);
-      }
-      if (victim != null && victim.markDamaged()) {
-        damaged.add(victim);
-      }
+      reclaimFailed(t, victim);
     }
   }
 
+  /**
+   * A reclaim fault: the victim may be unreadable, or hold what reclaim cannot handle: it costs its segment
+   * (dropped on the next turn), not every later reclaim that would choose it again.
+   */
+  private void reclaimFailed(Throwable t, Segment victim) {
+    String where = victim == null ? "reclaim" : "reclaim of segment " + victim.id() + " in slot " + victim.slot();
+    if (t instanceof IOException) {
+      gate.error(t, where);
+    } else {
+      gate.contained(t, where);
+    }
+    if (victim != null && victim.markDamaged()) {
+      damaged.add(victim);
+    }
+  }
+
+
+  /**
+   * Reclaims the sealed segment holding most of {@code group}'s bytes if the group is still over its flash cap:
+   * its entries there are evicted, every other group's live entries reinserted ({@link Reclaimer#reclaimFor}).
+   * A fault costs the victim, as in {@link #reclaimIfLow}.
+   */
+  private void reclaimFor(long group, long refusedBytes) {
+    groups.reclaimHandled(group); // an eviction refused from here on may ask again
+    Segment victim = null;
+    try {
+      // the refused entry's size, not one byte: a group within an entry of its cap (where a single writer
+      // always stops, the check being before the append) must free room, or it refuses every entry forever
+      if (gate.degraded() || !groups.flashOver(group) && groups.flashAdmits(group, refusedBytes)) {
+        return;
+      }
+      victim = reclaimer.chooseVictimFor(group);
+      if (victim == null) {
+        return;
+      }
+      victim.requireInstalls(System.nanoTime() + Segment.INSTALL_WAIT_NANOS);
+      reclaimer.reclaimFor(victim, group);
+      Segment done = victim;
+      writer.locked(() -> placement.reclaimed(done));
+      victim = null;
+      lastReclaimedNanos = System.nanoTime();
+      room.advance();
+    } catch (Throwable t) {
+      reclaimFailed(t, victim);
+    }
+  }
 
   /** Runs one command; false after {@link Stop}. Any Throwable is a fault; a barrier still completes. */
   private boolean execute(Command c) {
@@ -965,6 +1037,8 @@ final class FlashTier {
         return false;
       } else if (c instanceof Reclaim) {
         reclaimIfLow(); // a request drained into this batch after the turn's own reclaim must not wait a turn
+      } else if (c instanceof ReclaimFor r) {
+        reclaimFor(r.group(), r.bytes());
       } else if (c instanceof Barrier b) {
         boolean ok = !b.flush() || !gate.degraded() && flushQuietly();
         Checkpointer cp = checkpointer;

@@ -31,6 +31,10 @@ import java.util.function.LongSupplier;
  * Without the budget a tier over capacity reinserts most of each victim, or copies every live entry
  * once its live bytes sink below {@code reinsertAllBelowLiveRatio}: workload A at 90% fill wrote 0.5
  * bytes of reinsertion per byte admitted to save 3 points of miss ratio. Only reinserted entries are read and verified (CRC) from the summary path.
+ * A reclaim for a key group over its flash cap ({@link #reclaimFor}) moves every other group's live entries
+ * whatever the budget and spends none of it (its moves are that group's cost, counted apart; one victim per
+ * refused eviction): charged to it, one capped group cycling through flash would take the budget the
+ * reclaims for room need to keep every group's hot entries.
  * Reinsertion of one victim is capped at {@value #REINSERT_CAP} of a segment so a segment full of hot
  * entries cannot stall reclaim. Then the slot is freed (and discarded on the device when
  * {@code trimReclaimed} is set).
@@ -60,6 +64,8 @@ final class Reclaimer {
   private java.util.function.LongConsumer onVictim = id -> { };
   private java.util.function.Consumer<EntryFormat.Entry> onEvicted; // null: nobody listens, no extra reads
   private java.util.function.Consumer<byte[]> onEvictedKey; // null: nobody counts; else no read with summary keys
+  private GroupBytes groups; // per key group caps, or null
+  private Runnable afterMove = () -> { }; // tests: after each move's index update
 
   /** Per-victim decisions shared by both paths. */
   private final class Pass {
@@ -67,8 +73,15 @@ final class Reclaimer {
     final boolean reinsertAll;
     final long now;
     long reinsertBudget;
+    /** The group over its flash cap this pass is for ({@link #reclaimFor}), or NONE: a pass for room. */
+    final long forGroup;
 
     Pass(Segment victim) {
+      this(victim, io.hybridcache.core.api.KeyGroups.NONE);
+    }
+
+    Pass(Segment victim, long forGroup) {
+      this.forGroup = forGroup;
       this.victim = victim;
       long live = 0;
       for (Segment s : table.segments()) {
@@ -81,7 +94,50 @@ final class Reclaimer {
     }
 
     boolean wantsToKeep(long packed) {
-      return reinsertBudget > 0 && (reinsertAll || IndexEntry.accessed(packed));
+      return forGroup != io.hybridcache.core.api.KeyGroups.NONE
+          || reinsertBudget > 0 && (reinsertAll || IndexEntry.accessed(packed));
+    }
+
+    /**
+     * Whether the verified entry {@code e} may be reinserted as far as key groups go: never one of the group
+     * this pass is for, nor of a group at its flash cap (it pays with its own entries).
+     */
+    boolean groupAllows(EntryFormat.Entry e) {
+      if (groups == null) {
+        return true;
+      }
+      long g = groups.groupOf(e.key());
+      if (g == io.hybridcache.core.api.KeyGroups.NONE) {
+        return true;
+      }
+      // the victim's bytes of g are still counted and leave with it once reclaimed: without taking them off, a
+      // group under its cap (after this reclaim) would lose entries here to its own bytes counted twice
+      return g != forGroup
+          && groups.flashAdmits(g, EntryFormat.entryBytes(e.key().length, e.value().length) - victim.groupBytes(g));
+    }
+
+    /**
+     * Charges a reinsertion of {@code bytes}: a pass for room spends the shared budget; a pass for a group over
+     * its cap does not (its moves are that group's cost, at most one victim per refused eviction: charged to
+     * the budget, one capped group cycling through flash would cost every other group its hot entries' room).
+     */
+    void spend(long bytes) {
+      reinsertBudget -= bytes;
+      if (forGroup == io.hybridcache.core.api.KeyGroups.NONE) {
+        budgetSpent += bytes;
+      } else {
+        counters.groupReclaimMovedBytes.add(bytes);
+      }
+    }
+
+    /**
+     * The original of a moved entry leaves its group's count at once (the copy was counted at its append): a move
+     * is a transfer, so a group's count does not rise while its entries are moved.
+     */
+    void movedOut(EntryFormat.Entry e, long packed) {
+      if (groups != null) {
+        victim.addGroupBytes(groups, groups.groupOf(e.key()), -IndexEntry.sizeBytes(packed));
+      }
     }
 
     boolean pointsHere(long packed, long offset) {
@@ -147,6 +203,43 @@ final class Reclaimer {
     this.onEvictedKey = hook;
   }
 
+  /** Tests: called after each entry's move (its index entry updated). */
+  void afterMove(Runnable hook) {
+    this.afterMove = hook;
+  }
+
+  /** Caps reinsertion by key group (see {@link GroupBytes}); null for none. Before the first reclaim. */
+  void groups(GroupBytes g) {
+    this.groups = g;
+  }
+
+  /** The sealed segment holding most bytes of {@code group} (the oldest of equals), or null if none holds any. */
+  Segment chooseVictimFor(long group) {
+    Segment best = null;
+    long bestBytes = 0;
+    for (Segment s : table.segments()) {
+      if (s.state() != Segment.State.SEALED) {
+        continue;
+      }
+      long b = s.groupBytes(group);
+      if (b > bestBytes || b == bestBytes && b > 0 && s.id() < best.id()) {
+        best = s;
+        bestBytes = b;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Reclaims {@code victim} for {@code group}, over its flash cap: the group's live entries there are evicted,
+   * every other group's live entries reinserted (whatever the reinsertion budget; one whose own group is at
+   * its cap is evicted, as is one no slot is left for), so a group over its cap frees room from its own
+   * entries. Reads the whole victim (the keys say the groups).
+   */
+  void reclaimFor(Segment victim, long group) throws IOException {
+    reclaim(victim, new Pass(victim, group));
+  }
+
   /** The best sealed victim, or null if no segment is sealed. */
   public Segment chooseVictim() {
     long now = sequence.getAsLong();
@@ -172,12 +265,16 @@ final class Reclaimer {
    *     entries not yet handled still indexed
    */
   public void reclaim(Segment victim) throws IOException {
+    reclaim(victim, null);
+  }
+
+  private void reclaim(Segment victim, Pass forGroup) throws IOException {
     writer.drain(); // the victim's last buffer and summary may still be in flight
     onVictim.accept(victim.id());
     victim.setReclaiming();
     try {
-      Pass pass = new Pass(victim);
-      if (fromSummary(pass)) {
+      Pass pass = forGroup != null ? forGroup : new Pass(victim);
+      if (forGroup == null && fromSummary(pass)) {
         counters.reclaimedFromSummary.increment();
       } else {
         scan(pass);
@@ -201,26 +298,17 @@ final class Reclaimer {
   /** The summary path; false if the victim has no valid summary or scanning is cheaper. */
   private boolean fromSummary(Pass pass) throws IOException {
     Segment victim = pass.victim;
-    long segmentBytes = device.slotBytes();
-    ByteBuffer last = Device.allocateAligned(Device.ALIGNMENT);
-    device.read(victim.slot(), segmentBytes - Device.ALIGNMENT, last);
-    int count = SegmentSummary.count(last.flip(), victim.id());
-    int keyBytes = count < 0 ? 0 : SegmentSummary.keyBytes(last);
-    if (count < 0 || SegmentSummary.regionBytes(count, keyBytes) > segmentBytes - SegmentHeader.FIRST_ENTRY_OFFSET) {
+    SegmentSummary.Read summary = SegmentSummary.read(device, victim.slot(), victim.id());
+    if (summary == null) {
       return false;
     }
-    int regionBytes = SegmentSummary.regionBytes(count, keyBytes);
-    ByteBuffer region = last;
-    if (regionBytes > Device.ALIGNMENT) {
-      region = Device.allocateAligned(regionBytes);
-      device.read(victim.slot(), segmentBytes - regionBytes, region);
-      region.flip();
-    }
+    int count = summary.count();
+    int keyBytes = summary.keyBytes();
     long[] hashes = new long[count];
     long[] offsets = new long[count];
     long[] found = new long[count]; // each key's index entry as first read: handle starts from it
     long[] keys = keyBytes > 0 && onEvictedKey != null ? new long[count] : null;
-    if (!SegmentSummary.decode(region, victim.id(), count, hashes, offsets, keys)) {
+    if (!SegmentSummary.decode(summary.region(), victim.id(), count, hashes, offsets, keys)) {
       return false;
     }
     int toMove = 0;
@@ -299,7 +387,8 @@ final class Reclaimer {
       if (keep && e == null) {
         e = source.read(cur); // verified before it is copied
         keep = e != null && !e.expired(pass.now) && writer.fits(EntryFormat.entryBytes(e.key().length,
-            e.value().length)); // one written with larger write buffers before a restart is evicted
+            e.value().length)) // one written with larger write buffers before a restart is evicted
+            && pass.groupAllows(e);
       }
       if (keep && moved == IndexEntry.NONE) {
         moved = writer.append(LifetimeClass.SURVIVOR, hash, e.key(), e.value(), e.expiryMillis(), e.sequence());
@@ -307,8 +396,9 @@ final class Reclaimer {
       if (keep && moved != IndexEntry.NONE) {
         if (index.replace(hash, cur, moved)) {
           counters.reinserted.increment();
-          pass.reinsertBudget -= IndexEntry.sizeBytes(moved);
-          budgetSpent += IndexEntry.sizeBytes(moved);
+          pass.spend(IndexEntry.sizeBytes(moved));
+          pass.movedOut(e, cur);
+          afterMove.run();
           return;
         }
       } else if (index.remove(hash, cur)) {

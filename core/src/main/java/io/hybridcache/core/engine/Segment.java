@@ -32,6 +32,10 @@ final class Segment implements VictimPolicy.SegmentInfo {
   private volatile long sealedSequence;
   private volatile WriteBufferPool buffers; // its writer's buffers: some may hold its unflushed tail
   private final AtomicInteger pendingInstalls = new AtomicInteger();
+  /** Bytes appended here per key group (guarded by this); null until the first, or without key groups. */
+  private java.util.HashMap<Long, long[]> groupBytes;
+  private GroupBytes groupTotals; // guarded by this: the totals this segment's bytes are counted in
+  private boolean groupsForgotten; // guarded by this: left the segment table, its bytes taken off the totals
 
   /** How long reclaim or a checkpoint start waits for {@link #awaitInstalls} before it gives up (a fault). */
   static final long INSTALL_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
@@ -150,6 +154,41 @@ final class Segment implements VictimPolicy.SegmentInfo {
     garbageBytes.set(garbage);
     flushedOffset = flushed;
     sealedSequence = sealedSeq;
+  }
+
+  /**
+   * Counts {@code bytes} of {@code group} appended here, in {@code totals} too, unless the segment left the
+   * table already (then neither). The writer's lock, reclaim, or a warm open's rebuild.
+   */
+  synchronized void addGroupBytes(GroupBytes totals, long group, long bytes) {
+    if (groupsForgotten || group == io.hybridcache.core.api.KeyGroups.NONE) {
+      return;
+    }
+    if (groupBytes == null) {
+      groupBytes = new java.util.HashMap<>();
+    }
+    groupBytes.computeIfAbsent(group, g -> new long[1])[0] += bytes;
+    groupTotals = totals;
+    totals.flashAdd(group, bytes);
+  }
+
+  /** The segment left the table: its bytes of every group come off the totals (once; later adds are ignored). */
+  synchronized void forgetGroupBytes() {
+    if (groupsForgotten) {
+      return;
+    }
+    groupsForgotten = true;
+    if (groupBytes != null) {
+      for (java.util.Map.Entry<Long, long[]> e : groupBytes.entrySet()) {
+        groupTotals.flashAdd(e.getKey(), -e.getValue()[0]);
+      }
+    }
+  }
+
+  /** Bytes of {@code group} appended here (0 once the segment left the table). */
+  synchronized long groupBytes(long group) {
+    long[] b = groupsForgotten || groupBytes == null ? null : groupBytes.get(group);
+    return b == null ? 0 : b[0];
   }
 
   @Override

@@ -106,6 +106,32 @@ final class SegmentSummary {
     return k;
   }
 
+  /** A segment's summary as read from its slot: the region holding it, its record count and key bytes per record. */
+  record Read(ByteBuffer region, int count, int keyBytes) { }
+
+  /**
+   * Reads the summary of segment {@code segmentId} from {@code slot}: its last page, then the whole region if
+   * larger; null if that page holds no summary of this segment or its region cannot fit in the segment.
+   */
+  static Read read(Device device, int slot, long segmentId) throws java.io.IOException {
+    long segmentBytes = device.slotBytes();
+    ByteBuffer last = Device.allocateAligned(Device.ALIGNMENT);
+    device.read(slot, segmentBytes - Device.ALIGNMENT, last);
+    int count = count(last.flip(), segmentId);
+    int keyBytes = count < 0 ? 0 : keyBytes(last);
+    if (count < 0 || regionBytes(count, keyBytes) > segmentBytes - SegmentHeader.FIRST_ENTRY_OFFSET) {
+      return null;
+    }
+    int regionBytes = regionBytes(count, keyBytes);
+    ByteBuffer region = last;
+    if (regionBytes > Device.ALIGNMENT) {
+      region = Device.allocateAligned(regionBytes);
+      device.read(slot, segmentBytes - regionBytes, region);
+      region.flip();
+    }
+    return new Read(region, count, keyBytes);
+  }
+
   /** The record count the footer at the end of {@code lastPage} claims for {@code segmentId}, or -1. */
   public static int count(ByteBuffer lastPage, long segmentId) {
     ByteBuffer b = lastPage.duplicate().order(ByteOrder.LITTLE_ENDIAN);

@@ -160,6 +160,9 @@ final class SegmentTable {
   }
 
   private void forgetAll() {
+    for (Segment s : byTag.values()) {
+      s.forgetGroupBytes();
+    }
     byTag.clear();
     for (int i = 0; i < recent.length(); i++) {
       recent.set(i, null);
@@ -174,6 +177,7 @@ final class SegmentTable {
   public synchronized void release(Segment s) {
     forgetRecent(s);
     if (byTag.remove(tagOf(s.id()), s)) {
+      s.forgetGroupBytes();
       returnFreeSlot(s.slot());
     }
   }
@@ -181,7 +185,9 @@ final class SegmentTable {
   /** Forgets {@code s} without freeing its slot (the caller reuses or frees it). */
   public synchronized void forget(Segment s) {
     forgetRecent(s);
-    byTag.remove(tagOf(s.id()), s);
+    if (byTag.remove(tagOf(s.id()), s)) {
+      s.forgetGroupBytes();
+    }
   }
 
   public synchronized void clear() {

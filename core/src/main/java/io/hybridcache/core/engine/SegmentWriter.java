@@ -99,6 +99,8 @@ final class SegmentWriter {
   private final long segmentBytes;
   /** Key bytes per summary record ({@code CacheConfig.evictionKeyBytes}); set once before the first append. */
   private int summaryKeyBytes;
+  /** Per key group bytes ({@link #groups}), or null; set once before the first append. */
+  private GroupBytes groups;
   private final LongSupplier sequence;
   private final Map<Integer, ClassLog> logs = new HashMap<>(); // under lock
   private final WriteBufferPool pool;
@@ -159,6 +161,11 @@ final class SegmentWriter {
     long dataLimit(long segmentBytes, int keyBytes) {
       return summarize ? segmentBytes - SegmentSummary.regionBytes(count + 1, keyBytes) : segmentBytes;
     }
+  }
+
+  /** Counts each append to its key group ({@link GroupBytes}); called once, before the first append. */
+  void groups(GroupBytes g) {
+    this.groups = g;
   }
 
   /** Keeps the first {@code n} bytes of each key in segment summaries; called once, before the first append. */
@@ -360,6 +367,9 @@ final class SegmentWriter {
     buf.publish(size, IndexEntry.OFFSET_ALIGNMENT);
     long packed = IndexEntry.pack(SegmentAddress.of(table.tagOf(log.segment.id()), offset), size);
     log.segment.addWritten(IndexEntry.sizeBytes(packed));
+    if (groups != null) {
+      log.segment.addGroupBytes(groups, groups.groupOf(key), IndexEntry.sizeBytes(packed));
+    }
     if (log.summarize) {
       log.addToSummary(keyHash, offset, summaryKeyBytes == 0 ? 0 : SegmentSummary.keyPrefix(key, summaryKeyBytes)); // may
       // throw (it grows an array): before the count, which must not leak

@@ -208,4 +208,29 @@ class ReclaimerTest {
     assertTrue(device.counters().bytesRead() - readBefore > SEGMENT / 2, "scanned the segment");
     assertEquals(n, counters.reclaimEvicted.sum());
   }
+
+  /**
+   * A reclaim's move is a transfer of a key group's flash bytes (the copy counted, the original taken off the
+   * victim at once), not a second count until the victim is freed: during a reclaim that moves a group's entries
+   * its count never rises above what it was (it would refuse that group's evictions for nothing).
+   */
+  @Test
+  void aMoveDoesNotCountAGroupsEntryTwice() throws Exception {
+    GroupBytes groups = new GroupBytes(KeyGroupsPruneTest.BY_FIRST_BYTE); // every key here: group 'k', no cap
+    long k = 'k';
+    writer.groups(groups);
+    Index index = new HeapIndex(1000);
+    int n = fillSegment(index, 0);
+    long before = groups.flashBytes(k);
+    assertTrue(before > 0, "the group's bytes counted at their appends");
+    Reclaimer r = reclaimer(index, 1.0); // moves the live entries, up to the per-victim cap
+    r.groups(groups);
+    java.util.List<Long> seen = new java.util.ArrayList<>();
+    r.afterMove(() -> seen.add(groups.flashBytes(k)));
+    r.reclaim(table.get(1));
+    assertTrue(seen.size() > n / 2, "moved: " + seen.size() + " of " + n);
+    for (int i = 0; i < seen.size(); i++) {
+      assertTrue(seen.get(i) <= before, "after move " + i + " the group counts " + seen.get(i) + ", before " + before);
+    }
+  }
 }

@@ -3,6 +3,7 @@ package io.hybridcache.spring.boot;
 import io.hybridcache.jcache.HybridCacheStatisticsMXBean;
 import io.hybridcache.jcache.HybridCachingProvider;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -26,18 +27,23 @@ import org.springframework.cache.jcache.JCacheCache;
  *       that served them;
  *   <li>{@code hybridcache.jcache.cache.evictions}: the cache's entries the engine evicted from both tiers;
  *   <li>{@code hybridcache.jcache.cache.rejections}: the cache's entries the engine refused to keep (DRAM evictions
- *       flash did not take, writes not stored).
+ *       flash did not take, writes not stored);
+ *   <li>{@code hybridcache.jcache.held.bytes}, tagged {@code tier} {@code dram} or {@code flash}: the bytes a
+ *       cache with a cap ({@code cache[NAME].dram-bytes} or {@code flash-bytes}, or {@code cache[default]}'s)
+ *       holds now in each tier ({@link HybridCacheStatisticsMXBean#getDramBytesHeld()}, {@link
+ *       HybridCacheStatisticsMXBean#getFlashBytesHeld()}); none for a cache without a cap (the engine counts
+ *       nothing for it).
  * </ul>
  *
- * All are function counters over {@link HybridCacheStatisticsMXBean} (its {@code get...} figures: striped counts
- * the cache keeps on its hit and eviction paths). The last three are under {@code hybridcache.jcache.cache.} because
- * the manager's {@code hybridcache.jcache.evictions} and {@code rejections} ({@link HybridCacheEngineMeters}) carry
- * other tag keys ({@code uri}, {@code tier}, {@code reason}), and a registry such as Prometheus' requires one set
- * of tag keys per name. The cache's entries and bytes are not among them yet (the engine accounts neither per
- * cache). The engine's figures (hits and misses, entries and bytes per tier, rejections by reason, evictions by
- * tier, degraded) are per manager: {@link HybridCacheEngineMeters}. A cache of another provider gets Micrometer's
- * meters only. Spring Boot makes its own provider only when none of this type exists, so this one replaces it.
- * Stateless.
+ * All but the last are function counters over {@link HybridCacheStatisticsMXBean} (its {@code get...} figures:
+ * striped counts the cache keeps on its hit and eviction paths); the held bytes are gauges. The hits, evictions and
+ * rejections are under {@code hybridcache.jcache.cache.} because the manager's {@code hybridcache.jcache.evictions}
+ * and {@code rejections} ({@link HybridCacheEngineMeters}) carry other tag keys ({@code uri}, {@code tier},
+ * {@code reason}), and a registry such as Prometheus' requires one set of tag keys per name. A cache's entries are
+ * not among them yet, nor the bytes of a cache without a cap (the engine accounts neither per cache). The
+ * engine's figures (hits and misses, entries and bytes per tier, rejections by reason, evictions by tier, degraded)
+ * are per manager: {@link HybridCacheEngineMeters}. A cache of another provider gets Micrometer's meters only.
+ * Spring Boot makes its own provider only when none of this type exists, so this one replaces it. Stateless.
  */
 public class HybridCacheMeterBinderProvider extends JCacheCacheMeterBinderProvider {
   @Override
@@ -64,7 +70,18 @@ public class HybridCacheMeterBinderProvider extends JCacheCacheMeterBinderProvid
           own, "The cache's entries the engine evicted from both tiers");
       counter(registry, "hybridcache.jcache.cache.rejections", stats, HybridCacheStatisticsMXBean::getRejectedEntries,
           own, "The cache's entries the engine refused to keep (DRAM evictions flash did not take, writes not stored)");
+      if (stats.getDramBytesHeld() >= 0) { // a cache with a cap: the engine counts its bytes
+        held(registry, stats, HybridCacheStatisticsMXBean::getDramBytesHeld, own.and("tier", "dram"));
+        held(registry, stats, HybridCacheStatisticsMXBean::getFlashBytesHeld, own.and("tier", "flash"));
+      }
     };
+  }
+
+  private static void held(MeterRegistry registry, HybridCacheStatisticsMXBean stats,
+      ToDoubleFunction<HybridCacheStatisticsMXBean> bytes, Tags tags) {
+    Gauge.builder("hybridcache.jcache.held.bytes", stats, bytes).tags(tags).baseUnit("bytes")
+        .description("Bytes a cache with a cap holds now in the tier (flash: superseded entries included until reclaimed)")
+        .register(registry);
   }
 
   private static void counter(MeterRegistry registry, String name, HybridCacheStatisticsMXBean stats,

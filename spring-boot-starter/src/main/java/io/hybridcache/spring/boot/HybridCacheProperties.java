@@ -124,9 +124,21 @@ public class HybridCacheProperties {
 
     /**
      * Keep the cache's entries across restarts (a cache created on demand, such as a Hibernate region, starts
-     * empty without it). The only setting that does not declare the cache.
+     * empty without it). Does not declare the cache (nor do dram-bytes and flash-bytes).
      */
     private Boolean warm;
+
+    /**
+     * The most of the manager's DRAM budget this cache may hold: bytes (64MB, 256k) or a share (25%); at most
+     * dram-bytes. Under cache[default]: every cache that sets none. Does not declare the cache.
+     */
+    private String dramBytes;
+
+    /**
+     * The most of the manager's flash budget this cache may hold: bytes (1GB, 512m) or a share (25%); at most
+     * flash-bytes. Under cache[default]: every cache that sets none. Does not declare the cache.
+     */
+    private String flashBytes;
 
     public String getKeyType() { return keyType; }
     public void setKeyType(String keyType) { this.keyType = keyType; }
@@ -152,6 +164,10 @@ public class HybridCacheProperties {
     public void setClearOnStart(Boolean clearOnStart) { this.clearOnStart = clearOnStart; }
     public Boolean getWarm() { return warm; }
     public void setWarm(Boolean warm) { this.warm = warm; }
+    public String getDramBytes() { return dramBytes; }
+    public void setDramBytes(String dramBytes) { this.dramBytes = dramBytes; }
+    public String getFlashBytes() { return flashBytes; }
+    public void setFlashBytes(String flashBytes) { this.flashBytes = flashBytes; }
 
     /** Puts this cache's settings that are set into {@code p} as {@code cache.NAME.SETTING}. */
     void addTo(Properties p, String name) {
@@ -168,6 +184,19 @@ public class HybridCacheProperties {
       put(p, prefix + "max-entries", maxEntries);
       put(p, prefix + "clear-on-start", clearOnStart);
       put(p, prefix + "warm", warm);
+      put(p, prefix + "dram-bytes", budget(dramBytes));
+      put(p, prefix + "flash-bytes", budget(flashBytes));
+    }
+
+    /** A cap as the provider reads it: Spring's 64MB as 64m, 1GB as 1g, 512KB as 512k; a share or bytes as given. */
+    private static String budget(String v) {
+      if (v == null) {
+        return null;
+      }
+      String t = v.trim();
+      String upper = t.toUpperCase(java.util.Locale.ROOT);
+      return upper.endsWith("KB") || upper.endsWith("MB") || upper.endsWith("GB") ? t.substring(0, t.length() - 1)
+          : upper.endsWith("B") && !upper.endsWith("%") ? t.substring(0, t.length() - 1) : t;
     }
   }
 

@@ -119,6 +119,36 @@ class StarterMetricsTest {
     return (tier == null ? search : search.tag("tier", tier)).functionCounter().count();
   }
 
+  /** A capped cache's held bytes per tier are gauges (issue 37 item 6); a cache without a cap has none. */
+  @Test
+  void aCappedCachesHeldBytesAreGauges() {
+    metered()
+        .withPropertyValues("hybridcache.jcache.cache.items.key-type=java.lang.Integer",
+            "hybridcache.jcache.cache.items.value-type=java.lang.String",
+            "hybridcache.jcache.cache.other.key-type=java.lang.Integer",
+            "hybridcache.jcache.cache.items.dram-bytes=256KB", "hybridcache.jcache.cache.items.flash-bytes=2MB",
+            "hybridcache.jcache.flash-bytes=8MB", "hybridcache.jcache.segment-bytes=512KB")
+        .run(context -> {
+          assertNull(context.getStartupFailure());
+          MeterRegistry registry = context.getBean(MeterRegistry.class);
+          Cache items = context.getBean(JCacheCacheManager.class).getCache("items");
+          for (int i = 0; i < 100; i++) {
+            items.put(i, "v".repeat(1000) + i);
+          }
+          double dram = held(registry, "items", "dram");
+          assertTrue(dram > 100 * 1000.0 && dram <= 256 * 1024, "DRAM held " + dram);
+          assertEquals(0, held(registry, "items", "flash"));
+          context.getBean(CacheManager.class).unwrap(HybridCache.class).flush();
+          assertTrue(held(registry, "items", "flash") > 100 * 1000.0, "flash held after a flush");
+          assertTrue(registry.find("hybridcache.jcache.held.bytes").tag("cache", "other").gauges().isEmpty(),
+              "a cache without a cap has no held-bytes gauge");
+        });
+  }
+
+  private static double held(MeterRegistry registry, String cache, String tier) {
+    return registry.get("hybridcache.jcache.held.bytes").tag("cache", cache).tag("tier", tier).gauge().value();
+  }
+
   private static double engine(MeterRegistry registry, String name, String tag, String value) {
     return registry.get(name).tag(tag, value).functionCounter().count();
   }

@@ -54,7 +54,9 @@ class StarterPropertiesTest {
             "hybridcache.jcache.cache.items.value-type=java.lang.String",
             "hybridcache.jcache.cache.items.expire-after-write=10m",
             "hybridcache.jcache.cache.items.statistics=true",
-            "hybridcache.jcache.cache[demo.Customer].warm=true")
+            "hybridcache.jcache.cache[demo.Customer].warm=true",
+            "hybridcache.jcache.cache[demo.Customer].dram-bytes=25%",
+            "hybridcache.jcache.cache[default].flash-bytes=1MB")
         .run(context -> {
           assertNull(context.getStartupFailure());
           CacheManager manager = context.getBean(CacheManager.class);
@@ -69,6 +71,10 @@ class StarterPropertiesTest {
           assertEquals("7", manager.getProperties().getProperty("cache-version"));
           // a bracketed dotted name keeps its dots and case; warm does not declare the cache
           assertEquals("true", manager.getProperties().getProperty("cache.demo.Customer.warm"));
+          // per-cache budgets (issue 37 item 6): passed as the provider reads them; they declare no cache
+          assertEquals("25%", manager.getProperties().getProperty("cache.demo.Customer.dram-bytes"));
+          assertEquals("1M", manager.getProperties().getProperty("cache.default.flash-bytes"));
+          assertNotNull(manager.unwrap(HybridCache.class).config().keyGroups(), "the engine enforces the caps");
           List<String> names = new ArrayList<>();
           manager.getCacheNames().forEach(names::add);
           assertEquals(List.of("items"), names, "declared by its settings: items only");

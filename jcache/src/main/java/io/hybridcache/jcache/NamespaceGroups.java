@@ -1,0 +1,52 @@
+package io.hybridcache.jcache;
+
+import io.hybridcache.core.api.KeyGroups;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The engine's key groups for per-cache budgets ({@code cache.NAME.dram-bytes}, {@code cache.NAME.flash-bytes}):
+ * a group is one epoch of one cache's namespace, {@code id << 32 | epoch} from the key's prefix
+ * ({@link Namespace#idAndEpoch}), so a {@code clear()} (a new epoch) starts the cache's count from zero while
+ * what the earlier epoch left is counted to no cache and goes as the tiers evict and reclaim it. The caps are
+ * the namespace id's, set when the cache is created ({@link #cap}). Every namespace is counted (with caps or
+ * not: a warm open recounts before any cache is created), only when the manager sets some budget at all.
+ *
+ * <p>Thread-safe: caps in a concurrent map. Format: nothing stored; a warm open recounts from the key prefixes
+ * segment summaries keep ({@code evictionKeyBytes} 8 holds both varints of an id below 2^14 and an epoch below
+ * 2^21; a longer prefix is no group).
+ */
+final class NamespaceGroups implements KeyGroups {
+  private final ConcurrentHashMap<Integer, long[]> caps = new ConcurrentHashMap<>();
+
+  /** Caps namespace {@code id} (each {@link Long#MAX_VALUE} for none); both none: not counted. */
+  void cap(int id, long dramBytes, long flashBytes) {
+    if (dramBytes == Long.MAX_VALUE && flashBytes == Long.MAX_VALUE) {
+      caps.remove(id);
+    } else {
+      caps.put(id, new long[] {dramBytes, flashBytes});
+    }
+  }
+
+  /** The group of the current epoch of {@code ns}. */
+  static long groupOf(Namespace ns) {
+    return (long) ns.id() << 32 | (ns.epoch() & 0xFFFFFFFFL);
+  }
+
+  @Override
+  public long groupOf(byte[] key) {
+    int[] ns = Namespace.idAndEpoch(key);
+    return ns == null ? NONE : (long) ns[0] << 32 | (ns[1] & 0xFFFFFFFFL);
+  }
+
+  @Override
+  public long dramCap(long group) {
+    long[] c = caps.get((int) (group >>> 32));
+    return c == null ? Long.MAX_VALUE : c[0];
+  }
+
+  @Override
+  public long flashCap(long group) {
+    long[] c = caps.get((int) (group >>> 32));
+    return c == null ? Long.MAX_VALUE : c[1];
+  }
+}
