@@ -56,6 +56,7 @@ final class EntryOps<K, V> {
   private final DispatchOrder order = new DispatchOrder();
   private final AccessDeadlines access = new AccessDeadlines();
   private final Population population = new Population();
+  private final boolean accessMayExtend;
 
   EntryOps(Cache<K, V> source, Store<K, V> store, Expiry expiry, Listeners<K, V> listeners,
       Undecodables undecodables) {
@@ -64,9 +65,15 @@ final class EntryOps<K, V> {
     this.expiry = expiry;
     this.listeners = listeners;
     this.undecodables = undecodables;
+    this.accessMayExtend = expiry.mayExtendOnAccess();
   }
 
   // ---- lock-free reads
+
+  /** Whether an access may move an entry's expiry (the policy's, fixed for the cache's life). */
+  boolean accessMayExtend() {
+    return accessMayExtend;
+  }
 
   /** Whether stored version {@code s} is expired at {@code now} (its access deadline counts). No lock needed. */
   boolean expired(Store.Slot<V> slot, Stored<V> s, long now) {

@@ -122,14 +122,19 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
   /** As {@link #hit(Object, Store.Slot)}, for {@code s}, the stored version just read from {@code slot}. */
   private V hit(K key, Store.Slot<V> slot, Stored<V> s) {
-    long now = System.currentTimeMillis();
     if (s == null) {
       return null;
     }
+    // the clock only for an entry that can expire or a policy an access may move (an eternal entry of a cache
+    // without one cannot be expired at any time, and has no access deadline): the common hit reads no clock
+    boolean timed = s.expireAt() != Stored.ETERNAL || ops.accessMayExtend();
+    long now = timed ? System.currentTimeMillis() : 0L;
     if (!ops.expired(slot, s, now)) {
       V v = ops.decoded(s);
       if (v != null) {
-        ops.touchFree(key, slot, s, now);
+        if (timed) {
+          ops.touchFree(key, slot, s, now);
+        }
         counts.served(s);
         return v;
       }
