@@ -343,14 +343,22 @@ public final class RollingRestartCommand implements Callable<Integer> {
     }
   }
 
-  /** Every 2 s: each node's row cache hits and requests (JMX; NaN while down) and its disk's completed reads. */
+  private static final String TABLE_METRIC = "org.apache.cassandra.metrics:type=Table,keyspace=ycsb,scope=usertable,name=";
+
+  /**
+   * Every 2 s: each node's row cache hits and requests of the table (JMX; NaN while down; requests = hits, misses
+   * and hits out of range) and its disk's completed reads.
+   */
   private static Thread sampler(RollingClient client, EmulatedHdd[] disks, List<List<RollingReport.Sample>> samples) {
     Thread t = new Thread(() -> {
       while (!Thread.currentThread().isInterrupted()) {
         for (int i = 0; i < 3; i++) {
           NodeJmx jmx = new NodeJmx("127.0.0.1", jmxPort(i));
-          double hits = jmx.read("org.apache.cassandra.metrics:type=Cache,scope=RowCache,name=Hits", "Count")[0];
-          double requests = jmx.read("org.apache.cassandra.metrics:type=Cache,scope=RowCache,name=Requests", "Count")[0];
+          // the table's own row cache counters: the cache's Hits count an in-flight read's sentinel as a hit,
+          // which the read path then treats as a miss ("Row cache miss (race)")
+          double hits = jmx.read(TABLE_METRIC + "RowCacheHit", "Count")[0];
+          double requests = hits + jmx.read(TABLE_METRIC + "RowCacheMiss", "Count")[0]
+              + jmx.read(TABLE_METRIC + "RowCacheHitOutOfRange", "Count")[0];
           long reads;
           try {
             reads = disks[i].stat().readsCompleted();
