@@ -16,6 +16,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * gets from scaling with threads. Reads do not need it: the engine checks an entry's expiry on every read
  * ({@link DramEntry#expired}), so an expired entry is a miss at once, swept or not.
  *
+ * <p><b>Format.</b> One skip-list node per DRAM entry with a TTL (about 60 B of heap with its key: not charged
+ * to the DRAM budget), keyed by (expiry, sequence); none for an entry without one or with a TTL saturated at
+ * the end of time.
+ *
  * <p><b>Concurrency.</b> {@link #track} and {@link #untrack} are called inside the key's atomic change of
  * the DRAM map (so a key's deadline changes in the order of its versions) and are non-blocking (a skip list).
  * A deadline is identified by its entry's expiry and sequence (unique per version); an entry replaced by a
@@ -41,16 +45,21 @@ final class DramExpiry {
 
   /** Records {@code e}'s deadline if it has one; inside the key's atomic change. */
   void track(ByteKey key, DramEntry e) {
-    if (e != null && e.expiryMillis() != 0) {
+    if (timed(e)) {
       dues.put(new Due(e.expiryMillis(), e.sequence()), key);
     }
   }
 
   /** Forgets {@code e}'s deadline (it left DRAM, or a newer version replaced it); inside the key's change. */
   void untrack(DramEntry e) {
-    if (e != null && e.expiryMillis() != 0) {
+    if (timed(e)) {
       dues.remove(new Due(e.expiryMillis(), e.sequence()));
     }
+  }
+
+  /** Whether {@code e} has a deadline that can come: not for no TTL (0), nor for one saturated at the end of time. */
+  private static boolean timed(DramEntry e) {
+    return e != null && e.expiryMillis() != 0 && e.expiryMillis() != Long.MAX_VALUE;
   }
 
   /** True if some tracked deadline has passed at {@code nowMillis}. */
@@ -77,7 +86,12 @@ final class DramExpiry {
       Map.Entry<Due, ByteKey> first;
       while (n < limit && (first = dues.firstEntry()) != null && first.getKey().expiryMillis() <= nowMillis) {
         if (dues.remove(first.getKey(), first.getValue())) {
-          expirer.expire(first.getValue(), first.getKey().sequence(), nowMillis);
+          try {
+            expirer.expire(first.getValue(), first.getKey().sequence(), nowMillis);
+          } catch (RuntimeException | Error e) {
+            dues.put(first.getKey(), first.getValue()); // not lost: the next sweep tries it again
+            throw e;
+          }
           n++;
         }
       }

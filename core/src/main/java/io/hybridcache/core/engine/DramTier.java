@@ -3,7 +3,10 @@ package io.hybridcache.core.engine;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.BiFunction;
 
@@ -85,15 +88,19 @@ final class DramTier {
    * the entry {@code f} replaces is forgotten and the one it installs recorded, inside the same change.
    */
   public DramEntry compute(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> f) {
-    BiFunction<ByteKey, DramEntry, DramEntry> fn = (k, old) -> tracked(k, old, f.apply(k, old));
+    BiFunction<ByteKey, DramEntry, DramEntry> fn = (k, old) -> {
+      DramEntry live = old != null && old.expiredNow() ? expiredOut(k, old) : old;
+      return tracked(k, live, f.apply(k, live));
+    };
     DramEntry after = groups == null ? map.compute(key, fn) : groups.change(key, fn, map::compute);
     sweepIfDue();
     return after;
   }
 
-  /** As {@link #compute}, for a key DRAM holds. */
+  /** As {@link #compute}, for a key DRAM holds (live: an expired entry is told and taken out, {@code f} not run). */
   public DramEntry computeIfPresent(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> f) {
-    BiFunction<ByteKey, DramEntry, DramEntry> fn = (k, old) -> tracked(k, old, f.apply(k, old));
+    BiFunction<ByteKey, DramEntry, DramEntry> fn = (k, old) -> old.expiredNow() ? expiredOut(k, old)
+        : tracked(k, old, f.apply(k, old));
     return groups == null ? map.computeIfPresent(key, fn) : groups.change(key, fn, map::computeIfPresent);
   }
 
@@ -105,6 +112,17 @@ final class DramTier {
   /** Tests: see {@link DramGroups#beforeCapEviction}. */
   void beforeCapEviction(java.util.function.Consumer<ByteKey> hook) {
     groups.beforeCapEviction(hook);
+  }
+
+  /**
+   * Tells {@code old}, found expired inside its key's change, as {@code EXPIRED} and forgets its deadline; returns
+   * null: the change goes on as if DRAM held nothing for the key (as Caffeine's own expiry made a compute see it),
+   * so a remove does not report an expired entry as held, and a put over it does not silently replace it.
+   */
+  private DramEntry expiredOut(ByteKey key, DramEntry old) {
+    expiry.untrack(old);
+    evictions.evicted(key, old, true);
+    return null;
   }
 
   private DramEntry tracked(ByteKey key, DramEntry old, DramEntry now) {
@@ -128,6 +146,16 @@ final class DramTier {
     }
   }
 
+  /**
+   * A read found {@code found} (the entry of {@code key}) expired: takes that version out now, telling the
+   * listener, then sweeps a batch of other passed deadlines.
+   */
+  void expiredSeen(ByteKey key, DramEntry found) {
+    long now = System.currentTimeMillis();
+    expire(key, found.sequence(), now);
+    sweepIfDue();
+  }
+
   /** Removes {@code key}'s entry if it is still version {@code sequence} and expired, telling the listener. */
   private void expire(ByteKey key, long sequence, long nowMillis) {
     map.computeIfPresent(key, (k, cur) -> {
@@ -137,9 +165,39 @@ final class DramTier {
       if (groupBytes != null) {
         DramGroups.evicted(groupBytes, k, cur);
       }
+      expiry.untrack(cur); // the sweep forgot it already; a read's direct expiry did not
       evictions.evicted(k, cur, true); // inside the atomic removal, as Caffeine's eviction listener
       return null;
     });
+  }
+
+  /** The keys of the entries DRAM holds live (an expired entry not yet swept is left out), weakly consistent. */
+  Iterator<ByteKey> liveKeys() {
+    Iterator<Map.Entry<ByteKey, DramEntry>> all = map.entrySet().iterator();
+    return new Iterator<>() {
+      private ByteKey next;
+
+      @Override
+      public boolean hasNext() {
+        while (next == null && all.hasNext()) {
+          Map.Entry<ByteKey, DramEntry> e = all.next();
+          if (!e.getValue().expiredNow()) {
+            next = e.getKey();
+          }
+        }
+        return next != null;
+      }
+
+      @Override
+      public ByteKey next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        ByteKey k = next;
+        next = null;
+        return k;
+      }
+    };
   }
 
   /** The deadlines tracked (tests). */
@@ -160,9 +218,10 @@ final class DramTier {
     return cache.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
   }
 
-  /** Up to {@code n} keys, hottest first by Caffeine's frequency sketch. */
+  /** Up to {@code n} keys, hottest first by Caffeine's frequency sketch; an expired entry not yet swept left out. */
   public List<ByteKey> hottest(int n) {
-    return cache.policy().eviction().map(e -> List.copyOf(e.hottest(n).keySet())).orElse(List.of());
+    return cache.policy().eviction().map(e -> e.hottest(n).entrySet().stream()
+        .filter(en -> !en.getValue().expiredNow()).map(Map.Entry::getKey).toList()).orElse(List.of());
   }
 
   /** The byte budget. */

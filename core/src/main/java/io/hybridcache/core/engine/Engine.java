@@ -299,7 +299,7 @@ final class Engine implements HybridCache {
       return null;
     }
     if (d.expiredNow()) {
-      dram.sweepIfDue(); // a read-only workload's expired entries leave DRAM too
+      dram.expiredSeen(k, d); // told now, and a batch of other passed deadlines swept: a read-only workload too
       return null;
     }
     if (count) {
@@ -745,7 +745,7 @@ final class Engine implements HybridCache {
   /** {@link #keys()}; {@code dropOnFailure} false: a log engine that cannot be scanned throws instead. */
   private Iterator<byte[]> keys(boolean dropOnFailure) {
     calls.ensureOpen();
-    KeysIterator keys = new KeysIterator(dram.map().keySet().iterator(), () -> flashKeys(dropOnFailure), promotions);
+    KeysIterator keys = new KeysIterator(dram.liveKeys(), () -> flashKeys(dropOnFailure), promotions);
     return new Iterator<>() {
       @Override
       public boolean hasNext() {

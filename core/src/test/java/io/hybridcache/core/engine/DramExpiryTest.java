@@ -137,4 +137,67 @@ class DramExpiryTest {
       assertNull(c.get(key(1)));
     }
   }
+
+  // a review's cases: Caffeine's compute saw an expired entry as absent and told it EXPIRED; the tier's does too
+
+  @Test
+  void aRemoveOfAnExpiredEntryTellsItExpiredNotExplicitAndSaysNothingWasHeld() {
+    try (Engine c = open()) {
+      c.put(key(1), value(1, 1, 100), Duration.ofMillis(20));
+      passMillis(20);
+      assertNull(c.get(key(2)), "an unrelated miss: nothing swept key 1");
+      assertFalse(c.remove(key(1)), "no tier held a live version");
+      assertTrue(told(RemovalCause.EXPLICIT).isEmpty(), "an expired entry told EXPLICIT");
+      assertEquals(1, told(RemovalCause.EXPIRED).size());
+    }
+  }
+
+  @Test
+  void aPutOverAnExpiredEntryTellsItExpired() {
+    try (Engine c = open()) {
+      c.put(key(1), value(1, 1, 100), Duration.ofMillis(20));
+      passMillis(20);
+      c.put(key(1), value(1, 2, 100)); // the next write, of that very key, finds it passed
+      assertEquals(1, told(RemovalCause.EXPIRED).size());
+      assertArrayEquals(value(1, 2, 100), c.get(key(1)));
+    }
+  }
+
+  @Test
+  void aFlushNeitherWritesAnExpiredEntryToFlashNorListsItsKey() {
+    try (Engine c = open()) {
+      c.put(key(1), value(1, 1, 100), Duration.ofMillis(20));
+      c.put(key(2), value(2, 1, 100), Duration.ofMillis(20));
+      passMillis(20);
+      java.util.Iterator<byte[]> keys = c.keys();
+      assertFalse(keys.hasNext(), "keys() lists an expired entry");
+      assertTrue(c.hottestKeys(10).isEmpty(), "hottestKeys lists an expired entry");
+      c.flush();
+      assertEquals(0, c.stats().flashEntries(), "the write-back wrote an expired entry to flash");
+      assertEquals(2, told(RemovalCause.EXPIRED).size());
+    }
+  }
+
+  @Test
+  void aReadThatFindsItsKeyExpiredTellsThatKeyWhateverElseIsDue() {
+    try (Engine c = open()) {
+      for (int i = 0; i < 2 * DramTier.SWEEP_BATCH; i++) {
+        c.put(key(i), value(i, 1, 100), Duration.ofMillis(20));
+      }
+      c.put(key(1000), value(1000, 1, 100), Duration.ofMillis(20)); // the latest deadline of all
+      passMillis(40);
+      assertNull(c.get(key(1000)));
+      assertTrue(told(RemovalCause.EXPIRED).stream().anyMatch(e -> TestCaches.keyIndex(e.key()) == 1000),
+          "the read's own key told");
+    }
+  }
+
+  @Test
+  void aTtlAtTheEndOfTimeCostsNoDeadline() {
+    try (Engine c = open()) {
+      c.put(key(1), value(1, 1, 100), java.time.temporal.ChronoUnit.FOREVER.getDuration());
+      assertEquals(0, c.dramTier().deadlinesTracked());
+      assertArrayEquals(value(1, 1, 100), c.get(key(1)));
+    }
+  }
 }
