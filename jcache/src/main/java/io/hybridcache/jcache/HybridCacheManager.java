@@ -178,7 +178,7 @@ final class HybridCacheManager implements CacheManager {
     }
     long dram = settings.caches().budget(cacheName, "dram-bytes", settings.dramBytes());
     long flash = settings.caches().budget(cacheName, "flash-bytes", settings.flashBytes());
-    groups.cap(ns.id(), dram, flash);
+    groups.cap(ns, dram, flash);
     if (dram != Long.MAX_VALUE || flash != Long.MAX_VALUE) {
       HybridCache engine = e.engine();
       statistics.held(() -> engine.dramBytesOf(NamespaceGroups.groupOf(ns)),

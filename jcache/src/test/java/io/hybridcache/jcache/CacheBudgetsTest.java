@@ -99,6 +99,50 @@ class CacheBudgetsTest {
   }
 
   /**
+   * A cleared cache's earlier epochs (unreadable) take no flash room against its caps, and ask for no reclaim: A,
+   * capped, has entries on flash beside B's (a flush) and more dirty in DRAM, is cleared, filled in DRAM and
+   * cleared again, then filled again; DRAM shrinks so that most of every epoch's dirty entries are evicted: only
+   * the current epoch's reach flash (A's flash bytes, and what the engine admitted since the flush, within one
+   * cap), nothing is rewritten for the dead epochs (a reclaim for one would move B's entries), B keeps every entry.
+   */
+  @Test
+  void aClearedCachesEarlierEpochsTakeNoFlashRoom() {
+    Properties p = roomy();
+    p.setProperty("cache.a.dram-bytes", "1m");
+    p.setProperty("cache.a.flash-bytes", "1m");
+    try (CacheManager m = open(p)) {
+      Cache<Integer, byte[]> b = m.createCache("b", config());
+      Cache<Integer, byte[]> a = m.createCache("a", config());
+      for (int i = 0; i < 800; i++) { // A's and B's entries side by side on flash after the flush
+        a.put(i, value(i));
+        b.put(i, value(i));
+      }
+      io.hybridcache.core.api.HybridCache engine = b.unwrap(io.hybridcache.core.api.HybridCache.class);
+      engine.flush();
+      long admitted = engine.stats().bytesAdmitted();
+      long reclaimed = engine.stats().reclaimBytesWritten();
+      for (int round = 0; round < 3; round++) {
+        if (round > 0) {
+          a.clear();
+        }
+        for (int i = round == 0 ? 800 : 0; i < (round == 0 ? 1200 : 800); i++) { // dirty in DRAM, within A's cap
+          a.put(i, value(i + round));
+        }
+      }
+      engine.setDramCapacity(1024 * 1024); // most of every epoch's dirty entries evicted: the current one's admitted
+      long aFlash = stats(a).getFlashBytesHeld();
+      assertTrue(aFlash > 0 && aFlash <= A_FLASH + SLACK, "A's flash bytes " + aFlash);
+      long written = engine.stats().bytesAdmitted() - admitted;
+      assertTrue(written <= A_FLASH + SLACK, "flash bytes admitted for A's epochs after the flush: " + written);
+      assertEquals(reclaimed, engine.stats().reclaimBytesWritten(), "bytes rewritten for A's dead epochs");
+      for (int i = 0; i < 800; i++) {
+        assertArrayEquals(value(i), b.get(i), "B's entry " + i);
+        assertArrayEquals(value(i + 2), a.get(i), "A's entry " + i);
+      }
+    }
+  }
+
+  /**
    * A cache at its DRAM cap keeps its newest entries in DRAM and lets its oldest go (to flash, as DRAM evictions):
    * written with three times its cap, its last tenth are all DRAM hits; another cache's DRAM entries stay.
    */
