@@ -124,6 +124,7 @@ final class HybridCacheManager implements CacheManager {
       }
       throw new CacheException("a cache named " + cacheName + " exists already in " + uri);
     }
+    settings.caches().checkName(cacheName);
     HybridCacheConfiguration<K, V> config = copy(configuration);
     settings.caches().applyTo(cacheName, config);
     warnOfHibernateRegion(cacheName, config);

@@ -176,6 +176,29 @@ class CacheBudgetsTest {
     }
   }
 
+  /**
+   * {@code cache.default.dram-bytes} and {@code flash-bytes} are every cache's caps, never a cache named
+   * {@code default}'s: with either set, a cache named {@code default} is refused, declared (at the manager's open)
+   * or created on demand, naming the ambiguity.
+   */
+  @Test
+  void aCacheNamedDefaultIsRefusedWhileTheDefaultCapsAreSet() {
+    Properties p = roomy();
+    p.setProperty("cache.default.flash-bytes", "1m");
+    p.setProperty("cache.default.key-type", "java.lang.Integer"); // declares a cache named default
+    IllegalArgumentException open = assertThrows(IllegalArgumentException.class, () -> open(p));
+    assertTrue(open.getMessage().contains("a cache named default")
+        && open.getMessage().contains("cache.default.flash-bytes"), open.getMessage());
+    p.remove("cache.default.key-type");
+    try (CacheManager m = open(p)) {
+      IllegalArgumentException made = assertThrows(IllegalArgumentException.class,
+          () -> m.createCache("default", config()));
+      assertTrue(made.getMessage().contains("a cache named default"), made.getMessage());
+      assertNull(m.getCache("default"), "not made");
+      m.createCache("other", config()); // any other name takes the default caps
+    }
+  }
+
   @Test
   void theDefaultCapsApplyToACacheCreatedOnDemand() {
     Properties p = roomy();
