@@ -59,6 +59,14 @@ class CacheBudgetsTest {
     return p;
   }
 
+  /** {@link #roomy()} with cache a's caps. */
+  private Properties cappedA(String dramBytes, String flashBytes) {
+    Properties p = roomy();
+    p.setProperty("cache.a.dram-bytes", dramBytes);
+    p.setProperty("cache.a.flash-bytes", flashBytes);
+    return p;
+  }
+
   /**
    * B writes first, all of it to flash by a flush, then DRAM shrinks to 1 MiB (what leaves is clean: no flash
    * write, nothing timed); A, capped, is flooded with 40 times its flash cap: B keeps every entry, A stays within.
@@ -86,10 +94,7 @@ class CacheBudgetsTest {
 
   @Test
   void aCappedCacheFloodedStaysWithinItsCapsAndAnotherLosesNothing() {
-    Properties p = roomy();
-    p.setProperty("cache.a.dram-bytes", "256k");
-    p.setProperty("cache.a.flash-bytes", "1m");
-    try (CacheManager m = open(p)) {
+    try (CacheManager m = open(cappedA("256k", "1m"))) {
       assertTrue(m.getCacheNames().iterator().hasNext() == false, "a budget does not declare a cache");
       Cache<Integer, byte[]> b = m.createCache("b", config());
       Cache<Integer, byte[]> a = m.createCache("a", config());
@@ -107,10 +112,7 @@ class CacheBudgetsTest {
    */
   @Test
   void aClearedCachesEarlierEpochsTakeNoFlashRoom() {
-    Properties p = roomy();
-    p.setProperty("cache.a.dram-bytes", "1m");
-    p.setProperty("cache.a.flash-bytes", "1m");
-    try (CacheManager m = open(p)) {
+    try (CacheManager m = open(cappedA("1m", "1m"))) {
       Cache<Integer, byte[]> b = m.createCache("b", config());
       Cache<Integer, byte[]> a = m.createCache("a", config());
       for (int i = 0; i < 800; i++) { // A's and B's entries side by side on flash after the flush
