@@ -1,5 +1,6 @@
 package io.hybridcache.jcache;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -200,6 +201,23 @@ final class CacheSettings {
     String name = own != null ? cacheName : DEFAULT;
     String v = own != null ? own : get(DEFAULT, setting);
     return v == null ? Long.MAX_VALUE : budget(name + "." + setting, v, managerBytes, setting);
+  }
+
+  /**
+   * Refuses a cache named {@code default} while {@code cache.default.dram-bytes} or {@code flash-bytes} is set:
+   * those are the caps of every cache without its own, and would read as that cache's own.
+   */
+  void checkName(String cacheName) {
+    if (!DEFAULT.equals(cacheName)) {
+      return;
+    }
+    for (String setting : List.of("dram-bytes", "flash-bytes")) {
+      if (get(DEFAULT, setting) != null) {
+        throw new IllegalArgumentException("a cache named " + DEFAULT + " cannot be made while "
+            + ProviderProperties.CACHE_PREFIX + DEFAULT + "." + setting + " is set: that is the cap of every cache "
+            + "without its own, not of a cache named " + DEFAULT + "; name the cache otherwise");
+      }
+    }
   }
 
   /**

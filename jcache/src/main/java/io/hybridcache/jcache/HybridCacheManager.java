@@ -124,6 +124,7 @@ final class HybridCacheManager implements CacheManager {
       }
       throw new CacheException("a cache named " + cacheName + " exists already in " + uri);
     }
+    settings.caches().checkName(cacheName);
     HybridCacheConfiguration<K, V> config = copy(configuration);
     settings.caches().applyTo(cacheName, config);
     warnOfHibernateRegion(cacheName, config);
@@ -178,7 +179,7 @@ final class HybridCacheManager implements CacheManager {
     }
     long dram = settings.caches().budget(cacheName, "dram-bytes", settings.dramBytes());
     long flash = settings.caches().budget(cacheName, "flash-bytes", settings.flashBytes());
-    groups.cap(ns.id(), dram, flash);
+    groups.cap(ns, dram, flash);
     if (dram != Long.MAX_VALUE || flash != Long.MAX_VALUE) {
       HybridCache engine = e.engine();
       statistics.held(() -> engine.dramBytesOf(NamespaceGroups.groupOf(ns)),

@@ -6,8 +6,9 @@ import javax.cache.management.CacheStatisticsMXBean;
  * A cache's JCache statistics ({@code javax.cache:type=CacheStatistics,...}, registered while statistics are
  * enabled) and what only this provider counts, per cache and whatever the statistics switch says: undecodable
  * values, oversized entries, hits by tier, evictions and rejections. Also
- * {@code cache.unwrap(HybridCacheStatisticsMXBean.class)}. The cache's entries and bytes are not counted here yet
- * (they come with the engine's per-cache budgets, which account bytes per namespace).
+ * {@code cache.unwrap(HybridCacheStatisticsMXBean.class)}. The bytes a cache holds in each tier are counted for a
+ * cache with a cap ({@link #getDramBytesHeld}, {@link #getFlashBytesHeld}; -1 without one); its entries, and the
+ * bytes of a cache without a cap, are not counted per cache (the engine keeps them per engine).
  */
 public interface HybridCacheStatisticsMXBean extends CacheStatisticsMXBean {
   /**
@@ -67,8 +68,8 @@ public interface HybridCacheStatisticsMXBean extends CacheStatisticsMXBean {
 
   /**
    * This cache's entries the engine refused to keep: DRAM evictions flash did not take (too large for flash,
-   * refused by admission, the flash tier busy past its cascade wait, degraded, its index full; each also an
-   * eviction) and writes not stored at all (over both tiers, or a key over the engine's limit: also in
+   * refused by admission, the flash tier busy past its cascade wait, degraded, its index full, over the cache's
+   * {@code flash-bytes} cap; each also an eviction) and writes not stored at all (over both tiers, or a key over the engine's limit: also in
    * {@link #getOversizedEntries()}). Counted whether statistics are enabled or not; {@link #clear()} resets it.
    */
   long getRejectedEntries();

@@ -102,6 +102,7 @@ final class ManagerSettings {
     }
     SizeRules.check(p, dramBytes, flashBytes, segmentBytes, writeBufferBytes, smallObjectShare);
     cacheSettings.checkBudgets(dramBytes, flashBytes, segmentBytes); // after the segment size is known good
+    cacheSettings.declared().forEach(cacheSettings::checkName);
     engineConfig(); // validates the rest now, naming the bad one
   }
 

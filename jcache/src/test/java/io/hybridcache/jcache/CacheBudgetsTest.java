@@ -59,6 +59,14 @@ class CacheBudgetsTest {
     return p;
   }
 
+  /** {@link #roomy()} with cache a's caps. */
+  private Properties cappedA(String dramBytes, String flashBytes) {
+    Properties p = roomy();
+    p.setProperty("cache.a.dram-bytes", dramBytes);
+    p.setProperty("cache.a.flash-bytes", flashBytes);
+    return p;
+  }
+
   /**
    * B writes first, all of it to flash by a flush, then DRAM shrinks to 1 MiB (what leaves is clean: no flash
    * write, nothing timed); A, capped, is flooded with 40 times its flash cap: B keeps every entry, A stays within.
@@ -86,15 +94,53 @@ class CacheBudgetsTest {
 
   @Test
   void aCappedCacheFloodedStaysWithinItsCapsAndAnotherLosesNothing() {
-    Properties p = roomy();
-    p.setProperty("cache.a.dram-bytes", "256k");
-    p.setProperty("cache.a.flash-bytes", "1m");
-    try (CacheManager m = open(p)) {
+    try (CacheManager m = open(cappedA("256k", "1m"))) {
       assertTrue(m.getCacheNames().iterator().hasNext() == false, "a budget does not declare a cache");
       Cache<Integer, byte[]> b = m.createCache("b", config());
       Cache<Integer, byte[]> a = m.createCache("a", config());
       floodAndCheck(m, a, b);
       assertEquals(-1, stats(b).getFlashBytesHeld(), "B has no cap: not reported");
+    }
+  }
+
+  /**
+   * A cleared cache's earlier epochs (unreadable) take no flash room against its caps, and ask for no reclaim: A,
+   * capped, has entries on flash beside B's (a flush) and more dirty in DRAM, is cleared, filled in DRAM and
+   * cleared again, then filled again; DRAM shrinks so that most of every epoch's dirty entries are evicted: only
+   * the current epoch's reach flash (A's flash bytes, and what the engine admitted since the flush, within one
+   * cap), nothing is rewritten for the dead epochs (a reclaim for one would move B's entries), B keeps every entry.
+   */
+  @Test
+  void aClearedCachesEarlierEpochsTakeNoFlashRoom() {
+    try (CacheManager m = open(cappedA("1m", "1m"))) {
+      Cache<Integer, byte[]> b = m.createCache("b", config());
+      Cache<Integer, byte[]> a = m.createCache("a", config());
+      for (int i = 0; i < 800; i++) { // A's and B's entries side by side on flash after the flush
+        a.put(i, value(i));
+        b.put(i, value(i));
+      }
+      io.hybridcache.core.api.HybridCache engine = b.unwrap(io.hybridcache.core.api.HybridCache.class);
+      engine.flush();
+      long admitted = engine.stats().bytesAdmitted();
+      long reclaimed = engine.stats().reclaimBytesWritten();
+      for (int round = 0; round < 3; round++) {
+        if (round > 0) {
+          a.clear();
+        }
+        for (int i = round == 0 ? 800 : 0; i < (round == 0 ? 1200 : 800); i++) { // dirty in DRAM, within A's cap
+          a.put(i, value(i + round));
+        }
+      }
+      engine.setDramCapacity(1024 * 1024); // most of every epoch's dirty entries evicted: the current one's admitted
+      long aFlash = stats(a).getFlashBytesHeld();
+      assertTrue(aFlash > 0 && aFlash <= A_FLASH + SLACK, "A's flash bytes " + aFlash);
+      long written = engine.stats().bytesAdmitted() - admitted;
+      assertTrue(written <= A_FLASH + SLACK, "flash bytes admitted for A's epochs after the flush: " + written);
+      assertEquals(reclaimed, engine.stats().reclaimBytesWritten(), "bytes rewritten for A's dead epochs");
+      for (int i = 0; i < 800; i++) {
+        assertArrayEquals(value(i), b.get(i), "B's entry " + i);
+        assertArrayEquals(value(i + 2), a.get(i), "A's entry " + i);
+      }
     }
   }
 
@@ -129,6 +175,29 @@ class CacheBudgetsTest {
       for (int i = 0; i < n - n / 10; i++) { // A's older entries on flash: DRAM evictions, not lost
         assertArrayEquals(value(i), a.get(i), "A's older entry " + i);
       }
+    }
+  }
+
+  /**
+   * {@code cache.default.dram-bytes} and {@code flash-bytes} are every cache's caps, never a cache named
+   * {@code default}'s: with either set, a cache named {@code default} is refused, declared (at the manager's open)
+   * or created on demand, naming the ambiguity.
+   */
+  @Test
+  void aCacheNamedDefaultIsRefusedWhileTheDefaultCapsAreSet() {
+    Properties p = roomy();
+    p.setProperty("cache.default.flash-bytes", "1m");
+    p.setProperty("cache.default.key-type", "java.lang.Integer"); // declares a cache named default
+    IllegalArgumentException open = assertThrows(IllegalArgumentException.class, () -> open(p));
+    assertTrue(open.getMessage().contains("a cache named default")
+        && open.getMessage().contains("cache.default.flash-bytes"), open.getMessage());
+    p.remove("cache.default.key-type");
+    try (CacheManager m = open(p)) {
+      IllegalArgumentException made = assertThrows(IllegalArgumentException.class,
+          () -> m.createCache("default", config()));
+      assertTrue(made.getMessage().contains("a cache named default"), made.getMessage());
+      assertNull(m.getCache("default"), "not made");
+      m.createCache("other", config()); // any other name takes the default caps
     }
   }
 

@@ -32,6 +32,10 @@ public interface KeyGroups {
   /** The DRAM cap of {@code group} in the DRAM tier's weight (key + value + overhead), or {@link Long#MAX_VALUE}. */
   long dramCap(long group);
 
-  /** The flash cap of {@code group} in the index's sector-rounded entry sizes, or {@link Long#MAX_VALUE}. */
+  /**
+   * The flash cap of {@code group} in the index's sector-rounded entry sizes, or {@link Long#MAX_VALUE}. A cap of 0
+   * is a group that takes no flash room (the JCache provider's cleared epochs): its evictions are refused without
+   * a reclaim asked for it, and reclaim never reinserts its entries.
+   */
   long flashCap(long group);
 }

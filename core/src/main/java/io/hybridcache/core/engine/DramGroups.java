@@ -1,6 +1,7 @@
 package io.hybridcache.core.engine;
 
 import com.github.benmanes.caffeine.cache.Cache;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -11,7 +12,10 @@ import java.util.function.Predicate;
  *
  * <p>Thread-safe. Concurrency: a change's function counts what it installs and takes out, inside the key's atomic
  * change (Caffeine's {@code compute}); Caffeine's eviction listener counts what it evicts ({@link #evicted}, inside
- * the atomic removal). A group with a DRAM cap also has its versions queued in write order ({@link DramOrder}).
+ * the atomic removal). A group with a DRAM cap also has its versions queued in write order ({@link DramOrder}):
+ * a version is queued after the change that installed it returned, and the stale slots are swept after a change
+ * (the order's sweep made due by a leaving, in any group, run by the tier's next change), never inside a key's
+ * change.
  * After a change that left the key's group over its cap, the calling thread (outside the key's change, as
  * Caffeine's own evictions run) evicts the group's oldest entries until it is within: each inside its own key's
  * atomic removal, only if DRAM still holds the queued version (so a newer put of the key is never evicted through
@@ -26,6 +30,8 @@ final class DramGroups {
   /** Told of an entry a cap's eviction took out, inside its removal (the tier forgets its deadline). */
   private final Consumer<DramEntry> left;
   private final Predicate<DramOrder.Slot> holds = this::holds;
+  /** Write orders whose sweep is due ({@link DramOrder#left}), run after a change ({@link #sweepDue}). */
+  private final ConcurrentLinkedQueue<DramOrder> due = new ConcurrentLinkedQueue<>();
   /** Tests: called with a slot's key after it is taken for a cap's eviction, before the eviction. */
   private volatile Consumer<ByteKey> beforeCapEviction = k -> { };
 
@@ -42,24 +48,50 @@ final class DramGroups {
     this.left = left;
   }
 
-  /** Caffeine evicted {@code v} (size or expiry): counted; call inside the atomic removal. */
-  static void evicted(GroupBytes groups, ByteKey k, DramEntry v) {
-    counted(groups, groups.groupOf(k.bytes()), k, v, null, null);
+  /**
+   * Caffeine evicted {@code v} (size or expiry), or the tier's own deadline sweep: counted; call inside the atomic
+   * removal. A sweep of the group's write order this made due runs after the tier's next change.
+   */
+  void evicted(ByteKey k, DramEntry v) {
+    counted(groups.groupOf(k.bytes()), k, v, null, null);
   }
 
-  /** {@code change} of {@code key}'s entry by {@code fn}, counted; then evicts while the group is over its cap. */
+  /**
+   * {@code change} of {@code key}'s entry by {@code fn}, counted; after it (outside the key's change) the version
+   * it installed is queued in its group's write order, the write orders' due sweeps run, and the group's oldest
+   * entries are evicted while it is over its cap.
+   */
   DramEntry change(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> fn, MapChange change) {
     long g = groups.groupOf(key.bytes());
-    DramEntry now = change.change(key, (k, old) -> counted(groups, g, k, old, fn.apply(k, old), holds));
+    Installed installed = new Installed();
+    DramEntry now = change.change(key, (k, old) -> counted(g, k, old, fn.apply(k, old), installed));
+    if (installed.order != null) {
+      installed.order.added(key, installed.sequence);
+    }
+    sweepDue();
     evictOver(g);
     return now;
   }
 
-  /** Removes every entry, each counted inside its key's atomic change. */
+  /** Removes every entry, each counted inside its key's atomic change; then the due sweeps. */
   void clear() {
     for (ByteKey k : cache.asMap().keySet()) {
-      cache.asMap().computeIfPresent(k, (kk, v) -> counted(groups, groups.groupOf(kk.bytes()), kk, v, null, holds));
+      cache.asMap().computeIfPresent(k, (kk, v) -> counted(groups.groupOf(kk.bytes()), kk, v, null, null));
     }
+    sweepDue();
+  }
+
+  /** Runs the sweeps the write orders asked for ({@link DramOrder#left}); outside any key's change. */
+  void sweepDue() {
+    for (DramOrder order; (order = due.poll()) != null; ) {
+      order.sweep(holds);
+    }
+  }
+
+  /** The version a change installed in a capped group: queued in {@code order} once the change returned. */
+  private static final class Installed {
+    DramOrder order;
+    long sequence;
   }
 
   private static long weigh(ByteKey k, DramEntry v) {
@@ -67,12 +99,11 @@ final class DramGroups {
   }
 
   /**
-   * Counts {@code n} replacing {@code old} (either may be null) in group {@code g}, and queues a new version in the
-   * group's write order ({@code live}: whether a slot's version is still in DRAM, for its sweeps; unused when
-   * {@code n} is null); returns {@code n}. Inside the key's atomic change.
+   * Counts {@code n} replacing {@code old} (either may be null) in group {@code g}; a new version of a capped group
+   * is told to {@code installed} (null when {@code n} is null), a version leaving makes its slot stale. Returns
+   * {@code n}. Inside the key's atomic change.
    */
-  private static DramEntry counted(GroupBytes groups, long g, ByteKey k, DramEntry old, DramEntry n,
-      Predicate<DramOrder.Slot> live) {
+  private DramEntry counted(long g, ByteKey k, DramEntry old, DramEntry n, Installed installed) {
     if (n == old) {
       return n;
     }
@@ -82,11 +113,12 @@ final class DramGroups {
     }
     DramOrder order = groups.dramOrder(g, n != null);
     if (order != null) {
-      if (old != null) {
-        order.left();
+      if (old != null && order.left()) {
+        due.add(order);
       }
       if (n != null) {
-        order.added(k, n.sequence(), live);
+        installed.order = order;
+        installed.sequence = n.sequence();
       }
     }
     return n;

@@ -41,7 +41,6 @@ final class DramTier {
   private final DramExpiry expiry = new DramExpiry();
   private final Evictions evictions;
   private final DramGroups groups; // null: no key groups, nothing counted
-  private final GroupBytes groupBytes;
 
   /** Told of an entry DRAM evicted, inside the atomic removal of its key. */
   @FunctionalInterface
@@ -55,23 +54,25 @@ final class DramTier {
 
   DramTier(long maxBytes, Evictions evictions, GroupBytes groups) {
     this.evictions = evictions;
-    this.groupBytes = groups;
     this.cache = Caffeine.newBuilder()
         .maximumWeight(maxBytes)
         .weigher((ByteKey k, DramEntry v) -> weigh(k.bytes().length, v.value().length))
         .executor(Runnable::run)
-        .evictionListener((ByteKey k, DramEntry v, RemovalCause cause) -> {
-          if (v != null && groups != null) {
-            DramGroups.evicted(groups, k, v);
-          }
-          if (v != null && cause == RemovalCause.SIZE) {
-            expiry.untrack(v);
-            evictions.evicted(k, v, v.expiredNow());
-          }
-        })
+        .evictionListener(this::evicted)
         .build();
     this.map = cache.asMap();
     this.groups = groups == null ? null : new DramGroups(cache, groups, evictions, expiry::untrack);
+  }
+
+  /** Caffeine's eviction listener: inside the atomic removal of {@code k}. */
+  private void evicted(ByteKey k, DramEntry v, RemovalCause cause) {
+    if (v != null && groups != null) {
+      groups.evicted(k, v);
+    }
+    if (v != null && cause == RemovalCause.SIZE) {
+      expiry.untrack(v);
+      evictions.evicted(k, v, v.expiredNow());
+    }
   }
 
   public DramEntry get(ByteKey key) {
@@ -162,8 +163,8 @@ final class DramTier {
       if (cur.sequence() != sequence || !cur.expired(nowMillis)) {
         return cur;
       }
-      if (groupBytes != null) {
-        DramGroups.evicted(groupBytes, k, cur);
+      if (groups != null) {
+        groups.evicted(k, cur);
       }
       expiry.untrack(cur); // the sweep forgot it already; a read's direct expiry did not
       evictions.evicted(k, cur, true); // inside the atomic removal, as Caffeine's eviction listener
@@ -240,6 +241,9 @@ final class DramTier {
     long now = System.currentTimeMillis();
     while (expiry.anyDue(now) && expiry.sweep(now, SWEEP_BATCH, this::expire) > 0) {
       // another batch
+    }
+    if (groups != null) {
+      groups.sweepDue(); // the write orders' sweeps its evictions made due
     }
   }
 

@@ -518,7 +518,9 @@ final class FlashTier {
 
   /**
    * True (counted, and a reclaim for the group asked for) if {@code entryBytes} more would take the key's group
-   * over its flash cap: the eviction is refused, so the group pays with its own entries ({@link GroupBytes}).
+   * over its flash cap: the eviction is refused, so the group pays with its own entries ({@link GroupBytes}). A
+   * group with a flash cap of 0 asks for no reclaim (it may hold no flash bytes: a reclaim for it would only
+   * rewrite the other groups' entries of its segment).
    */
   private boolean overCap(byte[] key, int entryBytes) {
     long group = groups.groupOf(key);
@@ -526,7 +528,7 @@ final class FlashTier {
       return false;
     }
     counters.groupCapRejected.increment();
-    if (groups.askReclaim(group)) {
+    if (groups.flashRoomAllowed(group) && groups.askReclaim(group)) {
       queue.add(new ReclaimFor(group, entryBytes));
     }
     return true;

@@ -44,7 +44,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Reclaim: reclaim never reinserts an entry of a group over its flash cap (it is evicted), and a refused
  * eviction asks (once, until it is handled) for a reclaim of the sealed segment holding most of the group's
  * bytes, in which that group's live entries are evicted and every other group's live entries reinserted
- * ({@link Reclaimer#reclaimFor}), whose moves do not spend the shared reinsertion budget. A write-back (flush,
+ * ({@link Reclaimer#reclaimFor}), whose moves do not spend the shared reinsertion budget; a group with a flash cap
+ * of 0 asks for none (its entries leave as reclaim frees their segments: never reinserted). A write-back (flush,
  * close) is not checked against the cap (an acknowledged put is never lost to a cap at close). After an open
  * (clean or after a crash) the flash counts are rebuilt ({@link #rebuild}): each live entry (the index still
  * points at it) counted to its group, from its segment's summary or, for a segment without one (being written
@@ -185,6 +186,11 @@ final class GroupBytes {
     }
     Held h = held.get(group);
     return (h == null ? 0 : count(h.flash)) + bytes <= cap;
+  }
+
+  /** Whether {@code group} may hold flash bytes at all (its flash cap is not 0: see {@link KeyGroups#flashCap}). */
+  boolean flashRoomAllowed(long group) {
+    return group == KeyGroups.NONE || groups.flashCap(group) > 0;
   }
 
   /** A segment took (positive) or let go of (negative) {@code bytes} of {@code group}. */

@@ -30,7 +30,9 @@ import javax.cache.CacheManager;
  * </ul>
  *
  * These figures are the engine's, for all its caches; per cache, hits by tier, evictions and rejections are
- * {@link HybridCacheMeterBinderProvider}'s ({@code hybridcache.jcache.cache.*}), entries and bytes are not kept yet. Each read takes a fresh {@link HybridCache#stats()}
+ * {@link HybridCacheMeterBinderProvider}'s ({@code hybridcache.jcache.cache.*}), as are the bytes a cache with a cap
+ * holds ({@code hybridcache.jcache.held.bytes{tier=dram|flash}}); entries, and the bytes of a cache without a cap,
+ * are not kept per cache. Each read takes a fresh {@link HybridCache#stats()}
  * snapshot (a scrape reads a few dozen adders per meter); after the manager closes the meters read NaN. The
  * meters hold the manager weakly, as Micrometer's do. Thread-safe: stateless.
  */

@@ -188,15 +188,24 @@ public class HybridCacheProperties {
       put(p, prefix + "flash-bytes", budget(flashBytes));
     }
 
-    /** A cap as the provider reads it: Spring's 64MB as 64m, 1GB as 1g, 512KB as 512k; a share or bytes as given. */
+    /**
+     * A cap as the provider reads it: a size in Spring's units (64MB, 2TB, 512B, 1024) in bytes, as the manager's
+     * {@link DataSize} budgets are; a share (25%) or the provider's own form (64m, 256k) as given (a bad value too:
+     * the provider's error names it).
+     */
     private static String budget(String v) {
       if (v == null) {
         return null;
       }
       String t = v.trim();
-      String upper = t.toUpperCase(java.util.Locale.ROOT);
-      return upper.endsWith("KB") || upper.endsWith("MB") || upper.endsWith("GB") ? t.substring(0, t.length() - 1)
-          : upper.endsWith("B") && !upper.endsWith("%") ? t.substring(0, t.length() - 1) : t;
+      if (t.endsWith("%")) {
+        return t;
+      }
+      try {
+        return Long.toString(DataSize.parse(t.toUpperCase(java.util.Locale.ROOT)).toBytes());
+      } catch (IllegalArgumentException e) {
+        return t;
+      }
     }
   }
 

@@ -73,7 +73,7 @@ class StarterPropertiesTest {
           assertEquals("true", manager.getProperties().getProperty("cache.demo.Customer.warm"));
           // per-cache budgets (issue 37 item 6): passed as the provider reads them; they declare no cache
           assertEquals("25%", manager.getProperties().getProperty("cache.demo.Customer.dram-bytes"));
-          assertEquals("1M", manager.getProperties().getProperty("cache.default.flash-bytes"));
+          assertEquals(Long.toString(1L << 20), manager.getProperties().getProperty("cache.default.flash-bytes"));
           assertNotNull(manager.unwrap(HybridCache.class).config().keyGroups(), "the engine enforces the caps");
           List<String> names = new ArrayList<>();
           manager.getCacheNames().forEach(names::add);
@@ -132,6 +132,13 @@ class StarterPropertiesTest {
   @Test
   void theProvidersRefusalNamesItsProperty() {
     assertStartFails("hybridcache.jcache.dram-bytes=512KB", "dram-bytes must be at least 1m, was 524288");
+  }
+
+  /** A per-cache cap in Spring's units reaches the provider in bytes, TB included (as the manager's flash-bytes). */
+  @Test
+  void aCapInTerabytesReachesTheProviderInBytes() {
+    assertStartFails("hybridcache.jcache.cache[a].flash-bytes=2TB",
+        "cache.a.flash-bytes cannot exceed the manager's flash-bytes (4m), was " + (2L << 40));
   }
 
   /** A start with {@code property} fails, and a cause's message has {@code expected}. */
