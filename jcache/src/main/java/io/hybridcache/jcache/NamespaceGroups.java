@@ -58,6 +58,8 @@ final class NamespaceGroups implements KeyGroups {
     if (c == null) {
       return Long.MAX_VALUE;
     }
-    return (int) group == c.ns().epoch() ? c.flashBytes() : 0;
+    // an earlier epoch gets 0; a later one is the current epoch being published (the prefix goes out before the
+    // epoch field), so it keeps the cap
+    return (int) group >= c.ns().epoch() ? c.flashBytes() : 0;
   }
 }

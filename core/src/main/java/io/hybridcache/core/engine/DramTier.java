@@ -89,8 +89,22 @@ final class DramTier {
    * the entry {@code f} replaces is forgotten and the one it installs recorded, inside the same change.
    */
   public DramEntry compute(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> f) {
+    return compute(key, f, null);
+  }
+
+  /**
+   * As {@link #compute(ByteKey, BiFunction)}; {@code expiredSeen[0]}, if given, is set before {@code f} runs when the
+   * key's entry was found expired (then {@code f} sees null: a flash copy behind it is that version or older).
+   */
+  public DramEntry compute(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> f, boolean[] expiredSeen) {
     BiFunction<ByteKey, DramEntry, DramEntry> fn = (k, old) -> {
-      DramEntry live = old != null && old.expiredNow() ? expiredOut(k, old) : old;
+      DramEntry live = old;
+      if (old != null && old.expiredNow()) {
+        live = expiredOut(k, old);
+        if (expiredSeen != null) {
+          expiredSeen[0] = true;
+        }
+      }
       return tracked(k, live, f.apply(k, live));
     };
     DramEntry after = groups == null ? map.compute(key, fn) : groups.change(key, fn, map::compute);

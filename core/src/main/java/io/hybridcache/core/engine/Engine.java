@@ -621,16 +621,18 @@ final class Engine implements HybridCache {
 
   private boolean removeLocked(ByteKey key) {
     boolean[] held = {false};
+    boolean[] expired = {false}; // DRAM's entry had expired (told EXPIRED): a flash copy is that version or older
     DramEntry[] was = {null};
     dram.compute(key, (kk, old) -> {
       loads.supersede(kk); // a load in progress for the key must not install after this remove
-      held[0] = flash.invalidate(kk.hash64(), sequence.incrementAndGet()) | (old != null);
+      boolean below = flash.invalidate(kk.hash64(), sequence.incrementAndGet());
       if (small != null) {
-        held[0] |= small.invalidate(kk.bytes(), kk.hash64());
+        below |= small.invalidate(kk.bytes(), kk.hash64());
       }
+      held[0] = old != null || below && !expired[0];
       was[0] = old;
       return null;
-    });
+    }, expired);
     if (held[0]) {
       removals.notify(key.bytes(), was[0] == null ? null : was[0].value(), RemovalCause.EXPLICIT);
     }
@@ -1040,6 +1042,7 @@ final class Engine implements HybridCache {
       // a clean (promoted) copy is written too once flash no longer holds the entry: reclaim drops an entry DRAM
       // holds clean instead of reinserting it, and a warm open would otherwise lose the hottest entries
       if (!e.dirty() && heldBelowDram(en.getKey(), e)
+          || deadGroup(en.getKey())
           || EntryFormat.entryBytes(en.getKey().bytes().length, e.value().length) > config.maxFlashEntryBytes()
           || toSmall(en.getKey(), e) && (!includeSmall || System.nanoTime() - deadlineNanos >= 0)) {
         continue;
@@ -1062,6 +1065,15 @@ final class Engine implements HybridCache {
       });
     }
     flash.barrier(true, deadlineNanos);
+  }
+
+  /**
+   * Whether {@code key}'s group may hold no flash at all (a flash cap of 0: a cleared JCache cache's earlier epoch,
+   * whose entries no read can reach): a write-back skips it.
+   */
+  private boolean deadGroup(ByteKey key) {
+    GroupBytes g = flash.groups();
+    return g != null && !g.flashRoomAllowed(g.groupOf(key.bytes()));
   }
 
   /** Whether flash (the log's index, or the small engine for a small entry) still holds a clean DRAM entry's key. */

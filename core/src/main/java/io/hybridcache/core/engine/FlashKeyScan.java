@@ -141,7 +141,8 @@ final class FlashKeyScan implements Iterator<byte[]> {
       boolean older = e.sequence() < startSequence;
       sawOlder |= older;
       long packed = index.get(KeyHash.of(e.key()));
-      if (IndexEntry.segmentTag(packed) == table.tagOf(id) && IndexEntry.offset(packed) == off && (rounds == 1 || older)) {
+      if (IndexEntry.segmentTag(packed) == table.tagOf(id) && IndexEntry.offset(packed) == off && (rounds == 1 || older)
+          && !e.expired(System.currentTimeMillis())) { // an expired entry is not held: a read would miss it
         ready.add(e.key());
       }
       off = (off + e.bytes() + IndexEntry.OFFSET_ALIGNMENT - 1) & -IndexEntry.OFFSET_ALIGNMENT;

@@ -200,4 +200,45 @@ class DramExpiryTest {
       assertArrayEquals(value(1, 1, 100), c.get(key(1)));
     }
   }
+
+  // a second review's cases
+
+  @Test
+  void aRemoveOfAnExpiredEntryWithAFlashCopyIsToldOnceAndSaysNothingWasHeld() {
+    try (Engine c = open()) {
+      c.put(key(1), value(1, 1, 100), Duration.ofMillis(30));
+      c.writeBackAndDropDram(); // the version on flash too
+      assertArrayEquals(value(1, 1, 100), c.get(key(1)), "promoted back: DRAM and flash hold the version");
+      passMillis(30);
+      assertFalse(c.remove(key(1)), "no tier held a live version");
+      assertEquals(1, told(RemovalCause.EXPIRED).size());
+      assertTrue(told(RemovalCause.EXPLICIT).isEmpty(), "told twice: EXPIRED, then EXPLICIT");
+    }
+  }
+
+  @Test
+  void keysLeaveOutAnExpiredEntryOnFlash() {
+    try (Engine c = open()) {
+      c.put(key(1), value(1, 1, 100), Duration.ofMillis(20));
+      c.put(key(2), value(2, 1, 100));
+      c.writeBackAndDropDram();
+      passMillis(20);
+      List<String> keys = new ArrayList<>();
+      c.keys().forEachRemaining(k -> keys.add(new String(k, java.nio.charset.StandardCharsets.UTF_8)));
+      assertEquals(List.of(new String(key(2), java.nio.charset.StandardCharsets.UTF_8)), keys);
+    }
+  }
+
+  @Test
+  void aWriteBackSkipsAGroupWithNoFlashRoom() {
+    try (Engine c = TestCaches.open(TestCaches.small(dir, IndexType.HEAP)
+        .keyGroups(KeyGroupsTest.caps(g -> Long.MAX_VALUE, g -> g == 1 ? 0 : Long.MAX_VALUE)).build())) {
+      byte[] dead = "A-dead".getBytes(java.nio.charset.StandardCharsets.UTF_8); // group 1: flash cap 0
+      byte[] live = "B-live".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      c.put(dead, value(1, 1, 100));
+      c.put(live, value(2, 1, 100));
+      c.flush();
+      assertEquals(1, c.stats().flashEntries(), "only the entry whose group may hold flash was written back");
+    }
+  }
 }
