@@ -8,6 +8,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * <p>Copies: a put encodes the value once, behind the header's reserved bytes ({@link ReservingCodec}), and hands
  * that array and the namespaced key (also encoded in one array) to the engine, which keeps both
  * ({@code HybridCache.putOwned}): one copy of the value per put. A read, single ({@code HybridCache.readTiered}) or
- * batch ({@code HybridCache.readAll}), copies the payload once (the engine's array is read in place) and keeps the
- * tier that served it ({@link Stored#fromFlash()}), for the cache's hits by tier.
+ * batch ({@code HybridCache.readAll}), reads the engine's array in place (a {@code String} value is decoded from it
+ * straight, any other codec gets a copy of the payload) and keeps the tier that served it ({@link Stored#fromFlash()}), for the cache's hits by tier.
  *
  * <p>Sizes: a key whose encoding (with the namespace prefix) is over the engine's limit is a miss on a read
  * and is not stored by a write; an entry a tier cannot hold is counted and logged ({@link Oversized}).
@@ -108,15 +109,14 @@ final class ValueStore<K, V> implements Store<K, V> {
   }
 
   /**
-   * The stored version in {@code raw} (the engine's bytes, read in place: header, then payload, copied once), served
-   * by {@code tier}.
+   * The stored version in {@code raw} (the engine's bytes, read in place: header, then payload, never copied here),
+   * served by {@code tier}.
    */
   private Stored<V> bytes(byte[] raw, Tier tier) {
     if (raw.length < HEADER) {
       return null; // not this store's format (no header): absent for it, never an exception
     }
-    return new Bytes<>((long) HEADER_LONG.get(raw, 0), Arrays.copyOfRange(raw, HEADER, raw.length), values, loader,
-        tier == Tier.FLASH);
+    return new Bytes<>((long) HEADER_LONG.get(raw, 0), raw, values, loader, tier == Tier.FLASH);
   }
 
   /** The slot of a key this store can encode: its namespaced engine key, encoded once. */
@@ -150,7 +150,7 @@ final class ValueStore<K, V> implements Store<K, V> {
       if (tooLong) {
         return null; // never stored: a miss
       }
-      // the engine's own bytes, read in place: only the payload is copied, once per read
+      // the engine's own bytes, read in place (Bytes: decoded from them, or from a copy for a codec that may keep it)
       return engine.readTiered(engineKey, decoder);
     }
 
@@ -180,7 +180,7 @@ final class ValueStore<K, V> implements Store<K, V> {
     @Override
     public void setExpiry(Stored<V> current, long expireAt) {
       Bytes<V> b = (Bytes<V>) current;
-      byte[] raw = ReservingCodec.behind(b.payload, 0, b.payload.length, HEADER);
+      byte[] raw = ReservingCodec.behind(b.raw, HEADER, b.raw.length - HEADER, HEADER);
       write(engineKey, tooLong, raw, b.nullValue ? expireAt | NULL_VALUE_FLAG : expireAt);
     }
 
@@ -344,22 +344,24 @@ final class ValueStore<K, V> implements Store<K, V> {
   }
 
   /**
-   * A stored value's payload (the codec's bytes, never changed), decoded on each {@link #value()}; one that
-   * does not decode throws {@link Undecodable} (the same one on each call: it is counted once), which the
-   * cache reads as a miss. Confined to the operation that read it.
+   * A stored value's payload (the codec's bytes behind the header, in the engine's own array, which nobody changes
+   * and this class never hands out), decoded on each {@link #value()}: a {@code String} of the UTF-8 codec straight
+   * from the array (the decode is the one copy), any other codec from a copy of the payload (a codec may keep or
+   * return the array it is given). One that does not decode throws {@link Undecodable} (the same one on each
+   * call: it is counted once), which the cache reads as a miss. Confined to the operation that read it.
    */
   private static final class Bytes<V> extends Stored<V> {
-    private final byte[] payload;
+    private final byte[] raw;
     private final boolean nullValue;
     private final Codec<V> codec;
     private final ClassLoader loader;
     private final boolean fromFlash;
     private Undecodable failure;
 
-    Bytes(long header, byte[] payload, Codec<V> codec, ClassLoader loader, boolean fromFlash) {
+    Bytes(long header, byte[] raw, Codec<V> codec, ClassLoader loader, boolean fromFlash) {
       super(header & ~NULL_VALUE_FLAG);
       this.nullValue = header < 0;
-      this.payload = payload;
+      this.raw = raw;
       this.codec = codec;
       this.loader = loader;
       this.fromFlash = fromFlash;
@@ -377,7 +379,11 @@ final class ValueStore<K, V> implements Store<K, V> {
         throw failure;
       }
       try {
-        return nullValue ? (V) NullValues.instance(loader) : codec.decode(payload);
+        if (nullValue) {
+          return (V) NullValues.instance(loader);
+        }
+        return codec == Codec.utf8() ? (V) new String(raw, HEADER, raw.length - HEADER, StandardCharsets.UTF_8)
+            : codec.decode(Arrays.copyOfRange(raw, HEADER, raw.length));
       } catch (RuntimeException e) {
         failure = Undecodable.of(codec, e);
         throw failure;
@@ -386,7 +392,8 @@ final class ValueStore<K, V> implements Store<K, V> {
 
     @Override
     boolean sameValue(Stored<V> other) {
-      return other instanceof Bytes<V> b && b.nullValue == nullValue && Arrays.equals(b.payload, payload);
+      return other instanceof Bytes<V> b && b.nullValue == nullValue
+          && Arrays.equals(b.raw, HEADER, b.raw.length, raw, HEADER, raw.length);
     }
   }
 }

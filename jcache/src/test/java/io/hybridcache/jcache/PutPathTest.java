@@ -239,6 +239,21 @@ class PutPathTest {
     }
   }
 
+  @Test
+  void aStringHitIsDecodedStraightFromTheEnginesBytes() {
+    com.sun.management.ThreadMXBean threads = allocationCounter();
+    int size = 64 * 1024;
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
+      Cache<String, String> strings = m.createCache("strings", new MutableConfiguration<String, String>()
+          .setTypes(String.class, String.class));
+      String value = "x".repeat(size);
+      strings.put("k", value);
+      long perGet = allocatedPerCall(threads, () -> assertEquals(size, strings.get("k").length()));
+      assertTrue(perGet < size + size / 2, "a get of a " + size + "-char String hit allocated " + perGet
+          + " bytes: the payload copied before its decode");
+    }
+  }
+
   // ---- putAll locks one key at a time
 
   /** An hour's creation expiry whose first creation (under a key's lock) waits for the test, once armed. */
