@@ -6,7 +6,6 @@ import com.github.benmanes.caffeine.cache.RemovalCause;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.BiFunction;
 
@@ -188,31 +187,7 @@ final class DramTier {
 
   /** The keys of the entries DRAM holds live (an expired entry not yet swept is left out), weakly consistent. */
   Iterator<ByteKey> liveKeys() {
-    Iterator<Map.Entry<ByteKey, DramEntry>> all = map.entrySet().iterator();
-    return new Iterator<>() {
-      private ByteKey next;
-
-      @Override
-      public boolean hasNext() {
-        while (next == null && all.hasNext()) {
-          Map.Entry<ByteKey, DramEntry> e = all.next();
-          if (!e.getValue().expiredNow()) {
-            next = e.getKey();
-          }
-        }
-        return next != null;
-      }
-
-      @Override
-      public ByteKey next() {
-        if (!hasNext()) {
-          throw new NoSuchElementException();
-        }
-        ByteKey k = next;
-        next = null;
-        return k;
-      }
-    };
+    return map.entrySet().stream().filter(e -> !e.getValue().expiredNow()).map(Map.Entry::getKey).iterator();
   }
 
   /** The deadlines tracked (tests). */
