@@ -164,6 +164,14 @@ final class EntryOps<K, V> {
     return store;
   }
 
+  /**
+   * The lock of {@code slot}'s key, for a write that tells no listener and reads no clock (a blind put): take it
+   * with {@link ProcessorLocks#lock} and let it go with {@link ProcessorLocks#unlock}, as {@link #locked} does.
+   */
+  ReentrantLock lockOf(Store.Slot<V> slot) {
+    return locks.of(slot.hash());
+  }
+
   /** As {@link #locked(Object, Store.Slot, KeyOp)} with the key's slot. */
   <T> T locked(K key, KeyOp<K, V, T> op) {
     return locked(key, store.slot(key), op);
@@ -187,8 +195,9 @@ final class EntryOps<K, V> {
   }
 
   private <T> T underLock(Store.Slot<V> slot, boolean processor, ProcessorOp<K, V, T> op) {
-    int stripe = KeyLocks.stripe(slot.hash());
-    ReentrantLock lock = locks.of(slot.hash());
+    int hash = slot.hash();
+    int stripe = KeyLocks.stripe(hash);
+    ReentrantLock lock = locks.of(hash);
     Events<K, V> events = Events.of(source, listeners);
     boolean released = ProcessorLocks.lock(lock);
     T result;

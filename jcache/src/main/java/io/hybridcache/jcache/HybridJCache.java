@@ -13,6 +13,7 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.concurrent.locks.ReentrantLock;
 import javax.cache.Cache;
 import javax.cache.CacheException;
 import javax.cache.CacheManager;
@@ -319,12 +320,16 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     checkTypes(key, value);
     long start = counts.start();
     if (blindPut) {
-      ops.locked(key, (slot, now, events) -> {
+      Store.Slot<V> slot = ops.store().slot(key);
+      ReentrantLock lock = ops.lockOf(slot);
+      boolean released = ProcessorLocks.lock(lock); // no clock, no events: nothing here reads or tells them
+      try {
         slot.prepare(value); // a value that cannot be stored fails before the writer is called
         integration.write(key, value);
         ops.putBlind(slot, value); // nothing to learn from the old entry: no read (no flash read)
-        return null;
-      });
+      } finally {
+        ProcessorLocks.unlock(lock, released);
+      }
       counts.puts(1, start);
       return;
     }

@@ -1,5 +1,8 @@
 package io.hybridcache.jcache;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -12,6 +15,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class KeyLocks {
   static final int STRIPES = 256;
+  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long MIX = 0x9E3779B97F4A7C15L;
   private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
 
   KeyLocks() {
@@ -22,6 +27,25 @@ final class KeyLocks {
 
   ReentrantLock of(int hash) {
     return locks[stripe(hash)];
+  }
+
+  /**
+   * A hash of {@code bytes} for {@link #of}: eight bytes a step (a multiply-xorshift per word, the tail and the
+   * length mixed in last), about a third of {@code Arrays.hashCode}'s serial chain for a short key.
+   */
+  static int hash(byte[] bytes) {
+    long h = 0;
+    int i = 0;
+    for (; i + Long.BYTES <= bytes.length; i += Long.BYTES) {
+      h = (h ^ (long) LONGS.get(bytes, i)) * MIX;
+      h ^= h >>> 32;
+    }
+    long tail = bytes.length;
+    for (; i < bytes.length; i++) {
+      tail = (tail << 8) ^ (bytes[i] & 0xFF);
+    }
+    h = (h ^ tail) * MIX;
+    return (int) (h ^ (h >>> 29));
   }
 
   /** The stripe of {@code hash} (tests: forced interleavings of two keys on one stripe). */

@@ -42,12 +42,12 @@ final class ProcessorLocks {
    * them go first. Returns whether it did (pass it to {@link #unlock}).
    */
   static boolean lock(ReentrantLock lock) {
+    if (lock.tryLock()) {
+      return false; // free (or this thread's already): no wait, so nothing to let go
+    }
     ArrayDeque<Frame> held = HELD.get();
     if (held.isEmpty()) {
       lock.lock();
-      return false;
-    }
-    if (lock.tryLock()) {
       return false;
     }
     for (Frame f : held) {

@@ -6,11 +6,14 @@ import java.nio.charset.StandardCharsets;
 /**
  * A {@link Codec} that can write its bytes after a reserved head, so that the array it returns is the one stored
  * (the value with the provider's header in front, the key with its namespace prefix): a put then makes one copy of
- * the value, the codec's own ({@link ValueStore}), and the engine keeps that array ({@code HybridCache.putOwned}).
+ * the value, the codec's own ({@link ValueStore}), and the engine keeps that array ({@code HybridCache.putOwned});
+ * a {@code String} of at most {@link #JDK_ENCODED_CHARS} chars takes two ({@link #utf8}).
  * The built-in codecs ({@link Codecs}) reserve; any other codec's bytes are copied once behind the head
  * ({@link #encode(Codec, Object, int)}). Thread-safe, as every codec.
  */
 interface ReservingCodec<T> extends Codec<T> {
+  /** The longest string {@link #utf8} has the JDK encode before copying it behind the head. */
+  int JDK_ENCODED_CHARS = 1024;
 
   /** {@code reserved} zero bytes, for the caller to fill, then what {@link #encode(Object)} gives. */
   byte[] encode(T value, int reserved);
@@ -40,11 +43,18 @@ interface ReservingCodec<T> extends Codec<T> {
   }
 
   /**
-   * {@code s} as UTF-8 (the bytes of {@code s.getBytes(UTF_8)}) after {@code reserved} zero bytes: an ASCII string
-   * is written straight into the result; any other is encoded by the JDK and copied behind the head.
+   * {@code s} as UTF-8 (the bytes of {@code s.getBytes(UTF_8)}) after {@code reserved} zero bytes. Up to
+   * {@link #JDK_ENCODED_CHARS} chars the JDK encodes it (a vectorised copy for an ASCII string) and its bytes are
+   * copied behind the head: two copies, but faster than one written char by char (a 100-char put measured 228-236
+   * against 243-252 ns, A B A B). A longer ASCII string is written straight into the result (one copy: the
+   * allocation is what counts there); any other is encoded by the JDK and copied behind the head.
    */
   static byte[] utf8(String s, int reserved) {
     int n = s.length();
+    if (n <= JDK_ENCODED_CHARS) {
+      byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+      return behind(bytes, 0, bytes.length, reserved);
+    }
     byte[] out = new byte[reserved + n];
     for (int i = 0; i < n; i++) {
       char c = s.charAt(i);

@@ -123,6 +123,7 @@ final class ValueStore<K, V> implements Store<K, V> {
   private final class EngineSlot implements Slot<V> {
     private final byte[] engineKey;
     private final boolean tooLong;
+    private int hash; // KeyLocks.hash of engineKey once asked (0: not yet, or a key whose hash is 0)
     private V prepared;
     private byte[] preparedRaw; // the header's bytes reserved, the value's behind; the engine keeps it
 
@@ -137,7 +138,12 @@ final class ValueStore<K, V> implements Store<K, V> {
 
     @Override
     public int hash() {
-      return Arrays.hashCode(engineKey);
+      int h = hash;
+      if (h == 0) {
+        h = KeyLocks.hash(engineKey);
+        hash = h;
+      }
+      return h;
     }
 
     @Override
