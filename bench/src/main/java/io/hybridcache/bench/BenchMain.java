@@ -21,6 +21,8 @@ import picocli.CommandLine;
  *   <li>{@code catalog}: footprint of rows with inline column names vs schema-catalogue encoding.
  *   <li>{@code jmh}: the JMH micro-benchmarks: alone, a short default set of all of them; with
  *       arguments, JMH's command line.
+ *   <li>{@code small-design}: an event-count simulation of small-object flash layouts (issue 36; no
+ *       device I/O, no timing).
  * </ul>
  *
  * <p>Exit codes: {@value #OK} success, {@value #FAILED} the benchmark ran but failed (a child JVM
@@ -42,6 +44,7 @@ import picocli.CommandLine;
         io.hybridcache.bench.faults.FaultsCommand.class,
         io.hybridcache.bench.restart.RestartCommand.class,
         io.hybridcache.bench.jcache.JCacheProbeCommand.class,
+        io.hybridcache.bench.smalldesign.SmallDesignCommand.class,
         CommandLine.HelpCommand.class},
     footerHeading = "%nExit codes:%n",
     footer = {"  0  success", "  1  the benchmark failed (see the messages above)", "  2  bad command line",
@@ -53,6 +56,7 @@ import picocli.CommandLine;
         "  java -jar bench/target/hybridcache-bench.jar catalog --json catalog.json",
         "  java -jar bench/target/hybridcache-bench.jar jmh",
         "  java -jar bench/target/hybridcache-bench.jar jcache-probe",
+        "  java -jar bench/target/hybridcache-bench.jar small-design --json small-design.json",
         "  java -jar bench/target/hybridcache-bench.jar jmh -f 1 -wi 2 -i 3 -w 1s -r 1s Catalog",
         "  java -jar bench/target/hybridcache-bench.jar help ycsb"})
 public final class BenchMain implements Runnable {
