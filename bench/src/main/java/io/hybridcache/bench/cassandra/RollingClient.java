@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 import site.ycsb.generator.ZipfianGenerator;
@@ -69,12 +70,18 @@ final class RollingClient implements AutoCloseable {
   private final AtomicLong staleCount = new AtomicLong();
   private final AtomicReference<Throwable> lastError = new AtomicReference<>();
   private final List<Thread> workers = new ArrayList<>();
+  private final LongSupplier nanoClock;
   private volatile boolean running;
   private long startNanos;
   private PreparedStatement read;
   private PreparedStatement update;
 
   RollingClient(CqlSession session, long records, int threads, int maxSeconds, PrintStream log) {
+    this(session, records, threads, maxSeconds, log, System::nanoTime);
+  }
+
+  /** With the clock {@code nanoClock} (a test's; {@link #secondsSinceStart} counts from 0 on it until {@link #start}). */
+  RollingClient(CqlSession session, long records, int threads, int maxSeconds, PrintStream log, LongSupplier nanoClock) {
     if (records < 1 || records > Integer.MAX_VALUE || threads < 1 || maxSeconds < 1) {
       throw new IllegalArgumentException("records in 1.." + Integer.MAX_VALUE + ", threads and maxSeconds >= 1, were "
           + records + ", " + threads + ", " + maxSeconds);
@@ -83,6 +90,7 @@ final class RollingClient implements AutoCloseable {
     this.records = records;
     this.threads = threads;
     this.log = log;
+    this.nanoClock = nanoClock;
     this.acked = new AtomicLongArray((int) records);
     this.issued = new AtomicLongArray((int) records);
     for (int i = 0; i < STRIPES; i++) {
@@ -135,7 +143,7 @@ final class RollingClient implements AutoCloseable {
     PreparedStatement insert = session.prepare(cql.toString());
     Semaphore permits = new Semaphore(inFlight);
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    long t0 = System.nanoTime();
+    long t0 = nanoClock.getAsLong();
     long step = Math.max(1, records / 10);
     for (long id = 0; id < records && failure.get() == null; id++) {
       Object[] values = new Object[FIELDS + 1];
@@ -148,7 +156,7 @@ final class RollingClient implements AutoCloseable {
       insert(b, 1, permits, failure);
       if ((id + 1) % step == 0) {
         log.printf(Locale.ROOT, "cassandra-rolling: loaded %,d of %,d records (%.0f/s)%n", id + 1, records,
-            (id + 1) / ((System.nanoTime() - t0) / 1e9));
+            (id + 1) / ((nanoClock.getAsLong() - t0) / 1e9));
       }
     }
     permits.acquire(inFlight);
@@ -180,7 +188,7 @@ final class RollingClient implements AutoCloseable {
     read = session.prepare("SELECT field0, field1, field2, field3, field4, field5, field6, field7, field8, field9"
         + " FROM ycsb.usertable WHERE y_id = ?");
     update = session.prepare("UPDATE ycsb.usertable SET field0 = ? WHERE y_id = ?");
-    startNanos = System.nanoTime();
+    startNanos = nanoClock.getAsLong();
     running = true;
     ZipfianGenerator zipf = new ZipfianGenerator(records);
     for (int t = 0; t < threads; t++) {
@@ -192,7 +200,7 @@ final class RollingClient implements AutoCloseable {
   }
 
   double secondsSinceStart() {
-    return (System.nanoTime() - startNanos) / 1e9;
+    return (nanoClock.getAsLong() - startNanos) / 1e9;
   }
 
   private void work(ZipfianGenerator zipf) {
@@ -223,13 +231,21 @@ final class RollingClient implements AutoCloseable {
 
   private void read(long id) {
     long floor = acked.get((int) id);
-    long t0 = System.nanoTime();
+    long t0 = nanoClock.getAsLong();
     Row row = session.execute(read.bind(key(id)).setConsistencyLevel(ConsistencyLevel.QUORUM)).one();
-    long us = (System.nanoTime() - t0) / 1000;
-    long got = row == null ? -1 : version(row.getString("field0"));
+    long us = (nanoClock.getAsLong() - t0) / 1000;
+    readReturned(id, floor, row != null, row == null ? -1 : version(row.getString("field0")), us);
+  }
+
+  /**
+   * Accounts one read of key {@code id} that returned after {@code micros}: {@code found} whether a row came
+   * back, {@code got} the version of its field0 (-1 if none), {@code floor} the version acknowledged before
+   * it was sent.
+   */
+  void readReturned(long id, long floor, boolean found, long got, long micros) {
     Second s = second();
     s.reads.increment();
-    histogram().recordValue(Math.max(1, us));
+    histogram().recordValue(Math.max(1, micros));
     if (got < floor) {
       s.stale.increment();
       if (staleCount.incrementAndGet() <= 100) {
@@ -239,7 +255,7 @@ final class RollingClient implements AutoCloseable {
   }
 
   private Second second() {
-    int i = (int) Math.min(seconds.length - 1, (System.nanoTime() - startNanos) / 1_000_000_000L);
+    int i = (int) Math.min(seconds.length - 1, (nanoClock.getAsLong() - startNanos) / 1_000_000_000L);
     Second s = seconds[i];
     if (s == null) {
       synchronized (seconds) {
@@ -255,7 +271,7 @@ final class RollingClient implements AutoCloseable {
 
   private Histogram histogram() {
     int i = (int) Math.min(latency.length - 1,
-        (System.nanoTime() - startNanos) / (HISTOGRAM_SECONDS * 1_000_000_000L));
+        (nanoClock.getAsLong() - startNanos) / (HISTOGRAM_SECONDS * 1_000_000_000L));
     ConcurrentHistogram h = latency[i];
     if (h == null) {
       synchronized (latency) {
