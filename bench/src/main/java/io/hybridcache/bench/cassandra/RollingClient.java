@@ -32,8 +32,11 @@ import site.ycsb.generator.ZipfianGenerator;
  * one key are serialized (a lock stripe per key), so versions and the driver's monotonic client
  * timestamps rise together; after a write is acknowledged its version is the key's floor. A read
  * takes the floor before it is sent and must return that version or a newer one: anything older is
- * a stale read (counted, the first ones kept with key and versions). A read or write that fails
- * (timeout, unavailable) is an error, counted apart: never stale.
+ * a stale read (counted, the first ones kept with key and versions). A read that finds no row at all is
+ * a missing read, counted and kept apart: every partition was written and acknowledged at QUORUM by
+ * {@link #load} before the workers start and nothing deletes one, so a missing partition is lost data
+ * (or a cache that answers "no such partition"), a different fault from an old version. A read or
+ * write that fails (timeout, unavailable) is an error, counted apart: never stale nor missing.
  *
  * <p><b>Figures.</b> Per second since {@link #start}: reads, updates, errors, stale reads; per 10 s
  * window: read latency (HdrHistogram, µs). Concurrency: workers only add to striped counters and
@@ -57,6 +60,12 @@ final class RollingClient implements AutoCloseable {
   /** A read older than what was acknowledged before it was sent. */
   record StaleRead(String key, long floor, long got, double atSeconds) {}
 
+  /** A read that found no row although the partition was loaded (and acknowledged at {@code floor}). */
+  record MissingRead(String key, long floor, double atSeconds) {}
+
+  /** Reads kept of each kind for the report: the first ones only. */
+  static final int KEPT = 100;
+
   private final CqlSession session;
   private final long records;
   private final int threads;
@@ -68,6 +77,8 @@ final class RollingClient implements AutoCloseable {
   private final ConcurrentHistogram[] latency;
   private final ConcurrentLinkedQueue<StaleRead> staleReads = new ConcurrentLinkedQueue<>();
   private final AtomicLong staleCount = new AtomicLong();
+  private final ConcurrentLinkedQueue<MissingRead> missingReads = new ConcurrentLinkedQueue<>();
+  private final AtomicLong missingCount = new AtomicLong();
   private final AtomicReference<Throwable> lastError = new AtomicReference<>();
   private final List<Thread> workers = new ArrayList<>();
   private final LongSupplier nanoClock;
@@ -246,11 +257,18 @@ final class RollingClient implements AutoCloseable {
     Second s = second();
     s.reads.increment();
     histogram().recordValue(Math.max(1, micros));
-    if (got < floor) {
+    if (!found) {
+      keep(missingCount, missingReads, new MissingRead(key(id), floor, secondsSinceStart()));
+    } else if (got < floor) {
       s.stale.increment();
-      if (staleCount.incrementAndGet() <= 100) {
-        staleReads.add(new StaleRead(key(id), floor, got, secondsSinceStart()));
-      }
+      keep(staleCount, staleReads, new StaleRead(key(id), floor, got, secondsSinceStart()));
+    }
+  }
+
+  /** Counts {@code read} and keeps it if it is among the first {@link #KEPT}. */
+  private static <T> void keep(AtomicLong count, ConcurrentLinkedQueue<T> kept, T read) {
+    if (count.incrementAndGet() <= KEPT) {
+      kept.add(read);
     }
   }
 
@@ -313,6 +331,15 @@ final class RollingClient implements AutoCloseable {
 
   List<StaleRead> firstStaleReads() {
     return List.copyOf(staleReads);
+  }
+
+  /** Reads that found no row (never counted as stale). */
+  long missingReads() {
+    return missingCount.get();
+  }
+
+  List<MissingRead> firstMissingReads() {
+    return List.copyOf(missingReads);
   }
 
   long reads() {
