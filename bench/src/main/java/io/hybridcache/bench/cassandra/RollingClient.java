@@ -19,7 +19,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.ConcurrentHistogram;
-import org.HdrHistogram.Histogram;
 import site.ycsb.generator.ZipfianGenerator;
 
 /**
@@ -39,8 +38,12 @@ import site.ycsb.generator.ZipfianGenerator;
  * write that fails (timeout, unavailable) is an error, counted apart: never stale nor missing.
  *
  * <p><b>Figures.</b> Per second since {@link #start}: reads, updates, errors, stale reads; per 10 s
- * window: read latency (HdrHistogram, µs). Concurrency: workers only add to striped counters and
- * concurrent histograms; buckets are made on demand in a fixed array (at most {@code maxSeconds}).
+ * window: the latency of the reads that returned (HdrHistogram, µs) and, beside it, the reads that
+ * failed. A failed read is not put in the latency: an unavailable replica fails a read in under a
+ * millisecond, a timeout at the driver's limit, so either way the p99 would say nothing about the
+ * reads; the count beside it keeps a window whose reads fail from looking fast. Concurrency: workers
+ * only add to striped counters and concurrent histograms; buckets are made on demand in a fixed array
+ * (at most {@code maxSeconds}).
  */
 final class RollingClient implements AutoCloseable {
   static final int FIELDS = 10;
@@ -55,6 +58,12 @@ final class RollingClient implements AutoCloseable {
     final LongAdder updates = new LongAdder();
     final LongAdder errors = new LongAdder();
     final LongAdder stale = new LongAdder();
+  }
+
+  /** One 10 s window's reads: the latency of those that returned, the count of those that failed. */
+  static final class Window {
+    final ConcurrentHistogram latency = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(60), 2);
+    final LongAdder failedReads = new LongAdder();
   }
 
   /** A read older than what was acknowledged before it was sent. */
@@ -74,7 +83,7 @@ final class RollingClient implements AutoCloseable {
   private final AtomicLongArray issued;
   private final Object[] stripes = new Object[STRIPES];
   private final Second[] seconds;
-  private final ConcurrentHistogram[] latency;
+  private final Window[] windows;
   private final ConcurrentLinkedQueue<StaleRead> staleReads = new ConcurrentLinkedQueue<>();
   private final AtomicLong staleCount = new AtomicLong();
   private final ConcurrentLinkedQueue<MissingRead> missingReads = new ConcurrentLinkedQueue<>();
@@ -108,7 +117,7 @@ final class RollingClient implements AutoCloseable {
       stripes[i] = new Object();
     }
     this.seconds = new Second[maxSeconds];
-    this.latency = new ConcurrentHistogram[maxSeconds / HISTOGRAM_SECONDS + 1];
+    this.windows = new Window[maxSeconds / HISTOGRAM_SECONDS + 1];
   }
 
   static String key(long id) {
@@ -243,7 +252,13 @@ final class RollingClient implements AutoCloseable {
   private void read(long id) {
     long floor = acked.get((int) id);
     long t0 = nanoClock.getAsLong();
-    Row row = session.execute(read.bind(key(id)).setConsistencyLevel(ConsistencyLevel.QUORUM)).one();
+    Row row;
+    try {
+      row = session.execute(read.bind(key(id)).setConsistencyLevel(ConsistencyLevel.QUORUM)).one();
+    } catch (RuntimeException e) {
+      readFailed();
+      throw e; // an error too, counted by the worker
+    }
     long us = (nanoClock.getAsLong() - t0) / 1000;
     readReturned(id, floor, row != null, row == null ? -1 : version(row.getString("field0")), us);
   }
@@ -256,13 +271,18 @@ final class RollingClient implements AutoCloseable {
   void readReturned(long id, long floor, boolean found, long got, long micros) {
     Second s = second();
     s.reads.increment();
-    histogram().recordValue(Math.max(1, micros));
+    window().latency.recordValue(Math.max(1, micros));
     if (!found) {
       keep(missingCount, missingReads, new MissingRead(key(id), floor, secondsSinceStart()));
     } else if (got < floor) {
       s.stale.increment();
       keep(staleCount, staleReads, new StaleRead(key(id), floor, got, secondsSinceStart()));
     }
+  }
+
+  /** Accounts one read that failed (timeout, unavailable) in its window. */
+  void readFailed() {
+    window().failedReads.increment();
   }
 
   /** Counts {@code read} and keeps it if it is among the first {@link #KEPT}. */
@@ -287,20 +307,20 @@ final class RollingClient implements AutoCloseable {
     return s;
   }
 
-  private Histogram histogram() {
-    int i = (int) Math.min(latency.length - 1,
+  private Window window() {
+    int i = (int) Math.min(windows.length - 1,
         (nanoClock.getAsLong() - startNanos) / (HISTOGRAM_SECONDS * 1_000_000_000L));
-    ConcurrentHistogram h = latency[i];
-    if (h == null) {
-      synchronized (latency) {
-        h = latency[i];
-        if (h == null) {
-          h = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(60), 2);
-          latency[i] = h;
+    Window w = windows[i];
+    if (w == null) {
+      synchronized (windows) {
+        w = windows[i];
+        if (w == null) {
+          w = new Window();
+          windows[i] = w;
         }
       }
     }
-    return h;
+    return w;
   }
 
   /** Operations (reads + updates) completed in each whole second so far, from {@link #start}. */
@@ -314,15 +334,27 @@ final class RollingClient implements AutoCloseable {
     return ops;
   }
 
-  /** Read p99 in µs per 10 s window so far (NaN for a window without reads). */
+  /** The p99 in µs of the reads that returned, per whole 10 s window so far (NaN for a window without one). */
   double[] readP99PerWindow() {
-    int n = (int) Math.min(latency.length, (long) secondsSinceStart() / HISTOGRAM_SECONDS);
-    double[] p99 = new double[n];
-    for (int i = 0; i < n; i++) {
-      p99[i] = latency[i] == null || latency[i].getTotalCount() == 0 ? Double.NaN
-          : latency[i].getValueAtPercentile(99);
+    double[] p99 = new double[completeWindows()];
+    for (int i = 0; i < p99.length; i++) {
+      p99[i] = windows[i] == null || windows[i].latency.getTotalCount() == 0 ? Double.NaN
+          : windows[i].latency.getValueAtPercentile(99);
     }
     return p99;
+  }
+
+  /** Reads that failed (timeout, unavailable) per whole 10 s window so far, beside {@link #readP99PerWindow}. */
+  long[] failedReadsPerWindow() {
+    long[] failed = new long[completeWindows()];
+    for (int i = 0; i < failed.length; i++) {
+      failed[i] = windows[i] == null ? 0 : windows[i].failedReads.sum();
+    }
+    return failed;
+  }
+
+  private int completeWindows() {
+    return (int) Math.min(windows.length, (long) secondsSinceStart() / HISTOGRAM_SECONDS);
   }
 
   long staleReads() {

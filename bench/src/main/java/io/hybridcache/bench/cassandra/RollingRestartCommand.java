@@ -50,7 +50,9 @@ import picocli.CommandLine.Spec;
  * below it from the first stop to the end of the round, and per restart the start-up time (launch
  * to CQL open: saved-cache load included), the restarted node's row cache hit ratio before its stop,
  * the seconds until it is back within 5 points, and its SSTable reads per second (its disk's reads)
- * before and after; plus 10 s windows of throughput and read p99 (a PNG), and the
+ * before and after, the round's worst read p99 over 10 s windows and its failed reads beside it; plus
+ * 10 s windows of throughput (a PNG), of the read p99 of the reads that returned and of the reads that
+ * failed (JSON), and the
  * {@link RollingClient read-your-writes checker}'s stale reads and, apart, its missing rows: the command
  * fails on one of either with hybridcache (another provider's are reported; {@link #failures}).
  */
@@ -135,7 +137,7 @@ public final class RollingRestartCommand implements Callable<Integer> {
 
   /** One provider's run. */
   record Run(String provider, int repetition, List<Round> rounds, List<Restart> restarts, long[] opsPerSecond,
-             double[] readP99PerWindow, long reads, long errors, long stale, List<RollingClient.StaleRead> staleReads,
+             double[] readP99PerWindow, long[] failedReadsPerWindow, long reads, long errors, long stale, List<RollingClient.StaleRead> staleReads,
              long missing, List<RollingClient.MissingRead> missingReads) {}
 
   @Override
@@ -314,7 +316,8 @@ public final class RollingRestartCommand implements Callable<Integer> {
                 client.staleReads(), client.missingReads());
             done.add(new Round(round, first, end, steady, lost));
           }
-          return new Run(provider, rep, done, restarts, client.opsPerSecond(), client.readP99PerWindow(), client.reads(),
+          return new Run(provider, rep, done, restarts, client.opsPerSecond(), client.readP99PerWindow(),
+              client.failedReadsPerWindow(), client.reads(),
               client.errors(), client.staleReads(), client.firstStaleReads(), client.missingReads(),
               client.firstMissingReads());
         } finally {
@@ -482,7 +485,8 @@ public final class RollingRestartCommand implements Callable<Integer> {
 
   private Integer report(List<Run> runs, Fio.Result before, Fio.Result after, PrintStream err) throws IOException {
     TextTable t = new TextTable("provider", "rep", "round", "steady ops/s", "ops lost", "= s of steady", "start-up s",
-        "hit before", "back within 5 pts (s)", "disk reads/s before -> after", "stale", "missing", "errors");
+        "hit before", "back within 5 pts (s)", "disk reads/s before -> after", "worst read p99 ms", "failed reads", "stale",
+        "missing", "errors");
     for (Run r : runs) {
       for (Round round : r.rounds()) {
         List<Restart> rs = r.restarts().stream().filter(x -> x.round().equals(round.round())).toList();
@@ -491,6 +495,8 @@ public final class RollingRestartCommand implements Callable<Integer> {
             join(rs, x -> fixed(x.startupSeconds(), 1)), join(rs, x -> fixed(x.hitBefore(), 2)),
             join(rs, x -> Double.isNaN(x.recoverySeconds()) ? "never" : fixed(x.recoverySeconds(), 0)),
             join(rs, x -> fixed(x.diskReadsBefore(), 0) + "->" + fixed(x.diskReadsAfter(), 0)),
+            fixed(RollingReport.worstP99(r.readP99PerWindow(), round.firstStop(), round.end()) / 1000, 0),
+            Long.toString(RollingReport.failedReads(r.failedReadsPerWindow(), round.firstStop(), round.end())),
             Long.toString(r.stale()), Long.toString(r.missing()), Long.toString(r.errors()));
       }
     }
@@ -566,7 +572,9 @@ public final class RollingRestartCommand implements Callable<Integer> {
       ArrayNode rounds = o.putArray("rounds");
       for (Round x : r.rounds()) {
         rounds.addObject().put("round", x.round()).put("first_stop_s", x.firstStop()).put("end_s", x.end())
-            .put("steady_ops", x.steadyOps()).put("lost_ops", x.lostOps());
+            .put("steady_ops", x.steadyOps()).put("lost_ops", x.lostOps())
+            .put("worst_read_p99_us", RollingReport.worstP99(r.readP99PerWindow(), x.firstStop(), x.end()))
+            .put("read_failures", RollingReport.failedReads(r.failedReadsPerWindow(), x.firstStop(), x.end()));
       }
       ArrayNode restarts = o.putArray("restarts");
       for (Restart x : r.restarts()) {
@@ -584,6 +592,10 @@ public final class RollingRestartCommand implements Callable<Integer> {
       ArrayNode p99 = o.putArray("read_p99_us_per_10s");
       for (double v : r.readP99PerWindow()) {
         p99.add(v);
+      }
+      ArrayNode failed = o.putArray("read_failures_per_10s"); // beside the p99, which only reads that returned make
+      for (long v : r.failedReadsPerWindow()) {
+        failed.add(v);
       }
     }
     return root;

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 class RollingRestartCommandTest {
   private static RollingRestartCommand.Run run(String provider, long reads, long stale, long missing) {
-    return new RollingRestartCommand.Run(provider, 1, List.of(), List.of(), new long[0], new double[0], reads, 0,
+    return new RollingRestartCommand.Run(provider, 1, List.of(), List.of(), new long[0], new double[0], new long[0], reads, 0,
         stale, List.of(), missing, List.of());
   }
 
