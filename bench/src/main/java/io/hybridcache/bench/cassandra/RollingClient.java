@@ -100,8 +100,9 @@ final class RollingClient implements AutoCloseable {
     this(session, records, threads, maxSeconds, log, System::nanoTime);
   }
 
-  /** With the clock {@code nanoClock} (a test's; {@link #secondsSinceStart} counts from 0 on it until {@link #start}). */
-  RollingClient(CqlSession session, long records, int threads, int maxSeconds, PrintStream log, LongSupplier nanoClock) {
+  /** With the clock {@code nanoClock} (a test's: {@link #secondsSinceStart} counts from its 0 until {@link #start}). */
+  RollingClient(CqlSession session, long records, int threads, int maxSeconds, PrintStream log,
+                LongSupplier nanoClock) {
     if (records < 1 || records > Integer.MAX_VALUE || threads < 1 || maxSeconds < 1) {
       throw new IllegalArgumentException("records in 1.." + Integer.MAX_VALUE + ", threads and maxSeconds >= 1, were "
           + records + ", " + threads + ", " + maxSeconds);

@@ -20,6 +20,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -48,7 +52,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>Reported per provider and round: the steady throughput before the round, the operations lost
  * below it from the first stop to the end of the round, and per restart the start-up time (launch
- * to CQL open: saved-cache load included), the restarted node's row cache hit ratio before its stop,
+ * to CQL open: saved-cache load included; JSON {@code startup_s}) and the time from launch until a
+ * surviving node sees it Up/Normal in a new incarnation ({@link RingWatch}, polled over JMX every
+ * second; {@code startup_to_up_normal_s}), the restarted node's row cache hit ratio before its stop,
  * the seconds until it is back within 5 points, and its SSTable reads per second (its disk's reads)
  * before and after, the round's worst read p99 over 10 s windows and its failed reads beside it; plus
  * 10 s windows of throughput (a PNG), of the read p99 of the reads that returned and of the reads that
@@ -128,7 +134,8 @@ public final class RollingRestartCommand implements Callable<Integer> {
   private final Path script = Path.of("src/it/cassandra.sh");
 
   /** One restart's figures. */
-  record Restart(String round, int node, double stopAt, double upAt, double startupSeconds, double hitBefore,
+  record Restart(String round, int node, double stopAt, double upAt, double startupSeconds, double upNormalSeconds,
+                 double hitBefore,
                  double recoverySeconds, double hitAfter, double diskReadsBefore, double diskReadsAfter,
                  double requestsBefore, double requestsAfter) {}
 
@@ -137,7 +144,8 @@ public final class RollingRestartCommand implements Callable<Integer> {
 
   /** One provider's run. */
   record Run(String provider, int repetition, List<Round> rounds, List<Restart> restarts, long[] opsPerSecond,
-             double[] readP99PerWindow, long[] failedReadsPerWindow, long reads, long errors, long stale, List<RollingClient.StaleRead> staleReads,
+             double[] readP99PerWindow, long[] failedReadsPerWindow, long reads, long errors, long stale,
+             List<RollingClient.StaleRead> staleReads,
              long missing, List<RollingClient.MissingRead> missingReads) {}
 
   @Override
@@ -268,7 +276,7 @@ public final class RollingRestartCommand implements Callable<Integer> {
         node(List.of("start", name(i), ADDRESSES[i], provider.startsWith("ohc") ? "ohc" : "hybrid",
             Long.toString(rowCache >> 20), heap, seeds, TOKENS[i]), envs.get(i));
       }
-      awaitAllUp(err);
+      awaitAllUp(-1, err);
       try (CqlSession s = CqlDB.connect(String.join(",", List.of(ADDRESSES).stream().map(a -> a + ":19042").toList()),
           "datacenter1", null, Duration.ofSeconds(60))) {
         s.execute("CREATE KEYSPACE IF NOT EXISTS ycsb WITH replication = {'class': 'SimpleStrategy',"
@@ -401,18 +409,11 @@ public final class RollingRestartCommand implements Callable<Integer> {
     double hitBefore = RollingReport.hitRatio(samples, stopAt - RollingReport.BEFORE_SECONDS, stopAt);
     double diskBefore = RollingReport.diskReadsPerSecond(samples, stopAt - RollingReport.BEFORE_SECONDS, stopAt);
     double requestsBefore = RollingReport.requestsPerSecond(samples, stopAt - RollingReport.BEFORE_SECONDS, stopAt);
-    if (round.equals("drain")) {
-      node(List.of("nodetool", name(i), "drain"), null);
-      node(List.of("stop", name(i)), null);
-    } else {
-      node(List.of("kill", name(i)), null);
-    }
-    long t0 = System.nanoTime();
-    node(List.of("restart", name(i), Long.toString(rowCache >> 20), provider.equals("hybrid") ? "warm" : "cold", heap),
-        env);
-    double startup = (System.nanoTime() - t0) / 1e9;
-    double upAt = client.secondsSinceStart();
-    awaitAllUp(err);
+    Launch launch = stopAndStart(provider, round, i, client, env, err);
+    double startup = launch.toCql();
+    double upNormal = launch.toUpNormal();
+    double upAt = launch.cqlAt();
+    awaitAllUp(i, err);
     Thread.sleep(settleSeconds * 1000L);
     double end = client.secondsSinceStart();
     double recovery = RollingReport.recoverySeconds(samples, upAt, end, hitBefore);
@@ -422,14 +423,48 @@ public final class RollingRestartCommand implements Callable<Integer> {
     String log = Files.readString(IT_DIR.resolve("nodes").resolve(name(i)).resolve("logs").resolve("system.log"),
         StandardCharsets.UTF_8);
     String start = provider.equals("hybrid") ? lastStart(log) : "";
-    err.printf(Locale.ROOT, "cassandra-rolling: %s %s %s: start-up %.1f s, hit ratio %.3f before (%.0f row cache"
-            + " requests/s), back within %.0f points after %s, %.3f at the end (%.0f requests/s); disk reads %.0f/s"
+    err.printf(Locale.ROOT, "cassandra-rolling: %s %s %s: start-up %.1f s to CQL open, %.1f s to Up/Normal on a"
+            + " survivor, hit ratio %.3f before (%.0f row cache requests/s), back within %.0f points after %s, %.3f"
+            + " at the end (%.0f requests/s); disk reads %.0f/s"
             + " before, %.0f/s after; stale reads so far %d%s%n",
-        provider, round, name(i), startup, hitBefore, requestsBefore, RollingReport.TOLERANCE * 100,
+        provider, round, name(i), startup, upNormal, hitBefore, requestsBefore, RollingReport.TOLERANCE * 100,
         Double.isNaN(recovery) ? "never (within " + settleSeconds + " s)" : String.format(Locale.ROOT, "%.1f s", recovery),
         hitAfter, requestsAfter, diskBefore, diskAfter, client.staleReads(), start);
-    return new Restart(round, i + 1, stopAt, upAt, startup, hitBefore, recovery, hitAfter, diskBefore, diskAfter,
-        requestsBefore, requestsAfter);
+    return new Restart(round, i + 1, stopAt, upAt, startup, upNormal, hitBefore, recovery, hitAfter, diskBefore,
+        diskAfter, requestsBefore, requestsAfter);
+  }
+
+  /** A restart's start: seconds from launch to CQL open and to Up/Normal on a survivor; CQL open on the client clock. */
+  private record Launch(double toCql, double toUpNormal, double cqlAt) {}
+
+  /**
+   * Stops node i (drain + stop, or kill -9) and starts it again, watching from before the stop how a survivor sees
+   * it (so that the old incarnation is not taken for the new one); returns once CQL is open and a survivor has seen
+   * it Up/Normal (or 180 s have passed since CQL opened: NaN).
+   */
+  private Launch stopAndStart(String provider, String round, int i, RollingClient client, Map<String, String> env,
+                              PrintStream err) throws InterruptedException {
+    RingWatch.Observation before = observe(i);
+    CompletableFuture<Double> upNormalAt = new CompletableFuture<>();
+    Thread watcher = watcher(i, new RingWatch(before == null ? -1 : before.generation()), client, upNormalAt);
+    try {
+      if (round.equals("drain")) {
+        node(List.of("nodetool", name(i), "drain"), null);
+        node(List.of("stop", name(i)), null);
+      } else {
+        node(List.of("kill", name(i)), null);
+      }
+      double launchAt = client.secondsSinceStart();
+      long t0 = System.nanoTime();
+      node(List.of("restart", name(i), Long.toString(rowCache >> 20), provider.equals("hybrid") ? "warm" : "cold",
+          heap), env);
+      double toCql = (System.nanoTime() - t0) / 1e9;
+      double cqlAt = client.secondsSinceStart();
+      return new Launch(toCql, awaitUpNormal(upNormalAt, i, err) - launchAt, cqlAt);
+    } finally {
+      watcher.interrupt();
+      watcher.join(10_000);
+    }
   }
 
   private static final Pattern START_LINE = Pattern.compile("hybridcache row cache: DRAM [^\\n]*?\\((start=[^,]*), settings");
@@ -444,11 +479,90 @@ public final class RollingRestartCommand implements Callable<Integer> {
     return last == null ? "" : ", " + last;
   }
 
-  /** Waits (at most 180 s) until node 1 or 2 sees three nodes Up/Normal. */
-  private void awaitAllUp(PrintStream err) throws InterruptedException {
+  private static final String STORAGE_SERVICE = "org.apache.cassandra.db:type=StorageService";
+  private static final String FAILURE_DETECTOR = "org.apache.cassandra.net:type=FailureDetector";
+  private static final int RING_POLL_MILLIS = 1000;
+  private static final int UP_NORMAL_TIMEOUT_SECONDS = 180;
+
+  /**
+   * What the first surviving node (not {@code restarted}) that answers over JMX sees of node {@code restarted}:
+   * {@code nodetool status}'s sources (StorageService's live, joining, leaving and moving nodes) and its gossip
+   * generation; null if no survivor answered.
+   */
+  private static RingWatch.Observation observe(int restarted) {
+    for (int j = 0; j < 3; j++) {
+      if (j == restarted) {
+        continue;
+      }
+      NodeJmx jmx = new NodeJmx("127.0.0.1", jmxPort(j));
+      Object[] ring = jmx.objects(STORAGE_SERVICE, "LiveNodes", "JoiningNodes", "LeavingNodes", "MovingNodes");
+      if (java.util.Arrays.stream(ring).allMatch(o -> o instanceof List<?>)) {
+        Object states = jmx.objects(FAILURE_DETECTOR, "AllEndpointStates")[0];
+        return RingWatch.Observation.of(ADDRESSES[restarted], strings(ring[0]), strings(ring[1]), strings(ring[2]),
+            strings(ring[3]), states instanceof String s ? s : null);
+      }
+    }
+    return null;
+  }
+
+  private static List<String> strings(Object list) {
+    return ((List<?>) list).stream().map(String::valueOf).toList();
+  }
+
+  /**
+   * Polls the survivors every {@link #RING_POLL_MILLIS} until {@code watch} sees node {@code restarted} Up/Normal
+   * in a new incarnation, then completes {@code at} with the client's clock. A poll that throws counts as no
+   * answer. Started before the stop, so that the node is seen go down.
+   */
+  private static Thread watcher(int restarted, RingWatch watch, RollingClient client, CompletableFuture<Double> at) {
+    Thread t = new Thread(() -> {
+      while (!Thread.currentThread().isInterrupted()) {
+        try {
+          RingWatch.Observation o = observe(restarted);
+          if (o != null && watch.restartedAndUpNormal(o)) {
+            at.complete(client.secondsSinceStart());
+            return;
+          }
+        } catch (RuntimeException e) {
+          // no answer this time
+        }
+        try {
+          Thread.sleep(RING_POLL_MILLIS);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }, "cassandra-rolling-ring-" + name(restarted));
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  /** When a survivor saw the node Up/Normal (client clock), waiting at most 180 s after CQL open; NaN if never. */
+  private static double awaitUpNormal(CompletableFuture<Double> at, int restarted, PrintStream err)
+      throws InterruptedException {
+    try {
+      return at.get(UP_NORMAL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      err.println("cassandra-rolling: no survivor showed " + name(restarted) + " Up/Normal in a new incarnation within "
+          + UP_NORMAL_TIMEOUT_SECONDS + " s of its CQL port opening");
+      return Double.NaN;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  /**
+   * Waits (at most 180 s) until a node other than {@code restarted} (-1: any) sees three nodes Up/Normal: the
+   * first one that answers decides.
+   */
+  private void awaitAllUp(int restarted, PrintStream err) throws InterruptedException {
     long deadline = System.nanoTime() + 180_000_000_000L;
     while (System.nanoTime() < deadline) {
       for (int i = 0; i < 3; i++) {
+        if (i == restarted) {
+          continue;
+        }
         try {
           String status = String.join("\n", NodeScript.run(script, List.of("nodetool", name(i), "status"), null, true));
           int up = 0;
@@ -484,15 +598,16 @@ public final class RollingRestartCommand implements Callable<Integer> {
   }
 
   private Integer report(List<Run> runs, Fio.Result before, Fio.Result after, PrintStream err) throws IOException {
-    TextTable t = new TextTable("provider", "rep", "round", "steady ops/s", "ops lost", "= s of steady", "start-up s",
-        "hit before", "back within 5 pts (s)", "disk reads/s before -> after", "worst read p99 ms", "failed reads", "stale",
-        "missing", "errors");
+    TextTable t = new TextTable("provider", "rep", "round", "steady ops/s", "ops lost", "= s of steady",
+        "start-up s (CQL)", "Up/Normal s", "hit before", "back within 5 pts (s)", "disk reads/s before -> after",
+        "worst read p99 ms", "failed reads", "stale", "missing", "errors");
     for (Run r : runs) {
       for (Round round : r.rounds()) {
         List<Restart> rs = r.restarts().stream().filter(x -> x.round().equals(round.round())).toList();
         t.row(r.provider(), Integer.toString(r.repetition()), round.round(), fixed(round.steadyOps(), 0),
             String.format(Locale.ROOT, "%,d", round.lostOps()), fixed(round.lostOps() / round.steadyOps(), 1),
-            join(rs, x -> fixed(x.startupSeconds(), 1)), join(rs, x -> fixed(x.hitBefore(), 2)),
+            join(rs, x -> fixed(x.startupSeconds(), 1)), join(rs, x -> fixed(x.upNormalSeconds(), 1)),
+            join(rs, x -> fixed(x.hitBefore(), 2)),
             join(rs, x -> Double.isNaN(x.recoverySeconds()) ? "never" : fixed(x.recoverySeconds(), 0)),
             join(rs, x -> fixed(x.diskReadsBefore(), 0) + "->" + fixed(x.diskReadsAfter(), 0)),
             fixed(RollingReport.worstP99(r.readP99PerWindow(), round.firstStop(), round.end()) / 1000, 0),
@@ -579,7 +694,8 @@ public final class RollingRestartCommand implements Callable<Integer> {
       ArrayNode restarts = o.putArray("restarts");
       for (Restart x : r.restarts()) {
         restarts.addObject().put("round", x.round()).put("node", x.node()).put("stop_s", x.stopAt())
-            .put("up_s", x.upAt()).put("startup_s", x.startupSeconds()).put("hit_before", x.hitBefore())
+            .put("up_s", x.upAt()).put("startup_s", x.startupSeconds())
+            .put("startup_to_up_normal_s", x.upNormalSeconds()).put("hit_before", x.hitBefore())
             .put("recovery_s", x.recoverySeconds()).put("hit_after", x.hitAfter())
             .put("disk_reads_before", x.diskReadsBefore()).put("disk_reads_after", x.diskReadsAfter())
             .put("row_cache_requests_per_s_before", x.requestsBefore())
