@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.HdrHistogram.ConcurrentHistogram;
 import site.ycsb.generator.ZipfianGenerator;
 
@@ -294,34 +295,27 @@ final class RollingClient implements AutoCloseable {
   }
 
   private Second second() {
-    int i = (int) Math.min(seconds.length - 1, (nanoClock.getAsLong() - startNanos) / 1_000_000_000L);
-    Second s = seconds[i];
-    if (s == null) {
-      synchronized (seconds) {
-        s = seconds[i];
-        if (s == null) {
-          s = new Second();
-          seconds[i] = s;
-        }
-      }
-    }
-    return s;
+    return bucket(seconds, 1_000_000_000L, Second::new);
   }
 
   private Window window() {
-    int i = (int) Math.min(windows.length - 1,
-        (nanoClock.getAsLong() - startNanos) / (HISTOGRAM_SECONDS * 1_000_000_000L));
-    Window w = windows[i];
-    if (w == null) {
-      synchronized (windows) {
-        w = windows[i];
-        if (w == null) {
-          w = new Window();
-          windows[i] = w;
+    return bucket(windows, HISTOGRAM_SECONDS * 1_000_000_000L, Window::new);
+  }
+
+  /** The bucket of {@code buckets} (each {@code nanosEach} long, the last one open-ended) for now, made on demand. */
+  private <T> T bucket(T[] buckets, long nanosEach, Supplier<T> make) {
+    int i = (int) Math.min(buckets.length - 1, (nanoClock.getAsLong() - startNanos) / nanosEach);
+    T b = buckets[i];
+    if (b == null) {
+      synchronized (buckets) {
+        b = buckets[i];
+        if (b == null) {
+          b = make.get();
+          buckets[i] = b;
         }
       }
     }
-    return w;
+    return b;
   }
 
   /** Operations (reads + updates) completed in each whole second so far, from {@link #start}. */
