@@ -446,7 +446,8 @@ public final class RollingRestartCommand implements Callable<Integer> {
                               PrintStream err) throws InterruptedException {
     RingWatch.Observation before = observe(i);
     CompletableFuture<Double> upNormalAt = new CompletableFuture<>();
-    Thread watcher = watcher(i, new RingWatch(before == null ? -1 : before.generation()), client, upNormalAt);
+    PollFaults faults = new PollFaults();
+    Thread watcher = watcher(i, new RingWatch(before == null ? -1 : before.generation()), client, upNormalAt, faults);
     try {
       if (round.equals("drain")) {
         node(List.of("nodetool", name(i), "drain"), null);
@@ -464,6 +465,7 @@ public final class RollingRestartCommand implements Callable<Integer> {
     } finally {
       watcher.interrupt();
       watcher.join(10_000);
+      faults.report(name(i), err);
     }
   }
 
@@ -511,10 +513,11 @@ public final class RollingRestartCommand implements Callable<Integer> {
 
   /**
    * Polls the survivors every {@link #RING_POLL_MILLIS} until {@code watch} sees node {@code restarted} Up/Normal
-   * in a new incarnation, then completes {@code at} with the client's clock. A poll that throws counts as no
-   * answer. Started before the stop, so that the node is seen go down.
+   * in a new incarnation, then completes {@code at} with the client's clock. A poll that throws (anything, an
+   * {@code Error} included) counts as no answer and is counted in {@code faults}. Started before the stop, so that the node is seen go down.
    */
-  private static Thread watcher(int restarted, RingWatch watch, RollingClient client, CompletableFuture<Double> at) {
+  private static Thread watcher(int restarted, RingWatch watch, RollingClient client, CompletableFuture<Double> at,
+                                PollFaults faults) {
     Thread t = new Thread(() -> {
       while (!Thread.currentThread().isInterrupted()) {
         try {
@@ -523,8 +526,8 @@ public final class RollingRestartCommand implements Callable<Integer> {
             at.complete(client.secondsSinceStart());
             return;
           }
-        } catch (RuntimeException e) {
-          // no answer this time
+        } catch (Throwable e) { // no answer this time: counted, reported after the restart; the watch goes on
+          faults.failed(e);
         }
         try {
           Thread.sleep(RING_POLL_MILLIS);
@@ -536,6 +539,30 @@ public final class RollingRestartCommand implements Callable<Integer> {
     t.setDaemon(true);
     t.start();
     return t;
+  }
+
+  /** The ring watch's polls that threw: counted, the last kept, reported once the restart is over. */
+  static final class PollFaults {
+    private final java.util.concurrent.atomic.AtomicLong count = new java.util.concurrent.atomic.AtomicLong();
+    private volatile Throwable last;
+
+    void failed(Throwable e) {
+      count.incrementAndGet();
+      last = e;
+    }
+
+    long count() {
+      return count.get();
+    }
+
+    /** One line on {@code err} if a poll failed (none: nothing). */
+    void report(String node, PrintStream err) {
+      long n = count.get();
+      if (n > 0) {
+        err.println("cassandra-rolling: the ring watch of " + node + ": " + n + " JMX poll(s) of the survivors failed"
+            + " (each counted as no answer); the last: " + last);
+      }
+    }
   }
 
   /** When a survivor saw the node Up/Normal (client clock), waiting at most 180 s after CQL open; NaN if never. */
