@@ -13,8 +13,9 @@ import javax.management.remote.JMXServiceURL;
 /**
  * Numeric MBean attributes of a running Cassandra node, read over its local JMX port (the port
  * nodetool uses), one connection per read: what {@code nodetool info} does not print, such as the
- * table's SSTables-per-read histogram and the hybrid row cache's reclaim count. A read that fails
- * (node down, no such MBean: OHC has no hybridcache bean) returns NaN, never throws. Stateless.
+ * table's SSTables-per-read histogram and the hybrid row cache's reclaim count, or the ring as a node
+ * sees it. A read that fails (node down, no such MBean: OHC has no hybridcache bean) returns NaN (or
+ * null), never throws. Stateless.
  */
 final class NodeJmx {
   /** Cassandra's SSTables-per-read histogram of table {@code keyspace.table}. */
@@ -36,8 +37,17 @@ final class NodeJmx {
 
   /** {@code attributes} of {@code mbean} as doubles, in order; NaN for each one that could not be read. */
   double[] read(String mbean, String... attributes) {
+    Object[] o = objects(mbean, attributes);
     double[] v = new double[attributes.length];
-    java.util.Arrays.fill(v, Double.NaN);
+    for (int i = 0; i < v.length; i++) {
+      v[i] = o[i] instanceof Number n ? n.doubleValue() : Double.NaN;
+    }
+    return v;
+  }
+
+  /** {@code attributes} of {@code mbean} as the MBean returns them, in order; null for each that could not be read. */
+  Object[] objects(String mbean, String... attributes) {
+    Object[] v = new Object[attributes.length];
     Map<String, Object> env = new HashMap<>();
     env.put("jmx.remote.x.request.waiting.timeout", 10_000L);
     JMXServiceURL url;
@@ -50,13 +60,10 @@ final class NodeJmx {
       MBeanServerConnection s = c.getMBeanServerConnection();
       ObjectName name = new ObjectName(mbean);
       for (int i = 0; i < attributes.length; i++) {
-        Object o = s.getAttribute(name, attributes[i]);
-        if (o instanceof Number n) {
-          v[i] = n.doubleValue();
-        }
+        v[i] = s.getAttribute(name, attributes[i]);
       }
     } catch (IOException | JMException | RuntimeException e) {
-      // NaN: the caller reports the figure as not measured
+      // null: the caller reports the figure as not measured
     }
     return v;
   }

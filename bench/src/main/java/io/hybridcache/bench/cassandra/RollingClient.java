@@ -17,8 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.HdrHistogram.ConcurrentHistogram;
-import org.HdrHistogram.Histogram;
 import site.ycsb.generator.ZipfianGenerator;
 
 /**
@@ -31,12 +32,19 @@ import site.ycsb.generator.ZipfianGenerator;
  * one key are serialized (a lock stripe per key), so versions and the driver's monotonic client
  * timestamps rise together; after a write is acknowledged its version is the key's floor. A read
  * takes the floor before it is sent and must return that version or a newer one: anything older is
- * a stale read (counted, the first ones kept with key and versions). A read or write that fails
- * (timeout, unavailable) is an error, counted apart: never stale.
+ * a stale read (counted, the first ones kept with key and versions). A read that finds no row at all is
+ * a missing read, counted and kept apart: every partition was written and acknowledged at QUORUM by
+ * {@link #load} before the workers start and nothing deletes one, so a missing partition is lost data
+ * (or a cache that answers "no such partition"), a different fault from an old version. A read or
+ * write that fails (timeout, unavailable) is an error, counted apart: never stale nor missing.
  *
  * <p><b>Figures.</b> Per second since {@link #start}: reads, updates, errors, stale reads; per 10 s
- * window: read latency (HdrHistogram, µs). Concurrency: workers only add to striped counters and
- * concurrent histograms; buckets are made on demand in a fixed array (at most {@code maxSeconds}).
+ * window: the latency of the reads that returned (HdrHistogram, µs) and, beside it, the reads that
+ * failed. A failed read is not put in the latency: an unavailable replica fails a read in under a
+ * millisecond, a timeout at the driver's limit, so either way the p99 would say nothing about the
+ * reads; the count beside it keeps a window whose reads fail from looking fast. Concurrency: workers
+ * only add to striped counters and concurrent histograms; buckets are made on demand in a fixed array
+ * (at most {@code maxSeconds}).
  */
 final class RollingClient implements AutoCloseable {
   static final int FIELDS = 10;
@@ -53,8 +61,20 @@ final class RollingClient implements AutoCloseable {
     final LongAdder stale = new LongAdder();
   }
 
+  /** One 10 s window's reads: the latency of those that returned, the count of those that failed. */
+  static final class Window {
+    final ConcurrentHistogram latency = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(60), 2);
+    final LongAdder failedReads = new LongAdder();
+  }
+
   /** A read older than what was acknowledged before it was sent. */
   record StaleRead(String key, long floor, long got, double atSeconds) {}
+
+  /** A read that found no row although the partition was loaded (and acknowledged at {@code floor}). */
+  record MissingRead(String key, long floor, double atSeconds) {}
+
+  /** Reads kept of each kind for the report: the first ones only. */
+  static final int KEPT = 100;
 
   private final CqlSession session;
   private final long records;
@@ -64,17 +84,26 @@ final class RollingClient implements AutoCloseable {
   private final AtomicLongArray issued;
   private final Object[] stripes = new Object[STRIPES];
   private final Second[] seconds;
-  private final ConcurrentHistogram[] latency;
+  private final Window[] windows;
   private final ConcurrentLinkedQueue<StaleRead> staleReads = new ConcurrentLinkedQueue<>();
   private final AtomicLong staleCount = new AtomicLong();
+  private final ConcurrentLinkedQueue<MissingRead> missingReads = new ConcurrentLinkedQueue<>();
+  private final AtomicLong missingCount = new AtomicLong();
   private final AtomicReference<Throwable> lastError = new AtomicReference<>();
   private final List<Thread> workers = new ArrayList<>();
+  private final LongSupplier nanoClock;
   private volatile boolean running;
   private long startNanos;
   private PreparedStatement read;
   private PreparedStatement update;
 
   RollingClient(CqlSession session, long records, int threads, int maxSeconds, PrintStream log) {
+    this(session, records, threads, maxSeconds, log, System::nanoTime);
+  }
+
+  /** With the clock {@code nanoClock} (a test's: {@link #secondsSinceStart} counts from its 0 until {@link #start}). */
+  RollingClient(CqlSession session, long records, int threads, int maxSeconds, PrintStream log,
+                LongSupplier nanoClock) {
     if (records < 1 || records > Integer.MAX_VALUE || threads < 1 || maxSeconds < 1) {
       throw new IllegalArgumentException("records in 1.." + Integer.MAX_VALUE + ", threads and maxSeconds >= 1, were "
           + records + ", " + threads + ", " + maxSeconds);
@@ -83,13 +112,14 @@ final class RollingClient implements AutoCloseable {
     this.records = records;
     this.threads = threads;
     this.log = log;
+    this.nanoClock = nanoClock;
     this.acked = new AtomicLongArray((int) records);
     this.issued = new AtomicLongArray((int) records);
     for (int i = 0; i < STRIPES; i++) {
       stripes[i] = new Object();
     }
     this.seconds = new Second[maxSeconds];
-    this.latency = new ConcurrentHistogram[maxSeconds / HISTOGRAM_SECONDS + 1];
+    this.windows = new Window[maxSeconds / HISTOGRAM_SECONDS + 1];
   }
 
   static String key(long id) {
@@ -135,7 +165,7 @@ final class RollingClient implements AutoCloseable {
     PreparedStatement insert = session.prepare(cql.toString());
     Semaphore permits = new Semaphore(inFlight);
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    long t0 = System.nanoTime();
+    long t0 = nanoClock.getAsLong();
     long step = Math.max(1, records / 10);
     for (long id = 0; id < records && failure.get() == null; id++) {
       Object[] values = new Object[FIELDS + 1];
@@ -148,7 +178,7 @@ final class RollingClient implements AutoCloseable {
       insert(b, 1, permits, failure);
       if ((id + 1) % step == 0) {
         log.printf(Locale.ROOT, "cassandra-rolling: loaded %,d of %,d records (%.0f/s)%n", id + 1, records,
-            (id + 1) / ((System.nanoTime() - t0) / 1e9));
+            (id + 1) / ((nanoClock.getAsLong() - t0) / 1e9));
       }
     }
     permits.acquire(inFlight);
@@ -180,7 +210,7 @@ final class RollingClient implements AutoCloseable {
     read = session.prepare("SELECT field0, field1, field2, field3, field4, field5, field6, field7, field8, field9"
         + " FROM ycsb.usertable WHERE y_id = ?");
     update = session.prepare("UPDATE ycsb.usertable SET field0 = ? WHERE y_id = ?");
-    startNanos = System.nanoTime();
+    startNanos = nanoClock.getAsLong();
     running = true;
     ZipfianGenerator zipf = new ZipfianGenerator(records);
     for (int t = 0; t < threads; t++) {
@@ -192,7 +222,7 @@ final class RollingClient implements AutoCloseable {
   }
 
   double secondsSinceStart() {
-    return (System.nanoTime() - startNanos) / 1e9;
+    return (nanoClock.getAsLong() - startNanos) / 1e9;
   }
 
   private void work(ZipfianGenerator zipf) {
@@ -223,50 +253,69 @@ final class RollingClient implements AutoCloseable {
 
   private void read(long id) {
     long floor = acked.get((int) id);
-    long t0 = System.nanoTime();
-    Row row = session.execute(read.bind(key(id)).setConsistencyLevel(ConsistencyLevel.QUORUM)).one();
-    long us = (System.nanoTime() - t0) / 1000;
-    long got = row == null ? -1 : version(row.getString("field0"));
+    long t0 = nanoClock.getAsLong();
+    Row row;
+    try {
+      row = session.execute(read.bind(key(id)).setConsistencyLevel(ConsistencyLevel.QUORUM)).one();
+    } catch (RuntimeException e) {
+      readFailed();
+      throw e; // an error too, counted by the worker
+    }
+    long us = (nanoClock.getAsLong() - t0) / 1000;
+    readReturned(id, floor, row != null, row == null ? -1 : version(row.getString("field0")), us);
+  }
+
+  /**
+   * Accounts one read of key {@code id} that returned after {@code micros}: {@code found} whether a row came
+   * back, {@code got} the version of its field0 (-1 if none), {@code floor} the version acknowledged before
+   * it was sent.
+   */
+  void readReturned(long id, long floor, boolean found, long got, long micros) {
     Second s = second();
     s.reads.increment();
-    histogram().recordValue(Math.max(1, us));
-    if (got < floor) {
+    window().latency.recordValue(Math.max(1, micros));
+    if (!found) {
+      keep(missingCount, missingReads, new MissingRead(key(id), floor, secondsSinceStart()));
+    } else if (got < floor) {
       s.stale.increment();
-      if (staleCount.incrementAndGet() <= 100) {
-        staleReads.add(new StaleRead(key(id), floor, got, secondsSinceStart()));
-      }
+      keep(staleCount, staleReads, new StaleRead(key(id), floor, got, secondsSinceStart()));
+    }
+  }
+
+  /** Accounts one read that failed (timeout, unavailable) in its window. */
+  void readFailed() {
+    window().failedReads.increment();
+  }
+
+  /** Counts {@code read} and keeps it if it is among the first {@link #KEPT}. */
+  private static <T> void keep(AtomicLong count, ConcurrentLinkedQueue<T> kept, T read) {
+    if (count.incrementAndGet() <= KEPT) {
+      kept.add(read);
     }
   }
 
   private Second second() {
-    int i = (int) Math.min(seconds.length - 1, (System.nanoTime() - startNanos) / 1_000_000_000L);
-    Second s = seconds[i];
-    if (s == null) {
-      synchronized (seconds) {
-        s = seconds[i];
-        if (s == null) {
-          s = new Second();
-          seconds[i] = s;
-        }
-      }
-    }
-    return s;
+    return bucket(seconds, 1_000_000_000L, Second::new);
   }
 
-  private Histogram histogram() {
-    int i = (int) Math.min(latency.length - 1,
-        (System.nanoTime() - startNanos) / (HISTOGRAM_SECONDS * 1_000_000_000L));
-    ConcurrentHistogram h = latency[i];
-    if (h == null) {
-      synchronized (latency) {
-        h = latency[i];
-        if (h == null) {
-          h = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(60), 2);
-          latency[i] = h;
+  private Window window() {
+    return bucket(windows, HISTOGRAM_SECONDS * 1_000_000_000L, Window::new);
+  }
+
+  /** The bucket of {@code buckets} (each {@code nanosEach} long, the last one open-ended) for now, made on demand. */
+  private <T> T bucket(T[] buckets, long nanosEach, Supplier<T> make) {
+    int i = (int) Math.min(buckets.length - 1, (nanoClock.getAsLong() - startNanos) / nanosEach);
+    T b = buckets[i];
+    if (b == null) {
+      synchronized (buckets) {
+        b = buckets[i];
+        if (b == null) {
+          b = make.get();
+          buckets[i] = b;
         }
       }
     }
-    return h;
+    return b;
   }
 
   /** Operations (reads + updates) completed in each whole second so far, from {@link #start}. */
@@ -280,15 +329,27 @@ final class RollingClient implements AutoCloseable {
     return ops;
   }
 
-  /** Read p99 in µs per 10 s window so far (NaN for a window without reads). */
+  /** The p99 in µs of the reads that returned, per whole 10 s window so far (NaN for a window without one). */
   double[] readP99PerWindow() {
-    int n = (int) Math.min(latency.length, (long) secondsSinceStart() / HISTOGRAM_SECONDS);
-    double[] p99 = new double[n];
-    for (int i = 0; i < n; i++) {
-      p99[i] = latency[i] == null || latency[i].getTotalCount() == 0 ? Double.NaN
-          : latency[i].getValueAtPercentile(99);
+    double[] p99 = new double[completeWindows()];
+    for (int i = 0; i < p99.length; i++) {
+      p99[i] = windows[i] == null || windows[i].latency.getTotalCount() == 0 ? Double.NaN
+          : windows[i].latency.getValueAtPercentile(99);
     }
     return p99;
+  }
+
+  /** Reads that failed (timeout, unavailable) per whole 10 s window so far, beside {@link #readP99PerWindow}. */
+  long[] failedReadsPerWindow() {
+    long[] failed = new long[completeWindows()];
+    for (int i = 0; i < failed.length; i++) {
+      failed[i] = windows[i] == null ? 0 : windows[i].failedReads.sum();
+    }
+    return failed;
+  }
+
+  private int completeWindows() {
+    return (int) Math.min(windows.length, (long) secondsSinceStart() / HISTOGRAM_SECONDS);
   }
 
   long staleReads() {
@@ -297,6 +358,15 @@ final class RollingClient implements AutoCloseable {
 
   List<StaleRead> firstStaleReads() {
     return List.copyOf(staleReads);
+  }
+
+  /** Reads that found no row (never counted as stale). */
+  long missingReads() {
+    return missingCount.get();
+  }
+
+  List<MissingRead> firstMissingReads() {
+    return List.copyOf(missingReads);
   }
 
   long reads() {

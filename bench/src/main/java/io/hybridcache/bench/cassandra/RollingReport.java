@@ -4,8 +4,9 @@ import java.util.List;
 
 /**
  * The arithmetic of the rolling-restart experiment, apart from the cluster so it can be tested:
- * steady throughput, operations lost below it, a restarted node's hit ratio before its stop and the
- * time until it is back within a tolerance. Times are seconds since the client started. Stateless.
+ * steady throughput, operations lost below it, a round's worst read p99 and failed reads, a restarted
+ * node's hit ratio before its stop and the time until it is back within a tolerance. Times are
+ * seconds since the client started. Stateless.
  */
 final class RollingReport {
   /** Hit-ratio points a restarted node must come back within (the 5 points). */
@@ -107,6 +108,35 @@ final class RollingReport {
   static double diskReadsPerSecond(List<Sample> samples, double from, double to) {
     Sample[] ends = ends(samples, from, to, x -> x.diskReads() >= 0);
     return ends == null ? Double.NaN : (ends[1].diskReads() - ends[0].diskReads()) / (ends[1].t() - ends[0].t());
+  }
+
+  /** Reads that failed in the 10 s windows that [from, to) touches ({@link RollingClient#failedReadsPerWindow}). */
+  static long failedReads(long[] failedPerWindow, double from, double to) {
+    long n = 0;
+    for (int w = firstWindow(from); w < endWindow(to, failedPerWindow.length); w++) {
+      n += failedPerWindow[w];
+    }
+    return n;
+  }
+
+  /** The highest read p99 of the 10 s windows that [from, to) touches, NaN if none had a read that returned. */
+  static double worstP99(double[] p99PerWindow, double from, double to) {
+    double worst = Double.NaN;
+    for (int w = firstWindow(from); w < endWindow(to, p99PerWindow.length); w++) {
+      double v = p99PerWindow[w];
+      if (!Double.isNaN(v) && (Double.isNaN(worst) || v > worst)) {
+        worst = v;
+      }
+    }
+    return worst;
+  }
+
+  private static int firstWindow(double from) {
+    return Math.max(0, (int) Math.floor(from / RollingClient.HISTOGRAM_SECONDS));
+  }
+
+  private static int endWindow(double to, int windows) {
+    return Math.min(windows, (int) Math.ceil(to / RollingClient.HISTOGRAM_SECONDS));
   }
 
   /** The first and the last sample in [from, to] that {@code usable} accepts; null if fewer than two. */

@@ -71,6 +71,17 @@ class RollingReportTest {
   }
 
   @Test
+  void aRoundsReadFiguresComeFromEveryWindowItTouches() {
+    // 10 s windows [0,10) [10,20) [20,30) [30,40); a round from 12 s to 31 s touches windows 1-3
+    double[] p99 = {900, 2000, Double.NaN, 1500};
+    long[] failed = {7, 0, 40, 3};
+    assertEquals(43, RollingReport.failedReads(failed, 12, 31));
+    assertEquals(2000, RollingReport.worstP99(p99, 12, 31), "a window without a returned read is skipped");
+    assertTrue(Double.isNaN(RollingReport.worstP99(p99, 20, 29)), "no window with a returned read");
+    assertEquals(3, RollingReport.failedReads(failed, 35, 99), "windows not complete yet are not there");
+  }
+
+  @Test
   void aFieldCarriesItsVersionAndAllFieldsHaveTheirSize() {
     String f0 = RollingClient.field(42, 0, 17);
     assertEquals(RollingClient.FIELD_BYTES, f0.length());
