@@ -15,7 +15,7 @@
 # data,flash,logs}. Ports: CQL $HC_NATIVE_PORT (19042) on each node's address, storage
 # $HC_STORAGE_PORT (17000), JMX 17199 + 100 x (last octet - 1) on 127.0.0.1. Flash tier: HC_FLASH_SIZE,
 # HC_SEGMENT_SIZE, HC_DIRECT_IO (true), HC_START (cold); Cassandra's saved row cache: HC_ROW_CACHE_SAVE_PERIOD (0s = off)
-# and HC_ROW_CACHE_KEYS_TO_SAVE (100000); node: HC_NODE_MEMORY (a memory cgroup), HC_EXTRA_JVM_OPTS,
+# and HC_ROW_CACHE_KEYS_TO_SAVE (100000); HC_DYNAMIC_SNITCH (true/false: Cassandra's, default true); node: HC_NODE_MEMORY (a memory cgroup), HC_EXTRA_JVM_OPTS,
 # HC_DATA_DIR (the node's storage directory: data, commitlog, hints, saved caches; default
 # nodes/NAME/data; an existing directory, e.g. a mount, kept as it is) and HC_CGROUPS (cgroup
 # directories, space-separated, that the node joins before it starts, e.g. a blkio throttle).
@@ -120,6 +120,10 @@ hc_configure() { # NAME ADDRESS PROVIDER ROW_CACHE_MIB SEEDS TOKEN
       -e "s|^row_cache_keys_to_save: .*|row_cache_keys_to_save: ${HC_ROW_CACHE_KEYS_TO_SAVE:-100000}|" \
       -e "s|@MEMTABLE_MIB@|${HC_MEMTABLE_MIB:-64}|" -e "s|@KEY_CACHE_MIB@|${HC_KEY_CACHE_MIB:-16}|" \
       "$HC_CONF/cassandra.yaml.template" > "$dir/conf/cassandra.yaml"
+  if [ -n "${HC_DYNAMIC_SNITCH:-}" ]; then # true or false: Cassandra's dynamic snitch (its default: true)
+    case "$HC_DYNAMIC_SNITCH" in true|false) ;; *) hc_fail "HC_DYNAMIC_SNITCH must be true or false, was $HC_DYNAMIC_SNITCH";; esac
+    echo "dynamic_snitch: $HC_DYNAMIC_SNITCH" >> "$dir/conf/cassandra.yaml"
+  fi
   cp "$HC_CONF/logback.xml" "$dir/conf/logback.xml"
   ln -s "$HC_LIB"/*.jar "$dir/lib/"
   if [ "$provider" = hybrid ]; then
