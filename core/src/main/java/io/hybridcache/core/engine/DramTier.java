@@ -208,10 +208,13 @@ final class DramTier {
     return cache.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
   }
 
-  /** Up to {@code n} keys, hottest first by Caffeine's frequency sketch; an expired entry not yet swept left out. */
+  /**
+   * Up to {@code n} keys, hottest first in Caffeine's retention order; an expired entry not yet swept is left out
+   * and the next live one taken in its place (the policy's entries are streamed until {@code n} live ones).
+   */
   public List<ByteKey> hottest(int n) {
-    return cache.policy().eviction().map(e -> e.hottest(n).entrySet().stream()
-        .filter(en -> !en.getValue().expiredNow()).map(Map.Entry::getKey).toList()).orElse(List.of());
+    return cache.policy().eviction().map(e -> e.hottest(entries -> entries
+        .filter(en -> !en.getValue().expiredNow()).limit(n).map(Map.Entry::getKey).toList())).orElse(List.of());
   }
 
   /** The byte budget. */

@@ -126,6 +126,37 @@ class KeysTest {
     }
   }
 
+  /** hottestKeys(n) skips expired entries and still gives n keys when n live ones are in DRAM. */
+  @Test
+  void hottestKeysFillsTheirNumberPastExpiredOnes() throws InterruptedException {
+    try (Engine c = TestCaches.open(TestCaches.small(dir, IndexType.HEAP).dramBytes(4 * CacheConfig.MIB).build())) {
+      long ttl = 1_500; // long enough for the fill and the reads below, then waited out
+      for (int i = 0; i < 3; i++) {
+        c.put(key(i), value(i, 1, 100), java.time.Duration.ofMillis(ttl));
+      }
+      long expiresAfter = System.currentTimeMillis() + ttl; // not before the last of the three
+      for (int i = 3; i < 12_000; i++) { // past half of the budget: the frequency estimate is kept
+        c.put(key(i), value(i, 1, 100));
+      }
+      for (int round = 0; round < 12; round++) {
+        for (int i = 0; i < 6; i++) {
+          if (round < 6 || i < 3) {
+            c.get(key(i)); // keys 0-2 (with a TTL) hotter than 3-5 (the sketch counts to 15)
+          }
+        }
+      }
+      Set<String> before = new HashSet<>();
+      c.hottestKeys(3).forEach(k -> before.add(new String(k, StandardCharsets.UTF_8)));
+      assertEquals(Set.of("key-0", "key-1", "key-2"), before, "the three hottest before their TTL");
+      while (System.currentTimeMillis() <= expiresAfter) {
+        Thread.sleep(1); // the TTL's own time passing, not a handshake
+      }
+      Set<String> hot = new HashSet<>();
+      c.hottestKeys(3).forEach(k -> hot.add(new String(k, StandardCharsets.UTF_8)));
+      assertEquals(Set.of("key-3", "key-4", "key-5"), hot, "the three hottest live keys");
+    }
+  }
+
   @Test
   void hottestKeysComeFromDramAndCapacityResizes() {
     try (Engine c = TestCaches.open(TestCaches.small(dir, IndexType.HEAP).dramBytes(4 * CacheConfig.MIB).build())) {
