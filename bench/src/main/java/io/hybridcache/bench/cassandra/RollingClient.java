@@ -39,8 +39,8 @@ import site.ycsb.generator.ZipfianGenerator;
  * write that fails (timeout, unavailable) is an error, counted apart: never stale nor missing.
  *
  * <p><b>Figures.</b> Per second since {@link #start}: reads, updates, errors, stale reads; per 10 s
- * window: the latency of the reads that returned (HdrHistogram, µs) and, beside it, the reads that
- * failed. A failed read is not put in the latency: an unavailable replica fails a read in under a
+ * window (window w is [10w, 10w + 10) s; the one now is in is reported up to now): the latency of the
+ * reads that returned (HdrHistogram, µs) and, beside it, the reads that failed. A failed read is not put in the latency: an unavailable replica fails a read in under a
  * millisecond, a timeout at the driver's limit, so either way the p99 would say nothing about the
  * reads; the count beside it keeps a window whose reads fail from looking fast. Concurrency: workers
  * only add to striped counters and concurrent histograms; buckets are made on demand in a fixed array
@@ -329,9 +329,12 @@ final class RollingClient implements AutoCloseable {
     return ops;
   }
 
-  /** The p99 in µs of the reads that returned, per whole 10 s window so far (NaN for a window without one). */
+  /**
+   * The p99 in µs of the reads that returned, per 10 s window begun so far, the current one (up to now) included
+   * (NaN for a window without one).
+   */
   double[] readP99PerWindow() {
-    double[] p99 = new double[completeWindows()];
+    double[] p99 = new double[windowsSoFar()];
     for (int i = 0; i < p99.length; i++) {
       p99[i] = windows[i] == null || windows[i].latency.getTotalCount() == 0 ? Double.NaN
           : windows[i].latency.getValueAtPercentile(99);
@@ -339,17 +342,35 @@ final class RollingClient implements AutoCloseable {
     return p99;
   }
 
-  /** Reads that failed (timeout, unavailable) per whole 10 s window so far, beside {@link #readP99PerWindow}. */
+  /** Reads that failed (timeout, unavailable) per 10 s window begun so far, beside {@link #readP99PerWindow}. */
   long[] failedReadsPerWindow() {
-    long[] failed = new long[completeWindows()];
+    long[] failed = new long[windowsSoFar()];
     for (int i = 0; i < failed.length; i++) {
       failed[i] = windows[i] == null ? 0 : windows[i].failedReads.sum();
     }
     return failed;
   }
 
-  private int completeWindows() {
-    return (int) Math.min(windows.length, (long) secondsSinceStart() / HISTOGRAM_SECONDS);
+  /** The windows begun so far: the complete ones and the one now is in (none at the very start). */
+  private int windowsSoFar() {
+    return (int) Math.min(windows.length, (long) Math.ceil(secondsSinceStart() / HISTOGRAM_SECONDS));
+  }
+
+  /** The start of the first 10 s window that begins at or after {@code seconds}. */
+  static double windowStartFrom(double seconds) {
+    return Math.ceil(seconds / HISTOGRAM_SECONDS) * HISTOGRAM_SECONDS;
+  }
+
+  /**
+   * Waits until the next 10 s window begins (returns at once on a window's start) and returns that start, in
+   * seconds since {@link #start}: a round that starts there owns whole windows.
+   */
+  double awaitWindowStart() throws InterruptedException {
+    double next = windowStartFrom(secondsSinceStart());
+    for (double now = secondsSinceStart(); now < next; now = secondsSinceStart()) {
+      TimeUnit.NANOSECONDS.sleep(Math.max(1_000_000, (long) ((next - now) * 1e9)));
+    }
+    return next;
   }
 
   long staleReads() {

@@ -110,7 +110,11 @@ final class RollingReport {
     return ends == null ? Double.NaN : (ends[1].diskReads() - ends[0].diskReads()) / (ends[1].t() - ends[0].t());
   }
 
-  /** Reads that failed in the 10 s windows that [from, to) touches ({@link RollingClient#failedReadsPerWindow}). */
+  /**
+   * Reads that failed in the 10 s windows that begin in [from, to) ({@link RollingClient#failedReadsPerWindow}).
+   * Rounds that follow one another ([a, b), [b, c)) so count each window, and each failed read, in one of them;
+   * a round that begins on a window's start owns whole windows, the last one running to the next round's start.
+   */
   static long failedReads(long[] failedPerWindow, double from, double to) {
     long n = 0;
     for (int w = firstWindow(from); w < endWindow(to, failedPerWindow.length); w++) {
@@ -119,7 +123,7 @@ final class RollingReport {
     return n;
   }
 
-  /** The highest read p99 of the 10 s windows that [from, to) touches, NaN if none had a read that returned. */
+  /** The highest read p99 of the 10 s windows that begin in [from, to), NaN if none had a read that returned. */
   static double worstP99(double[] p99PerWindow, double from, double to) {
     double worst = Double.NaN;
     for (int w = firstWindow(from); w < endWindow(to, p99PerWindow.length); w++) {
@@ -132,7 +136,7 @@ final class RollingReport {
   }
 
   private static int firstWindow(double from) {
-    return Math.max(0, (int) Math.floor(from / RollingClient.HISTOGRAM_SECONDS));
+    return Math.max(0, (int) Math.ceil(from / RollingClient.HISTOGRAM_SECONDS));
   }
 
   private static int endWindow(double to, int windows) {

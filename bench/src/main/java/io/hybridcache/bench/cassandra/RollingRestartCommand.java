@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
@@ -54,9 +55,12 @@ import picocli.CommandLine.Spec;
  * below it from the first stop to the end of the round, and per restart the start-up time (launch
  * to CQL open: saved-cache load included; JSON {@code startup_s}) and the time from launch until a
  * surviving node sees it Up/Normal in a new incarnation ({@link RingWatch}, polled over JMX every
- * second; {@code startup_to_up_normal_s}), the restarted node's row cache hit ratio before its stop,
+ * second, each read bounded by {@link NodeJmx}'s timeout; only a poll begun after the launch decides;
+ * {@code startup_to_up_normal_s}), the restarted node's row cache hit ratio before its stop,
  * the seconds until it is back within 5 points, and its SSTable reads per second (its disk's reads)
- * before and after, the round's worst read p99 over 10 s windows and its failed reads beside it; plus
+ * before and after, the round's worst read p99 over 10 s windows and its failed reads beside it (a
+ * round starts on a window's start and owns the windows up to the next round's: each failed read is
+ * in one round's figure); plus
  * 10 s windows of throughput (a PNG), of the read p99 of the reads that returned and of the reads that
  * failed (JSON), and the
  * {@link RollingClient read-your-writes checker}'s stale reads and, apart, its missing rows: the command
@@ -312,7 +316,9 @@ public final class RollingRestartCommand implements Callable<Integer> {
           double steadyEnd = client.secondsSinceStart();
           double steady = RollingReport.steady(client.opsPerSecond(), (int) steadyEnd - steadySeconds, (int) steadyEnd);
           for (String round : rounds) {
-            double first = client.secondsSinceStart();
+            // on a 10 s window's start (the wait, at most 10 s, settles the last restart further): the round owns
+            // whole windows, from its first stop to the next round's start (RollingReport.failedReads)
+            double first = client.awaitWindowStart();
             for (int i = 0; i < 3; i++) {
               progress.phase(tag + ": " + round + " round, " + name(i));
               restarts.add(restart(provider, round, i, client, samples.get(i), envs.get(i), err));
@@ -444,10 +450,11 @@ public final class RollingRestartCommand implements Callable<Integer> {
    */
   private Launch stopAndStart(String provider, String round, int i, RollingClient client, Map<String, String> env,
                               PrintStream err) throws InterruptedException {
-    RingWatch.Observation before = observe(i);
-    CompletableFuture<Double> upNormalAt = new CompletableFuture<>();
     PollFaults faults = new PollFaults();
-    Thread watcher = watcher(i, new RingWatch(before == null ? -1 : before.generation()), client, upNormalAt, faults);
+    RingWatch.Observation before = observe(i, faults, RollingRestartCommand::survivorJmx);
+    CompletableFuture<Double> upNormalAt = new CompletableFuture<>();
+    RingWatch watch = new RingWatch(before == null ? -1 : before.generation());
+    Thread watcher = watcher(i, watch, client, upNormalAt, faults);
     try {
       if (round.equals("drain")) {
         node(List.of("nodetool", name(i), "drain"), null);
@@ -456,12 +463,13 @@ public final class RollingRestartCommand implements Callable<Integer> {
         node(List.of("kill", name(i)), null);
       }
       double launchAt = client.secondsSinceStart();
+      watch.launched(); // after launchAt: a decision comes from a poll begun after it, never earlier
       long t0 = System.nanoTime();
       node(List.of("restart", name(i), Long.toString(rowCache >> 20), provider.equals("hybrid") ? "warm" : "cold",
           heap), env);
       double toCql = (System.nanoTime() - t0) / 1e9;
       double cqlAt = client.secondsSinceStart();
-      return new Launch(toCql, awaitUpNormal(upNormalAt, i, err) - launchAt, cqlAt);
+      return new Launch(toCql, awaitUpNormal(upNormalAt, i, faults, err) - launchAt, cqlAt);
     } finally {
       watcher.interrupt();
       watcher.join(10_000);
@@ -486,24 +494,40 @@ public final class RollingRestartCommand implements Callable<Integer> {
   private static final int RING_POLL_MILLIS = 1000;
   private static final int UP_NORMAL_TIMEOUT_SECONDS = 180;
 
+  private static NodeJmx survivorJmx(int node) {
+    return new NodeJmx("127.0.0.1", jmxPort(node));
+  }
+
   /**
-   * What the first surviving node (not {@code restarted}) that answers over JMX sees of node {@code restarted}:
-   * {@code nodetool status}'s sources (StorageService's live, joining, leaving and moving nodes) and its gossip
-   * generation; null if no survivor answered.
+   * What the first surviving node (not {@code restarted}; {@code jmxOf} reaches node j) that answers over JMX sees
+   * of node {@code restarted}: {@code nodetool status}'s sources (StorageService's live, joining, leaving and
+   * moving nodes) and its gossip generation (unknown, -1, if that second read fails); null if no survivor
+   * answered. Every failed JMX read is counted in {@code faults}, and the poll as answered or not.
    */
-  private static RingWatch.Observation observe(int restarted) {
+  static RingWatch.Observation observe(int restarted, PollFaults faults, IntFunction<NodeJmx> jmxOf) {
     for (int j = 0; j < 3; j++) {
       if (j == restarted) {
         continue;
       }
-      NodeJmx jmx = new NodeJmx("127.0.0.1", jmxPort(j));
-      Object[] ring = jmx.objects(STORAGE_SERVICE, "LiveNodes", "JoiningNodes", "LeavingNodes", "MovingNodes");
-      if (java.util.Arrays.stream(ring).allMatch(o -> o instanceof List<?>)) {
-        Object states = jmx.objects(FAILURE_DETECTOR, "AllEndpointStates")[0];
-        return RingWatch.Observation.of(ADDRESSES[restarted], strings(ring[0]), strings(ring[1]), strings(ring[2]),
-            strings(ring[3]), states instanceof String s ? s : null);
+      NodeJmx jmx = jmxOf.apply(j);
+      NodeJmx.Answer ring = jmx.query(STORAGE_SERVICE, "LiveNodes", "JoiningNodes", "LeavingNodes", "MovingNodes");
+      Object[] r = ring.values();
+      if (!ring.answered() || !java.util.Arrays.stream(r).allMatch(o -> o instanceof List<?>)) {
+        faults.failed(ring.answered()
+            ? new IllegalStateException(name(j) + "'s StorageService answered " + java.util.Arrays.toString(r))
+            : ring.failure());
+        continue;
       }
+      NodeJmx.Answer states = jmx.query(FAILURE_DETECTOR, "AllEndpointStates");
+      if (!states.answered()) {
+        faults.failed(states.failure());
+      }
+      RingWatch.Observation o = RingWatch.Observation.of(ADDRESSES[restarted], strings(r[0]), strings(r[1]),
+          strings(r[2]), strings(r[3]), states.values()[0] instanceof String s ? s : null);
+      faults.polled(true);
+      return o;
     }
+    faults.polled(false);
     return null;
   }
 
@@ -513,21 +537,22 @@ public final class RollingRestartCommand implements Callable<Integer> {
 
   /**
    * Polls the survivors every {@link #RING_POLL_MILLIS} until {@code watch} sees node {@code restarted} Up/Normal
-   * in a new incarnation, then completes {@code at} with the client's clock. A poll that throws (anything, an
-   * {@code Error} included) counts as no answer and is counted in {@code faults}. Started before the stop, so that the node is seen go down.
+   * in a new incarnation (only a poll begun after {@link RingWatch#launched} decides), then completes {@code at}
+   * with the client's clock. A failed JMX read is counted in {@code faults}; so is a poll that throws (anything,
+   * an {@code Error} included), as no answer. Started before the stop, so that the old incarnation is seen.
    */
   private static Thread watcher(int restarted, RingWatch watch, RollingClient client, CompletableFuture<Double> at,
                                 PollFaults faults) {
     Thread t = new Thread(() -> {
       while (!Thread.currentThread().isInterrupted()) {
         try {
-          RingWatch.Observation o = observe(restarted);
-          if (o != null && watch.restartedAndUpNormal(o)) {
+          if (watch.poll(() -> observe(restarted, faults, RollingRestartCommand::survivorJmx))) {
             at.complete(client.secondsSinceStart());
             return;
           }
         } catch (Throwable e) { // no answer this time: counted, reported after the restart; the watch goes on
           faults.failed(e);
+          faults.polled(false);
         }
         try {
           Thread.sleep(RING_POLL_MILLIS);
@@ -541,9 +566,15 @@ public final class RollingRestartCommand implements Callable<Integer> {
     return t;
   }
 
-  /** The ring watch's polls that threw: counted, the last kept, reported once the restart is over. */
+  /**
+   * The ring watch's JMX reads that failed (a survivor down or not answering within its timeout, or a poll that
+   * threw), counted with the last kept, and its polls, answered by a survivor or not: reported once the restart
+   * is over, and in the message when no survivor showed the node Up/Normal in time. Thread-safe.
+   */
   static final class PollFaults {
     private final java.util.concurrent.atomic.AtomicLong count = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong polls = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong answered = new java.util.concurrent.atomic.AtomicLong();
     private volatile Throwable last;
 
     void failed(Throwable e) {
@@ -551,28 +582,53 @@ public final class RollingRestartCommand implements Callable<Integer> {
       last = e;
     }
 
+    /** One poll of the survivors, {@code answered} if one of them answered it. */
+    void polled(boolean answered) {
+      polls.incrementAndGet();
+      if (answered) {
+        this.answered.incrementAndGet();
+      }
+    }
+
+    /** Failed JMX reads. */
     long count() {
       return count.get();
     }
 
-    /** One line on {@code err} if a poll failed (none: nothing). */
+    /** One line on {@code err} if a read failed (none: nothing). */
     void report(String node, PrintStream err) {
       long n = count.get();
       if (n > 0) {
-        err.println("cassandra-rolling: the ring watch of " + node + ": " + n + " JMX poll(s) of the survivors failed"
-            + " (each counted as no answer); the last: " + last);
+        err.println("cassandra-rolling: the ring watch of " + node + ": " + n + " JMX read(s) of the survivors failed"
+            + " (a poll none of them answered counts as no answer); " + answered() + "; the last: " + last);
       }
+    }
+
+    /** Why no Up/Normal was seen of {@code node} in {@code seconds}: the survivors did not answer, or not so. */
+    String timeout(String node, int seconds) {
+      String why = answered.get() == 0
+          ? "no survivor answered over JMX (" + polls.get() + " polls, " + count.get() + " failed reads, the last: "
+              + last + "): its state is unknown"
+          : answered() + ", and none showed it Up/Normal in a new incarnation";
+      return "no survivor showed " + node + " Up/Normal in a new incarnation within " + seconds
+          + " s of its CQL port opening: " + why;
+    }
+
+    private String answered() {
+      return "a survivor answered " + answered.get() + " of " + polls.get() + " polls";
     }
   }
 
-  /** When a survivor saw the node Up/Normal (client clock), waiting at most 180 s after CQL open; NaN if never. */
-  private static double awaitUpNormal(CompletableFuture<Double> at, int restarted, PrintStream err)
+  /**
+   * When a survivor saw the node Up/Normal (client clock), waiting at most 180 s after CQL open; NaN if never,
+   * saying whether the survivors answered ({@code faults}).
+   */
+  private static double awaitUpNormal(CompletableFuture<Double> at, int restarted, PollFaults faults, PrintStream err)
       throws InterruptedException {
     try {
       return at.get(UP_NORMAL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
     } catch (TimeoutException e) {
-      err.println("cassandra-rolling: no survivor showed " + name(restarted) + " Up/Normal in a new incarnation within "
-          + UP_NORMAL_TIMEOUT_SECONDS + " s of its CQL port opening");
+      err.println("cassandra-rolling: " + faults.timeout(name(restarted), UP_NORMAL_TIMEOUT_SECONDS));
       return Double.NaN;
     } catch (ExecutionException e) {
       throw new IllegalStateException(e.getCause());

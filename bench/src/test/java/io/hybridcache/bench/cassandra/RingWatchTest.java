@@ -80,4 +80,62 @@ class RingWatchTest {
     assertFalse(w.restartedAndUpNormal(seen(all, List.of("127.0.0.2"), 100)));
     assertTrue(w.restartedAndUpNormal(seen(all, List.of(), 100)));
   }
+
+  /**
+   * Review 20: cassandra-experiment.md's Up/Normal is "in a gossip generation above the one it had before its
+   * stop". A survivor whose failure detector convicts the node for a moment (a GC pause before the drain) and
+   * then sees the same, old incarnation live again: that is not a restart.
+   */
+  @Test
+  void theOldIncarnationSeenDownOnceDoesNotCountAsRestarted() {
+    List<String> all = List.of("127.0.0.1", "127.0.0.2", "127.0.0.3");
+    List<String> without = List.of("127.0.0.1", "127.0.0.3");
+    RingWatch w = new RingWatch(100);
+    assertFalse(w.restartedAndUpNormal(seen(all, List.of(), 100)), "before the stop");
+    assertFalse(w.restartedAndUpNormal(seen(without, List.of(), 100)), "a conviction of the old incarnation (a flap)");
+    assertFalse(w.restartedAndUpNormal(seen(all, List.of(), 100)),
+        "generation 100 is the one before the stop: the old incarnation, yet the watch decides it restarted");
+  }
+
+  /** A poll begun before the launch never decides, whatever it shows: no Up/Normal timed before the launch. */
+  @Test
+  void onlyAPollBegunAfterTheLaunchDecides() {
+    List<String> all = List.of("127.0.0.1", "127.0.0.2", "127.0.0.3");
+    RingWatch w = new RingWatch(100);
+    assertFalse(w.poll(() -> seen(all, List.of(), 160)), "before the launch");
+    assertFalse(w.poll(() -> {
+      w.launched(); // the launch while the survivor is asked
+      return seen(all, List.of(), 160);
+    }), "a poll across the launch");
+    assertFalse(w.poll(() -> null), "no survivor answered");
+    assertTrue(w.poll(() -> seen(all, List.of(), 160)));
+  }
+
+  /**
+   * Without a generation from before the stop, the polls that ended before the launch give the old incarnation's;
+   * a down seen in a poll across the launch does not count for the fallback either.
+   */
+  @Test
+  void thePollsBeforeTheLaunchGiveTheOldGenerationWhenItWasUnknown() {
+    List<String> all = List.of("127.0.0.1", "127.0.0.2", "127.0.0.3");
+    List<String> without = List.of("127.0.0.1", "127.0.0.3");
+    RingWatch w = new RingWatch(-1);
+    assertFalse(w.poll(() -> seen(all, List.of(), 100)), "the old incarnation, before the launch: generation 100");
+    assertFalse(w.poll(() -> {
+      w.launched();
+      return seen(all, List.of(), 130); // spans the launch: neither learnt nor decided on
+    }));
+    assertFalse(w.poll(() -> seen(without, List.of(), 100)));
+    assertFalse(w.poll(() -> seen(all, List.of(), 100)), "the old incarnation after a conviction");
+    assertTrue(w.poll(() -> seen(all, List.of(), 101)), "above the old generation learnt before the launch");
+
+    RingWatch unknown = new RingWatch(-1);
+    assertFalse(unknown.poll(() -> {
+      unknown.launched();
+      return seen(without, List.of(), -1); // down, but the poll began before the launch
+    }));
+    assertFalse(unknown.poll(() -> seen(all, List.of(), -1)), "not seen down in a poll begun after the launch");
+    assertFalse(unknown.poll(() -> seen(without, List.of(), -1)));
+    assertTrue(unknown.poll(() -> seen(all, List.of(), -1)), "the fallback: down after the launch, then Up/Normal");
+  }
 }

@@ -44,4 +44,22 @@ class RollingClientTest {
     assertEquals(800, client.readP99PerWindow()[1], 800 * 0.01);
     assertEquals(102, client.reads(), "a failed read is not a read that returned");
   }
+
+  @Test
+  void theWindowNowIsInIsReportedUpToNow() {
+    nanos.set(23_000_000_000L);
+    client.readFailed();
+    client.readReturned(1, 0, true, 0, 700);
+    assertArrayEquals(new long[] {0, 0, 1}, client.failedReadsPerWindow(), "window 2, [20, 30) s, up to 23 s");
+    assertEquals(700, client.readP99PerWindow()[2], 700 * 0.01);
+    nanos.set(0);
+    assertEquals(0, client.failedReadsPerWindow().length, "no window begun before the start");
+  }
+
+  @Test
+  void aRoundStartsOnAWindowsStart() {
+    assertEquals(30, RollingClient.windowStartFrom(23.4));
+    assertEquals(20, RollingClient.windowStartFrom(20), "on a window's start: that one");
+    assertEquals(0, RollingClient.windowStartFrom(0));
+  }
 }

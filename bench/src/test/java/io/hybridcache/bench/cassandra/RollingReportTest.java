@@ -3,7 +3,10 @@ package io.hybridcache.bench.cassandra;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class RollingReportTest {
@@ -71,14 +74,46 @@ class RollingReportTest {
   }
 
   @Test
-  void aRoundsReadFiguresComeFromEveryWindowItTouches() {
-    // 10 s windows [0,10) [10,20) [20,30) [30,40); a round from 12 s to 31 s touches windows 1-3
+  void aRoundsReadFiguresComeFromTheWindowsThatBeginInIt() {
+    // 10 s windows [0,10) [10,20) [20,30) [30,40); a round from 10 s to 31 s: windows 1-3 begin in it
     double[] p99 = {900, 2000, Double.NaN, 1500};
-    long[] failed = {7, 0, 40, 3};
-    assertEquals(43, RollingReport.failedReads(failed, 12, 31));
-    assertEquals(2000, RollingReport.worstP99(p99, 12, 31), "a window without a returned read is skipped");
+    long[] failed = {7, 5, 40, 3};
+    assertEquals(48, RollingReport.failedReads(failed, 10, 31));
+    assertEquals(2000, RollingReport.worstP99(p99, 10, 31), "a window without a returned read is skipped");
+    assertEquals(1500, RollingReport.worstP99(p99, 12, 31), "window 1 began before the round: not its");
     assertTrue(Double.isNaN(RollingReport.worstP99(p99, 20, 29)), "no window with a returned read");
-    assertEquals(3, RollingReport.failedReads(failed, 35, 99), "windows not complete yet are not there");
+    assertEquals(0, RollingReport.failedReads(failed, 35, 99), "windows not begun yet are not there");
+  }
+
+  /**
+   * Review 20: a read that failed in the 10 s window where one round ends and the next begins was counted in
+   * both rounds' read_failures: the rounds' figures added up to more failures than there were.
+   */
+  @Test
+  void aFailedReadIsCountedInOneRoundOnly() {
+    long[] failedPerWindow = new long[10];
+    failedPerWindow[5] = 7; // 7 reads failed between 50 s and 60 s
+    double drainEnd = 55.3; // the drain round ends, the kill round starts at once (RollingRestartCommand)
+    long drain = RollingReport.failedReads(failedPerWindow, 0, drainEnd);
+    long kill = RollingReport.failedReads(failedPerWindow, drainEnd, 100);
+    assertEquals(7, drain + kill, "drain round " + drain + " + kill round " + kill + " failed reads, of 7");
+  }
+
+  /**
+   * Review 20: the run's windows are taken when its last round ends; the window that end falls in was left out,
+   * and the reads that failed in the last seconds of the last round with it.
+   */
+  @Test
+  void theLastRoundsLastSecondsAreCounted() {
+    AtomicLong nanos = new AtomicLong();
+    RollingClient client = new RollingClient(null, 1000, 1, 600, new PrintStream(OutputStream.nullOutputStream()),
+        nanos::get);
+    nanos.set(25_000_000_000L);
+    client.readFailed(); // 25 s: a read fails in the round's last seconds
+    nanos.set(27_000_000_000L); // 27 s: the round ends, the Run is built (RollingRestartCommand.runCluster)
+    double end = client.secondsSinceStart();
+    assertEquals(1, RollingReport.failedReads(client.failedReadsPerWindow(), 0, end),
+        "failed reads of the round [0, " + end + ") s");
   }
 
   @Test
