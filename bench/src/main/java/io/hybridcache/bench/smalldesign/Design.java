@@ -117,6 +117,14 @@ abstract class Design {
     return n;
   }
 
+  /**
+   * The objects whose count settles at steady state and grows while the design still fills: here its
+   * current versions on flash. {@link Simulation} compares it at both ends of the measured phase.
+   */
+  long fillingObjects() {
+    return residentOnFlash();
+  }
+
   /** Current versions anywhere (flash and DRAM buffers). */
   final long resident() {
     long n = 0;

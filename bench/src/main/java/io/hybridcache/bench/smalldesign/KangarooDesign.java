@@ -229,8 +229,24 @@ final class KangarooDesign extends Design {
     return new Dram(filterBits, logIndexBits * logObjects, (double) sets * SET_EVICTION_BITS, buffer.bits());
   }
 
+  /** The live objects of its set pages: the log's swing with its lap would mask the sets' slow filling. */
+  @Override
+  long fillingObjects() {
+    long n = 0;
+    for (int l : loc) {
+      if (l >= logPages) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  int threshold() {
+    return threshold;
+  }
+
   @Override
   String label() {
-    return "kangaroo L=" + logShare;
+    return "kangaroo L=" + logShare + " T=" + threshold;
   }
 }

@@ -8,6 +8,11 @@ import java.util.Locale;
  * {@code requests x objects} measured ones, of which every {@code readSample}-th lookup also has its device
  * reads counted (walking the design's filters is the only costly step). Figures are over the measured
  * phase only; DRAM and residency are taken at its end. Deterministic for a seed; single-threaded.
+ *
+ * <p>Steady state is checked, not assumed: {@link Design#fillingObjects} is counted at the end of the
+ * warm-up and of the measured phase, and a design still filling (a Kangaroo with a high move threshold
+ * fills its sets slowly: threshold 10 at a log share of 0.1 takes about 80 N requests) reports their growth
+ * per N requests ({@link Result#fillGrowthPerN}), which {@link Result#steadyState} bounds.
  */
 final class Simulation {
   /** What every configuration of one run shares. */
@@ -16,6 +21,12 @@ final class Simulation {
       int threshold, double logIndexBits, boolean reinsert) {
     Geometry geometry() {
       return Geometry.of(objects, universeFactor, keyBytes, valueBytes, headerBytes, fill);
+    }
+
+    /** These settings with Kangaroo's move threshold {@code t}. */
+    Settings withThreshold(int t) {
+      return new Settings(objects, universeFactor, keyBytes, valueBytes, headerBytes, fill, getRatio, zipfExponent,
+          warmup, requests, readSample, seed, t, logIndexBits, reinsert);
     }
   }
 
@@ -45,10 +56,12 @@ final class Simulation {
     long total = warm + Math.round(s.requests() * s.objects());
     Tally t = new Tally();
     Counters before = null;
+    long fillBefore = 0;
     long step = Math.max(1, total / 4);
     for (long i = 0; i < total; i++) {
       if (i == warm) {
         before = d.counters.copy();
+        fillBefore = d.fillingObjects();
         t = new Tally();
       }
       if (i > 0 && i % step == 0 && progress != null) {
@@ -59,7 +72,8 @@ final class Simulation {
     if (before == null) {
       before = d.counters.copy();
     }
-    return Result.of(c, geo, d, d.counters.minus(before), t);
+    double measuredN = (double) (total - warm) / s.objects();
+    return Result.of(c, geo, d, d.counters.minus(before), t, fillBefore, measuredN);
   }
 
   private static void request(Design d, Workload w, Tally t, boolean countReads) {

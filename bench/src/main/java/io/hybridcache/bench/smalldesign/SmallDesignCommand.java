@@ -81,11 +81,11 @@ public final class SmallDesignCommand implements Callable<Integer> {
   @Option(names = "--log-shares", split = ",", paramLabel = "L", description = "Kangaroo: log shares of flash, (0, 1) (default: 0.1,0.25,0.4)")
   List<Double> logShares = new ArrayList<>(List.of(0.1, 0.25, 0.4));
 
-  @Option(names = "--kangaroo-bits", paramLabel = "B", description = "Kangaroo: Bloom bits per set slot (default: ${DEFAULT-VALUE}: the engine's 160 per 31)")
-  double kangarooBits = 160.0 / 31;
+  @Option(names = "--kangaroo-bits", split = ",", paramLabel = "B", description = "Kangaroo: Bloom bits per set slot, a row each (default: 5.16, the engine's 160 per 31)")
+  List<Double> kangarooBits = new ArrayList<>(List.of(160.0 / 31));
 
-  @Option(names = "--threshold", paramLabel = "T", description = "Kangaroo: log objects of a set that move it (default: ${DEFAULT-VALUE})")
-  int threshold = 2;
+  @Option(names = "--thresholds", split = ",", paramLabel = "T", description = "Kangaroo: log objects of a set that move it, a row each (default: 2, the engine's); a high one fills the sets slowly and needs a long --warmup (threshold 10 at L = 0.1: about 80)")
+  List<Integer> thresholds = new ArrayList<>(List.of(2));
 
   @Option(names = "--log-index-bits", paramLabel = "B", description = "Kangaroo: DRAM bits per log object (default: ${DEFAULT-VALUE}, measured by SmallLogSteadyStateTest)")
   double logIndexBits = 26;
@@ -117,27 +117,33 @@ public final class SmallDesignCommand implements Callable<Integer> {
       logShares = List.of(0.05, 0.1, 0.25, 0.4, 0.5);
     }
     Simulation.Settings s = new Simulation.Settings(objects, universe, Keys.KEY_BYTES, valueBytes, headerBytes, fill,
-        getRatio, zipf, warmup, requests, readSample, seed, threshold, logIndexBits, !noReinsert);
+        getRatio, zipf, warmup, requests, readSample, seed, thresholds.get(0), logIndexBits, !noReinsert);
     Geometry geo = s.geometry();
     PrintStream err = System.err;
     err.printf(Locale.ROOT, "small-design: %,d objects of %d B (+%d B header), %d per page, %,d pages (%s), %,d keys%n",
         objects, geo.objectBytes(), headerBytes, geo.perPage(), geo.pages(),
         io.hybridcache.bench.Sizes.format(geo.flashBytes()), geo.universe());
     Keys keys = new Keys(geo.universe());
-    List<Simulation.Config> configs = configs();
+    List<Point> configs = configs();
     List<Result> rows = new ArrayList<>();
     for (int i = 0; i < configs.size(); i++) {
-      Simulation.Config c = configs.get(i);
+      Point c = configs.get(i);
       long t0 = System.nanoTime();
-      Result r = Simulation.run(s, c, geo, keys, err);
-      err.printf(Locale.ROOT, "small-design: [%d/%d] %s %s done in %.1f s%n", i + 1, configs.size(), r.label(),
-          c.distribution().name().toLowerCase(), (System.nanoTime() - t0) / 1e9);
+      Result r = Simulation.run(s.withThreshold(c.threshold()), c.config(), geo, keys, err);
+      String name = r.label() + " " + c.config().distribution().name().toLowerCase(Locale.ROOT);
+      err.printf(Locale.ROOT, "small-design: [%d/%d] %s done in %.1f s%n", i + 1, configs.size(), name,
+          (System.nanoTime() - t0) / 1e9);
+      if (!r.steadyState()) {
+        err.printf(Locale.ROOT, "small-design: WARNING: %s is not at steady state: its objects on flash (Kangaroo: in its sets) grew by"
+            + " %.1f%% per N measured requests (at most %.0f%%): raise --warmup%n", name, 100 * r.fillGrowthPerN(),
+            100 * Result.STEADY_GROWTH_PER_N);
+      }
       if (!r.conserved()) {
         err.println("small-design: conservation failed for " + r.label() + ": the model is broken");
         return BenchMain.FAILED;
       }
       rows.add(r);
-      if (c.design().equals("nemo")) {
+      if (c.config().design().equals("nemo")) {
         rows.add(r.filtersOnFlash());
       }
     }
@@ -176,6 +182,12 @@ public final class SmallDesignCommand implements Callable<Integer> {
     for (int g : groups) {
       require(g >= 2, "--groups must be >= 2, was " + g);
     }
+    for (int t : thresholds) {
+      require(t >= 1, "--thresholds must be >= 1, was " + t);
+    }
+    for (double b : kangarooBits) {
+      require(b > 0, "--kangaroo-bits must be > 0, was " + b);
+    }
   }
 
   private void require(boolean ok, String message) {
@@ -184,21 +196,28 @@ public final class SmallDesignCommand implements Callable<Integer> {
     }
   }
 
-  private List<Simulation.Config> configs() {
-    List<Simulation.Config> out = new ArrayList<>();
+  /** A design point and the Kangaroo move threshold it runs with (the first one for the other designs). */
+  private record Point(Simulation.Config config, int threshold) {}
+
+  private List<Point> configs() {
+    List<Point> out = new ArrayList<>();
     for (String dist : distributions) {
       Workload.Distribution d = Workload.Distribution.valueOf(dist.toUpperCase(Locale.ROOT));
       for (String design : designs) {
         if (design.equals("kangaroo")) {
           for (double l : logShares) {
-            out.add(new Simulation.Config(design, d, 0, kangarooBits, l, "bloom"));
+            for (int t : thresholds) {
+              for (double b : kangarooBits) {
+                out.add(new Point(new Simulation.Config(design, d, 0, b, l, "bloom"), t));
+              }
+            }
           }
           continue;
         }
         for (int g : groups) {
           for (double b : bits) {
             for (String f : filters) {
-              out.add(new Simulation.Config(design, d, g, b, 0, f));
+              out.add(new Point(new Simulation.Config(design, d, g, b, 0, f), thresholds.get(0)));
             }
           }
         }
@@ -229,7 +248,7 @@ public final class SmallDesignCommand implements Callable<Integer> {
         .put("pages", geo.pages()).put("flash_bytes", geo.flashBytes()).put("fill", s.fill())
         .put("get_ratio", s.getRatio()).put("zipf", s.zipfExponent()).put("warmup", s.warmup())
         .put("requests", s.requests()).put("read_sample", s.readSample()).put("seed", s.seed())
-        .put("threshold", s.threshold()).put("log_index_bits", s.logIndexBits()).put("reinsert", s.reinsert());
+        .putPOJO("thresholds", thresholds).put("log_index_bits", s.logIndexBits()).put("reinsert", s.reinsert());
     ArrayNode a = n.putArray("results");
     rows.forEach(r -> a.add(r.toJson()));
     return n;

@@ -1,6 +1,7 @@
 package io.hybridcache.bench.smalldesign;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -34,6 +35,37 @@ class SmallDesignCommandTest {
       assertTrue(r.path("dram_bits_per_flash_object").has("buffer_amortised"));
       assertTrue(r.path("conservation_holds").asBoolean());
     }
+  }
+
+  /**
+   * A Kangaroo with a high move threshold fills its sets slowly (few log objects move): after a short warm-up
+   * its sets still hold fewer objects than at steady state, and its figures (miss ratio, DRAM per object)
+   * are a transient. Such a row is flagged in the JSON and warned about, and one with an adequate warm-up is not.
+   */
+  @Test
+  void aRowStillFillingAfterItsWarmUpIsFlaggedAndWarnedAbout() throws Exception {
+    PrintStream old = System.err;
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    Path json = dir.resolve("t.json");
+    try {
+      assertEquals(BenchMain.OK, BenchMain.execute("small-design", "--objects", "20000", "--designs", "kangaroo",
+          "--distributions", "uniform", "--get-ratio", "1", "--log-shares", "0.1", "--thresholds", "2,10",
+          "--warmup", "3", "--json", json.toString()));
+    } finally {
+      System.setErr(old);
+    }
+    JsonNode rows = StatsJson.MAPPER.readTree(json.toFile()).path("results");
+    assertEquals(2, rows.size());
+    assertEquals("kangaroo L=0.1 T=2", rows.get(0).path("label").asText());
+    assertEquals(2, rows.get(0).path("threshold").asInt());
+    assertTrue(rows.get(0).path("steady_state").asBoolean(), rows.get(0).toString());
+    assertEquals("kangaroo L=0.1 T=10", rows.get(1).path("label").asText());
+    assertFalse(rows.get(1).path("steady_state").asBoolean(), rows.get(1).toString());
+    assertTrue(rows.get(1).path("fill_growth_per_n").asDouble() > 0.02, rows.get(1).toString());
+    String text = err.toString(StandardCharsets.UTF_8);
+    assertTrue(text.contains("kangaroo L=0.1 T=10 uniform is not at steady state"), text);
+    assertFalse(text.contains("kangaroo L=0.1 T=2 uniform is not at steady state"), text);
   }
 
   @Test
