@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * steady state), the page's figures for it (its JSON, reproduced here at 40,000 objects), the bound's values
  * by rho, and which page-log rows meet issue 36's three read/write targets.
  */
-class SmallDesignBoundReviewTest {
+class SmallDesignBoundTest {
   private static final int OBJECTS = 40_000;
   private static final Path SITE = Path.of("../src/site");
 
