@@ -26,7 +26,9 @@ import javax.management.remote.JMXServiceURL;
  * would hold the caller for ever. The connect and the call run on a shared pool of daemon threads and
  * the caller waits at most the timeout; a read that has not returned by then is abandoned (its thread
  * stays blocked until the node answers or the connection breaks, and never delays the JVM's exit) and
- * fails with a {@link TimeoutException}. Concurrency: an instance is immutable; the pool is shared.
+ * fails with a {@link TimeoutException}. At most {@link #MAX_IN_FLIGHT} reads of one endpoint run at once: while
+ * that many are blocked, a read fails at once (a {@code TimeoutException} saying so), so a node that never answers
+ * holds at most that many threads, however long the run. Concurrency: an instance is immutable; the pool is shared.
  */
 final class NodeJmx {
   /** Cassandra's SSTables-per-read histogram of table {@code keyspace.table}. */
@@ -40,6 +42,10 @@ final class NodeJmx {
 
   static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
 
+  /** Reads of one endpoint that may run at once; past it a read fails at once instead of adding a blocked thread. */
+  static final int MAX_IN_FLIGHT = 2;
+  private static final java.util.concurrent.ConcurrentHashMap<String, AtomicInteger> IN_FLIGHT =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private static final AtomicInteger THREADS = new AtomicInteger();
   private static final ExecutorService CALLS = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "node-jmx-" + THREADS.incrementAndGet());
@@ -93,10 +99,27 @@ final class NodeJmx {
    */
   Answer query(String mbean, String... attributes) {
     Object[] v = new Object[attributes.length];
-    Future<?> call = CALLS.submit(() -> {
-      call(mbean, attributes, v);
-      return null;
-    });
+    String endpoint = host + ":" + port;
+    AtomicInteger running = IN_FLIGHT.computeIfAbsent(endpoint, e -> new AtomicInteger());
+    if (running.incrementAndGet() > MAX_IN_FLIGHT) { // earlier reads still blocked: do not add a thread to them
+      running.decrementAndGet();
+      return new Answer(v, new TimeoutException("JMX " + endpoint + ": " + MAX_IN_FLIGHT
+          + " earlier reads have not returned yet; not asked again until one does"));
+    }
+    Future<?> call;
+    try {
+      call = CALLS.submit(() -> {
+        try {
+          call(mbean, attributes, v);
+          return null;
+        } finally {
+          running.decrementAndGet();
+        }
+      });
+    } catch (RuntimeException | Error e) { // no thread for it (rejected, out of memory): a failed read
+      running.decrementAndGet();
+      return new Answer(v, e);
+    }
     try {
       call.get(timeoutNanos, TimeUnit.NANOSECONDS);
       return new Answer(v, null);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import io.hybridcache.core.device.MemoryDevice;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -16,10 +17,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  * on it). The same region as {@link SmallLogSteadyStateTest} (4,096 pages, capacity C = 31 objects a page, 100 B
  * values); keys drawn from 2 C: a get, and a put of the key if it missed (versions never change, so no overwrite
  * of a resident key). {@code uniform}: every key alike; {@code hotspot}: 80% of requests to a fifth of the keys,
- * the hot fifth moving to the next fifth every 2 C requests (popularity that changes). 60 C requests of warm-up,
- * then 10 C measured: hit ratio, app WA (page bytes written per byte admitted), DRAM per object on flash, device
+ * the hot fifth moving to the next fifth every 2 C requests (popularity that changes); {@code mix}: uniform keys,
+ * half the requests a put of a new version of the key (overwrites), half a get as above; every hit must be its
+ * key's newest version. 60 C requests of warm-up,
+ * then 10 C measured: hit ratio (of the gets), app WA (page bytes written per byte admitted), DRAM per object on flash, device
  * reads per lookup of an absent key. Prints one row a point, asserts only that every hit is its key's value; run
- * on demand ({@code -Dhybridcache.test.jvm.extra=-Dsmall.lookaside=true}): a few minutes.
+ * on demand ({@code -Dhybridcache.test.jvm.extra=-Dsmall.lookaside=true}, and
+ * {@code -Dsmall.lookaside.workload=mix} for one workload's rows): about a minute a row.
  */
 class SmallLogLookAsideTest {
   private static final int PAGE = 4096;
@@ -31,9 +35,12 @@ class SmallLogLookAsideTest {
   @CsvSource({
       "10, 2, 160, 4, uniform", "10, 10, 160, 4, uniform", "10, 10, 256, 6, uniform",
       "10, 2, 160, 4, hotspot", "10, 10, 160, 4, hotspot", "10, 10, 256, 6, hotspot",
-      "25, 2, 160, 4, uniform", "25, 2, 160, 4, hotspot"})
+      "25, 2, 160, 4, uniform", "25, 2, 160, 4, hotspot",
+      "10, 2, 160, 4, mix", "10, 10, 256, 6, mix", "25, 2, 160, 4, mix"})
   @EnabledIfSystemProperty(named = "small.lookaside", matches = "true")
   void lookAside(double logPercent, int threshold, int bloomBits, int hashes, String workload) {
+    String only = System.getProperty("small.lookaside.workload"); // one workload's rows, e.g. mix
+    Assumptions.assumeTrue(only == null || only.equals(workload), "rows of " + only + " only");
     int logSlots = (int) Math.round(PAGES * logPercent / 100 / PAGES_PER_SLOT);
     int setSlots = PAGES / PAGES_PER_SLOT - logSlots;
     MemoryDevice device = new MemoryDevice(setSlots + logSlots, (long) PAGES_PER_SLOT * PAGE);
@@ -47,6 +54,8 @@ class SmallLogLookAsideTest {
     long warmup = 60L * capacity;
     long measured = 10L * capacity;
     long hits = 0;
+    long gets = 0;
+    int[] versions = new int[universe]; // the newest version put of each key (0: never put)
     long admitted0 = 0;
     long written0 = 0;
     for (long n = 0; n < warmup + measured; n++) {
@@ -55,14 +64,21 @@ class SmallLogLookAsideTest {
         written0 = written(log, sets);
       }
       int k = next(r, workload, universe, n, capacity);
+      if (workload.equals("mix") && r.nextBoolean()) { // a put: a new version of the key
+        log.put(key(k), value(k, ++versions[k], VALUE), ++sequence, 0);
+        continue;
+      }
       byte[] v = log.get(key(k));
       if (v != null) {
-        assertArrayEquals(value(k, 1, VALUE), v, "key " + k);
+        assertArrayEquals(value(k, versions[k], VALUE), v, "key " + k + ": not its newest version");
         if (n >= warmup) {
           hits++;
         }
       } else {
-        log.put(key(k), value(k, 1, VALUE), ++sequence, 0);
+        log.put(key(k), value(k, ++versions[k], VALUE), ++sequence, 0);
+      }
+      if (n >= warmup) {
+        gets++;
       }
     }
     double wa = (double) (written(log, sets) - written0) / (log.bytesAdmitted.sum() - admitted0);
@@ -76,7 +92,7 @@ class SmallLogLookAsideTest {
     System.out.printf("small look-aside: %-7s log %4.1f%% threshold %2d bloom %3d/%d (%.2f bits a slot) | hit ratio"
             + " %.3f | WA %.2f | on flash %.0f (%.2f of C; log %d) | DRAM %.3f B/object | reads per absent key %.3f%n",
         workload, logPercent, threshold, bloomBits, hashes, (double) bloomBits / SmallTestKeys.PER_PAGE_100,
-        (double) hits / measured, wa, objects, objects / capacity, log.liveObjects(), dram, absentReads);
+        (double) hits / gets, wa, objects, objects / capacity, log.liveObjects(), dram, absentReads);
   }
 
   /** Page bytes written so far, log and sets. */
@@ -86,7 +102,7 @@ class SmallLogLookAsideTest {
 
   /** The n-th request's key. */
   private static int next(SplittableRandom r, String workload, int universe, long n, int capacity) {
-    if (workload.equals("uniform")) {
+    if (!workload.equals("hotspot")) {
       return r.nextInt(universe);
     }
     int fifth = universe / 5;
