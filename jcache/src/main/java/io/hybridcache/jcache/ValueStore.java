@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * <p>Copies: a put encodes the value behind the header's reserved bytes ({@link ReservingCodec}), and hands
  * that array and the namespaced key (also encoded in one array) to the engine, which keeps both
  * ({@code HybridCache.putOwned}): one copy of the value per put, two for a {@code String} value or key of at most
- * {@link ReservingCodec#JDK_ENCODED_CHARS} chars (the JDK's encoding, then the copy behind the head: faster). A read, single ({@code HybridCache.readTiered}) or
+ * {@link ReservingCodec#JDK_ENCODED_CHARS} chars (the JDK's encoding, then the copy behind the head: faster), and
+ * for a longer {@code String} that is not all ASCII the part written before its first non-ASCII char, the JDK's
+ * encoding and the copy ({@link ReservingCodec#utf8}). A read, single ({@code HybridCache.readTiered}) or
  * batch ({@code HybridCache.readAll}), reads the engine's array in place (a {@code String} value is decoded from it
  * straight, any other codec gets a copy of the payload) and keeps the tier that served it ({@link Stored#fromFlash()}), for the cache's hits by tier.
  *

@@ -210,12 +210,18 @@ final class DramTier {
 
   /**
    * Up to {@code n} keys, hottest first in Caffeine's retention order; an expired entry not yet swept is left out
-   * and the next live one taken in its place (the policy's entries are streamed until {@code n} live ones).
+   * and the next live one taken in its place. The walk (under Caffeine's eviction lock) visits at most
+   * {@code n + }{@link #HOTTEST_SLACK} entries, so a tier full of expired, unswept entries is not walked whole for
+   * a few keys: then fewer than {@code n} come back.
    */
   public List<ByteKey> hottest(int n) {
-    return cache.policy().eviction().map(e -> e.hottest(entries -> entries
+    long visits = (long) n + HOTTEST_SLACK;
+    return cache.policy().eviction().map(e -> e.hottest(entries -> entries.limit(visits)
         .filter(en -> !en.getValue().expiredNow()).limit(n).map(Map.Entry::getKey).toList())).orElse(List.of());
   }
+
+  /** Entries {@link #hottest} may visit beyond the {@code n} asked for, to pass over expired ones. */
+  static final int HOTTEST_SLACK = 1024;
 
   /** The byte budget. */
   public long maximumBytes() {

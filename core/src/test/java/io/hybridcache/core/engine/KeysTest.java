@@ -130,7 +130,7 @@ class KeysTest {
   @Test
   void hottestKeysFillsTheirNumberPastExpiredOnes() throws InterruptedException {
     try (Engine c = TestCaches.open(TestCaches.small(dir, IndexType.HEAP).dramBytes(4 * CacheConfig.MIB).build())) {
-      long ttl = 1_500; // long enough for the fill and the reads below, then waited out
+      long ttl = 3_000; // long enough for the fill and the reads below on a loaded machine, then waited out
       for (int i = 0; i < 3; i++) {
         c.put(key(i), value(i, 1, 100), java.time.Duration.ofMillis(ttl));
       }
