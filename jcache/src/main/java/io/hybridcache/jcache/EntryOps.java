@@ -318,10 +318,15 @@ final class EntryOps<K, V> {
     return true;
   }
 
-  /** A put that did not read what it replaces (eternal, no listener): counted as a new entry (an estimate). */
-  void putBlind(Store.Slot<V> slot, V value) {
+  /**
+   * A put that did not read what it replaces (eternal, no listener): counted as a new entry (an estimate) if
+   * {@code counted}, i.e. while statistics are on (the estimate is only read for {@code CacheRemovals}).
+   */
+  void putBlind(Store.Slot<V> slot, V value, boolean counted) {
     slot.put(value, Stored.ETERNAL);
-    population.added(Stored.ETERNAL);
+    if (counted) {
+      population.added(Stored.ETERNAL);
+    }
   }
 
   void update(K key, Store.Slot<V> slot, Stored<V> old, V value, long now, Events<K, V> events) {

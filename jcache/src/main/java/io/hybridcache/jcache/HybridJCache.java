@@ -326,7 +326,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       try {
         slot.prepare(value); // a value that cannot be stored fails before the writer is called
         integration.write(key, value);
-        ops.putBlind(slot, value); // nothing to learn from the old entry: no read (no flash read)
+        ops.putBlind(slot, value, counts.on()); // nothing to learn from the old entry: no read (no flash read)
       } finally {
         ProcessorLocks.unlock(lock, released);
       }
