@@ -34,8 +34,10 @@ import org.slf4j.LoggerFactory;
  * <p>Starts cold by default: {@link #create()} empties the flash tier. Cassandra reloads the keys it
  * saved ({@code row_cache_save_period}, {@code row_cache_keys_to_save}) by reading each partition from
  * its SSTables, which are the truth after a restart; partitions kept on flash across a restart could
- * be stale (a crash between a write and our index update, SSTables restored or imported while the
- * node was down, a schema change), and stale cache entries are served without any check.
+ * be stale (an SSTable change a kill cut short: an import, a stream's commit, a TRUNCATE, whose records the
+ * provider keeps in memory only; SSTables restored or imported while the node was down; a schema change), and
+ * stale cache entries are served without any check. A memtable write is not a cause: commit-log replay
+ * invalidates every partition it rewrites before the node serves reads (src/site/cassandra.md, point 5).
  *
  * <p>{@code start=warm} keeps the flash tier only after a clean drain: the row cache is closed by a
  * post-shutdown hook of Cassandra's drain ({@link StorageService#addPostShutdownHook}), which Cassandra

@@ -37,9 +37,9 @@ final class Namespace {
   }
 
   /** {@code prefix() + codec's bytes of key}, written in one array ({@link ReservingCodec}). */
-  <K> byte[] keyOf(io.hybridcache.core.api.Codec<K> codec, K key) {
+  <K> byte[] keyOf(ReservingCodec<K> codec, K key) {
     byte[] p = prefix;
-    byte[] k = ReservingCodec.encode(codec, key, p.length);
+    byte[] k = codec.encode(key, p.length);
     System.arraycopy(p, 0, k, 0, p.length);
     return k;
   }

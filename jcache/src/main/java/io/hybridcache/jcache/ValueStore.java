@@ -57,6 +57,9 @@ final class ValueStore<K, V> implements Store<K, V> {
   private final Namespace namespace;
   private final Codec<K> keys;
   private final Codec<V> values;
+  /** {@link #keys} and {@link #values} as reserving codecs, resolved once ({@link ReservingCodec#of}). */
+  private final ReservingCodec<K> keyBytes;
+  private final ReservingCodec<V> valueBytes;
   private final Oversized oversized;
   private final ClassLoader loader;
   /** Makes the stored version of a read's bytes, told the tier that served them: one instance, no per-read lambda. */
@@ -70,6 +73,8 @@ final class ValueStore<K, V> implements Store<K, V> {
     this.namespace = namespace;
     this.keys = keys;
     this.values = values;
+    this.keyBytes = ReservingCodec.of(keys);
+    this.valueBytes = ReservingCodec.of(values);
     this.oversized = oversized;
     this.loader = loader;
   }
@@ -78,7 +83,7 @@ final class ValueStore<K, V> implements Store<K, V> {
   public Slot<V> slot(K key) {
     byte[] engineKey; // handed to the engine by each write, which keeps it: never changed
     try {
-      engineKey = namespace.keyOf(keys, key);
+      engineKey = namespace.keyOf(keyBytes, key);
     } catch (Unstorable e) {
       return new RefusedKey<>(key, e);
     }
@@ -203,7 +208,7 @@ final class ValueStore<K, V> implements Store<K, V> {
 
   /** The stored bytes of {@code value}, its header's {@link #HEADER} bytes reserved (zero) in front. */
   private byte[] encode(V value) {
-    return NullValues.is(value) ? new byte[HEADER] : ReservingCodec.encode(values, value, HEADER);
+    return NullValues.is(value) ? new byte[HEADER] : valueBytes.encode(value, HEADER);
   }
 
   @Override
