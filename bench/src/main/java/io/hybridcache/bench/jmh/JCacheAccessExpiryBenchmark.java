@@ -1,6 +1,5 @@
 package io.hybridcache.bench.jmh;
 
-import io.hybridcache.bench.BenchDirs;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
 import io.hybridcache.core.device.DeviceCounters;
@@ -164,16 +163,13 @@ public class JCacheAccessExpiryBenchmark {
       if (engine != null) {
         print("trial", trialStats, trialDevice);
       }
-      if (manager != null) {
-        manager.close();
-      }
     } finally {
+      Path d = dir;
+      CacheManager m = manager;
       manager = null;
       engine = null;
-      if (dir != null) {
-        BenchDirs.deleteTree(dir);
-        dir = null;
-      }
+      dir = null;
+      Fixtures.closeAndDelete(m, null, d);
     }
   }
 
