@@ -303,6 +303,11 @@ final class HybridCacheManager implements CacheManager {
     return resources.lease();
   }
 
+  /** The namespace table of this manager's directory (tests: its write counts). */
+  Namespaces namespaces() {
+    return lease().shared().namespaces();
+  }
+
   private java.util.concurrent.Executor pool() {
     return resources.pool(classLoader::get);
   }

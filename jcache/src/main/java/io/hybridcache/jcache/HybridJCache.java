@@ -231,8 +231,10 @@ final class HybridJCache<K, V> implements Cache<K, V> {
 
   /**
    * Whether the key has a live entry, from its header alone ({@link Store.Slot#head()}: one device page for a
-   * flash value of any size, nothing decoded, no lock). An expired entry is absent, and left to a read (no event
-   * from containsKey); a value that would not decode is there until an operation that reads it finds it.
+   * flash value of any size, nothing decoded, no lock). An expired entry is absent; with an EXPIRED listener it is
+   * removed and told under the key's lock, as a get does ({@link EntryOps#live}: the version still there only, its
+   * value read to tell it); without one it is left to a read. A value that would not decode is there until an
+   * operation that reads it finds it.
    */
   @Override
   public boolean containsKey(K key) {
@@ -240,7 +242,13 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     Objects.requireNonNull(key, "key");
     Store.Slot<V> slot = ops.store().slot(key);
     Stored<V> s = slot.head();
-    return s != null && !ops.expired(slot, s, System.currentTimeMillis());
+    if (s == null || !ops.expired(slot, s, System.currentTimeMillis())) {
+      return s != null;
+    }
+    if (!listeners.any(EventType.EXPIRED)) {
+      return false;
+    }
+    return ops.locked(key, slot, (sl, now, events) -> ops.live(key, sl, now, events) != null);
   }
 
   /**

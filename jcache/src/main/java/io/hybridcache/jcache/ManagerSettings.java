@@ -1,6 +1,7 @@
 package io.hybridcache.jcache;
 
 import io.hybridcache.core.api.CacheConfig;
+import io.hybridcache.core.api.Durability;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -53,6 +54,8 @@ final class ManagerSettings {
   private final CacheSettings cacheSettings;
   private final java.time.Duration closeTimeout;
   private final boolean shutdownHook;
+  /** The engine's durability: {@code POWER} also forces each write of the namespace table ({@link Namespaces}). */
+  private final Durability durability;
   /** The longest a close waits for listeners and the pool: min(5s, close-timeout). */
   static final java.time.Duration MAX_DRAIN = java.time.Duration.ofSeconds(5);
 
@@ -85,6 +88,7 @@ final class ManagerSettings {
       throw new IllegalArgumentException(ProviderProperties.SHUTDOWN_HOOK + " must be true or false, was " + hook);
     }
     this.shutdownHook = Boolean.parseBoolean(hook);
+    this.durability = durability(p.getProperty(ProviderProperties.DURABILITY, "PROCESS"));
     this.serialFilter = p.getProperty(ProviderProperties.SERIAL_FILTER, Codecs.DEFAULT_SERIAL_FILTER);
     String version = p.getProperty(ProviderProperties.CACHE_VERSION);
     this.cacheVersion = version == null || version.isBlank() ? null : version.trim();
@@ -140,6 +144,14 @@ final class ManagerSettings {
       throw new IllegalArgumentException(ProviderProperties.CLOSE_TIMEOUT + " must be from 1s to 10m, was " + v);
     }
     return d;
+  }
+
+  private static Durability durability(String v) {
+    try {
+      return Durability.valueOf(v.trim().toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(ProviderProperties.DURABILITY + " must be PROCESS, POWER or NONE, was " + v, e);
+    }
   }
 
   /** A new random name under {@code root} (default java.io.tmpdir): never named from the URI. */
@@ -275,6 +287,7 @@ final class ManagerSettings {
         .smallObjectMaxBytes((int) Math.min(Integer.MAX_VALUE, smallObjectMaxBytes))
         .smallObjectLogShare(smallObjectLogShare)
         .closeTimeout(closeTimeout)
+        .durability(durability)
         .jmx(false);
   }
 
@@ -288,6 +301,7 @@ final class ManagerSettings {
   long flashBytes() { return flashBytes; }
   String serialFilter() { return serialFilter; }
   boolean shutdownHook() { return shutdownHook; }
+  Durability durability() { return durability; }
   /** How long a close waits for asynchronous listeners and the pool: min(5s, close-timeout), in nanoseconds. */
   long drainNanos() { return Math.min(MAX_DRAIN.toNanos(), closeTimeout.toNanos()); }
 
@@ -305,7 +319,7 @@ final class ManagerSettings {
         + ", direct-io " + directIo + ", small-object-share " + smallObjectShare + ", serial-filter "
         + (serialFilter.equals(Codecs.DEFAULT_SERIAL_FILTER) ? "limits only (no allow-list)" : serialFilter)
         + ", cache-version " + (cacheVersion == null ? "not set" : cacheVersion)
-        + ", close-timeout " + closeTimeout.toMillis() + "ms, shutdown-hook " + shutdownHook
+        + ", close-timeout " + closeTimeout.toMillis() + "ms, shutdown-hook " + shutdownHook + ", durability " + durability
         + ", declared caches " + cacheSettings.declared();
   }
 

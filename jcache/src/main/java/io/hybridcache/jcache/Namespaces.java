@@ -1,5 +1,6 @@
 package io.hybridcache.jcache;
 
+import io.hybridcache.core.device.AtomicFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -14,20 +15,31 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The namespace table of one manager directory: cache name to (id, epoch), in {@code namespaces.properties}
- * ({@code name=id.epoch}), replaced atomically and synced before a new id or epoch is used, so a cleared
- * or destroyed cache's entries never come back after a restart. Beside the names, keys starting with NUL
+ * ({@code name=id.epoch}), replaced atomically (a temp file renamed over it) before a new id or epoch is used, so a
+ * cleared or destroyed cache's entries never come back after a restart. Beside the names, keys starting with NUL
  * (no cache name of the table does): the directory id, the {@code cache-version} the table was written
  * under and the next namespace id. Thread-safe: state under {@code this}, the table's writes one at a time under
  * {@code writeLock}; concurrent bumps (clears) share one write ({@link #bump}: group commit).
  *
- * <p>A new generation ({@link #open}): when the table is missing, is not the engine's (its directory id is
- * not the one {@link EngineMark} keeps in the engine's directory) or was written under another
+ * <p>Durability follows the engine's ({@code durability}, {@link ManagerSettings}). Under {@code POWER} each write
+ * is forced to the device before the new id or epoch is used (the engine is warm after a power loss, so the table
+ * must be too). Otherwise no write is forced: a process kill keeps what was written and renamed (the kernel's page
+ * cache survives it), and after an OS crash or power loss the engine starts cold (an unclean stop seen in another
+ * boot), so a table that lost its last writes has no entries to mis-attribute; clears one after another cost no
+ * sync each. A clean close forces the table once ({@link #syncAtClose}) before the engine's own clean close makes
+ * the engine warm after any later stop. A table an OS crash tore, emptied or garbled is told apart by its checksum
+ * ({@link PropertiesFile.Damaged}) and treated as lost, with a WARN naming it: a new generation, as below, so no
+ * cache can map to another cache's entries or an older epoch's, whether the engine came back cold or warm.
+ *
+ * <p>A new generation ({@link #open}): when the table is missing or damaged, is not the engine's (its directory id
+ * is not the one {@link EngineMark} keeps in the engine's directory) or was written under another
  * {@code cache-version}, every name is forgotten and namespace ids go on from the highest either side
  * has recorded, so no cache can meet an entry of an earlier generation (its own or another cache's): O(1),
  * no scan; the old entries are never read and the engine evicts them as it evicts any cold entry. Only an
  * engine with neither a table nor a mark (or a mark lost beside a table that has an id), whose ids nothing
  * bounds, is emptied ({@code HybridCache.clear()}). A table of an earlier version of the provider (no
- * directory id) beside an engine without a mark is trusted once and given an id, so an upgrade stays warm.
+ * directory id) beside an engine without a mark is trusted once and given an id, so an upgrade stays warm. The
+ * mark is always forced: it is written only when a new namespace id is handed out, and it bounds them all.
  */
 final class Namespaces {
   static final String FILE = "namespaces.properties";
@@ -43,6 +55,10 @@ final class Namespaces {
   private final String cacheVersion;
   private final Map<String, Namespace> byName;
   private int nextId;
+  /** Each write forced to the device ({@code durability=POWER}, or once {@link #syncAtClose} ran). */
+  private volatile boolean force;
+  /** A write not forced yet, for {@link #syncAtClose}. Guarded by {@code writeLock}. */
+  private boolean unsynced;
   /**
    * Held by the one thread writing the table (a bump's group write, a new namespace): writes never overtake one
    * another. Lock order: {@code writeLock}, then {@code this}.
@@ -55,15 +71,18 @@ final class Namespaces {
   /** Bumps asked for, and how many of the first of them are durable. Guarded by {@code this}. */
   private long requested;
   private long durable;
-  /** Tests: writes of the table (each a synced replace) since open. */
+  /** Tests: writes of the table (each a replace, forced or not: {@link #force}) since open. */
   final java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+  /** Tests: forces of the table to the device (a forced replace, or the sync of an unforced one) since open. */
+  final java.util.concurrent.atomic.AtomicInteger forcedWrites = new java.util.concurrent.atomic.AtomicInteger();
   /** Tests: run by a bump once it is asked for, before it waits for the table's write. */
   volatile Runnable bumpRequested = () -> { };
   /** Tests: run by the thread about to write the table for bumps, before it takes what to write. */
   volatile Runnable beforeBumpWrite = () -> { };
 
   private Namespaces(Path file, Path engineDirectory, String directoryId, String cacheVersion,
-      Map<String, Namespace> byName, int nextId) {
+      Map<String, Namespace> byName, int nextId, boolean force) {
+    this.force = force;
     this.file = file;
     this.engineDirectory = engineDirectory;
     this.directoryId = directoryId;
@@ -77,14 +96,19 @@ final class Namespaces {
    * (null if not set): the recorded one if it is the engine's and of that version, else a new generation.
    *
    * @param engineExisted whether the engine's directory existed before the engine opened (it may hold entries)
+   * @param force whether each write of the table is forced to the device (the engine's durability is POWER)
    * @param clearEngine empties the engine, for the one case no recorded id bounds its keys
    */
   static Namespaces open(Path directory, Path engineDirectory, String cacheVersion, boolean engineExisted,
-      Runnable clearEngine) {
+      boolean force, Runnable clearEngine) {
     Path file = directory.resolve(FILE);
     Properties table;
+    String damaged = null;
     try {
       table = PropertiesFile.read(file);
+    } catch (PropertiesFile.Damaged e) {
+      table = null; // an OS crash's unforced write: lost, as a missing table
+      damaged = e.getMessage();
     } catch (IOException e) {
       throw new CacheException("cannot read " + file, e);
     }
@@ -94,7 +118,9 @@ final class Namespaces {
     String tableId = table == null ? null : table.getProperty(DIRECTORY_ID);
     int next = Math.max(tableNext, mark == null ? 0 : mark.nextId());
     String why = null;
-    if (table == null) {
+    if (damaged != null) {
+      why = "the namespace table is not trusted: " + damaged + " (an OS crash or power loss during its write)";
+    } else if (table == null) {
       why = engineExisted || mark != null ? "there is no namespace table " + file : null;
     } else if (tableId == null ? mark != null : mark == null || !tableId.equals(mark.directoryId())) {
       why = "the namespace table " + file + " is not the one written with the engine in " + engineDirectory
@@ -104,18 +130,23 @@ final class Namespaces {
           + describe(table.getProperty(CACHE_VERSION));
     }
     if (why == null && table != null && tableId != null) {
-      return new Namespaces(file, engineDirectory, tableId, cacheVersion, byName, next);
+      return new Namespaces(file, engineDirectory, tableId, cacheVersion, byName, next, force);
     }
     boolean unbounded = engineExisted && mark == null && (table == null || tableId != null);
     if (unbounded) {
       clearEngine.run(); // nothing records which namespace ids its keys hold
     }
     if (why != null) {
-      LOG.info("CacheManager directory {}: {}: every cache starts empty (a new namespace generation{})", directory,
-          why, unbounded ? "; the engine was emptied, nothing recorded which ids its entries hold" : ", no scan");
+      String message = "CacheManager directory {}: {}: every cache starts empty (a new namespace generation{})";
+      String how = unbounded ? "; the engine was emptied, nothing recorded which ids its entries hold" : ", no scan";
+      if (damaged != null) {
+        LOG.warn(message, directory, why, how);
+      } else {
+        LOG.info(message, directory, why, how);
+      }
       byName.clear();
     }
-    Namespaces fresh = new Namespaces(file, engineDirectory, newDirectoryId(), cacheVersion, byName, next);
+    Namespaces fresh = new Namespaces(file, engineDirectory, newDirectoryId(), cacheVersion, byName, next, force);
     synchronized (fresh) {
       fresh.persistLocked();
     }
@@ -248,12 +279,46 @@ final class Namespaces {
     write(snapshotLocked());
   }
 
+  /** Writes the table, forced if {@link #force}; called holding {@code writeLock} (or before the table is shared). */
   private void write(Properties p) {
+    boolean forced = force;
     try {
-      PropertiesFile.write(file, p, "hybridcache JCache namespaces: cache name = id.epoch");
-      writes.incrementAndGet();
+      PropertiesFile.write(file, p, "hybridcache JCache namespaces: cache name = id.epoch", forced);
     } catch (IOException e) {
       throw new CacheException("cannot write " + file, e);
+    }
+    writes.incrementAndGet();
+    if (forced) {
+      forcedWrites.incrementAndGet();
+    }
+    unsynced = !forced;
+  }
+
+  /**
+   * A clean close: forces the table if a write was not forced, before the engine's clean close (after which the
+   * engine is warm after any stop, so the table must be on the device); each later write is forced. Should the
+   * force fail, the engine's mark is deleted, so the next open empties the engine rather than trust the table.
+   */
+  void syncAtClose() {
+    synchronized (writeLock) {
+      force = true;
+      if (!unsynced) {
+        return;
+      }
+      try {
+        AtomicFile.sync(file);
+        forcedWrites.incrementAndGet();
+        unsynced = false;
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("cannot force {} to the device at close: the engine's mark is deleted, so the next open starts every "
+            + "cache empty (the engine emptied) rather than trust a table a power loss may have cut", file, e);
+        try {
+          EngineMark.delete(engineDirectory);
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+          LOG.warn("cannot delete the namespace mark in {} either", engineDirectory, suppressed);
+        }
+      }
     }
   }
 }

@@ -86,11 +86,17 @@ public final class ProviderProperties {
    * it starts empty once).
    */
   public static final String CACHE_VERSION = "cache-version";
+  /**
+   * What an unclean stop keeps, as the engine's {@code CacheConfig.durability}: {@code PROCESS} (default: warm after
+   * a process kill, cold after an OS crash or power loss), {@code POWER} (warm after either: each invalidation and
+   * each write of the namespace table forced to the device) or {@code NONE} (warm after a clean close only).
+   */
+  public static final String DURABILITY = "durability";
 
   /** The manager (top-level) properties: those the environment can set too. */
   static final java.util.List<String> MANAGER_PROPERTIES = java.util.List.of(DIRECTORY, ROOT, DRAM_BYTES,
       FLASH_BYTES, SEGMENT_BYTES, WRITE_BUFFER_BYTES, SMALL_OBJECT_SHARE, SMALL_OBJECT_MAX_BYTES,
-      SMALL_OBJECT_LOG_SHARE, DIRECT_IO, SERIAL_FILTER, CACHE_VERSION, CLOSE_TIMEOUT, SHUTDOWN_HOOK);
+      SMALL_OBJECT_LOG_SHARE, DIRECT_IO, SERIAL_FILTER, CACHE_VERSION, CLOSE_TIMEOUT, SHUTDOWN_HOOK, DURABILITY);
 
   private ProviderProperties() {}
 }

@@ -148,7 +148,8 @@ final class SharedEngine {
         }
         Namespaces namespaces;
         try {
-          namespaces = Namespaces.open(dir, config.directory(), settings.cacheVersion(), engineExisted, engine::clear);
+          namespaces = Namespaces.open(dir, config.directory(), settings.cacheVersion(), engineExisted,
+              config.durability() == io.hybridcache.core.api.Durability.POWER, engine::clear);
         } catch (RuntimeException | Error e) {
           try {
             engine.close();
@@ -275,6 +276,9 @@ final class SharedEngine {
       CLOSING.add(directory);
     }
     try {
+      if (persistent) {
+        namespaces.syncAtClose(); // before the engine's clean close, which makes it warm after a power loss
+      }
       engine.close();
     } finally {
       closeDescriptors();

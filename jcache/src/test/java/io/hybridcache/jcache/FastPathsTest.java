@@ -540,7 +540,7 @@ class FastPathsTest {
   void concurrentClearsShareTheTablesSync() throws Exception {
     int n = 8;
     Path engineDir = java.nio.file.Files.createDirectories(dir.resolve("engine"));
-    Namespaces table = Namespaces.open(dir, engineDir, null, false, () -> { });
+    Namespaces table = Namespaces.open(dir, engineDir, null, false, true, () -> { });
     java.util.List<Namespace> caches = new java.util.ArrayList<>();
     for (int i = 0; i < n; i++) {
       caches.add(table.of("cache-" + i));
@@ -573,7 +573,7 @@ class FastPathsTest {
     }
     int writes = table.writes.get() - writesBefore;
     assertTrue(writes < n, n + " concurrent clears wrote the table " + writes + " times");
-    Namespaces reopened = Namespaces.open(dir, engineDir, null, true, () -> { });
+    Namespaces reopened = Namespaces.open(dir, engineDir, null, true, true, () -> { });
     for (int i = 0; i < n; i++) {
       assertEquals(1, reopened.find("cache-" + i).epoch(), "cache-" + i + " after reopening");
     }

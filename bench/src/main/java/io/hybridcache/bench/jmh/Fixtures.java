@@ -45,6 +45,25 @@ public final class Fixtures {
     }
   }
 
+  /**
+   * Closes a JCache benchmark's {@code manager} (its caches and engine), or {@code engine} when there is no manager
+   * (either may be null), then deletes {@code dir} (if not null), even if the close threw.
+   */
+  public static void closeAndDelete(javax.cache.CacheManager manager, HybridCache engine, Path dir)
+      throws IOException {
+    try {
+      if (manager != null) {
+        manager.close();
+      } else if (engine != null) {
+        engine.close();
+      }
+    } finally {
+      if (dir != null) {
+        BenchDirs.deleteTree(dir);
+      }
+    }
+  }
+
   /** A set-up or tear-down step. */
   @FunctionalInterface
   public interface Step {

@@ -1,6 +1,5 @@
 package io.hybridcache.bench.jmh;
 
-import io.hybridcache.bench.BenchDirs;
 import io.hybridcache.core.api.CacheConfig;
 import io.hybridcache.core.api.CacheStats;
 import io.hybridcache.core.api.HybridCache;
@@ -286,18 +285,14 @@ public class JCacheBenchmark {
       if (engine != null) {
         System.out.println(System.lineSeparator() + provider + ", since open: " + Fixtures.describe(engine.stats()));
       }
-      if (manager != null) {
-        manager.close(); // closes its caches (and, for hybridcache, its engine)
-      } else if (engine != null) {
-        engine.close();
-      }
     } finally {
+      Path d = dir;
+      CacheManager m = manager;
+      HybridCache e = engine;
       manager = null;
       engine = null;
-      if (dir != null) {
-        BenchDirs.deleteTree(dir);
-        dir = null;
-      }
+      dir = null;
+      Fixtures.closeAndDelete(m, e, d); // the manager closes its caches (and, for hybridcache, its engine)
     }
   }
 

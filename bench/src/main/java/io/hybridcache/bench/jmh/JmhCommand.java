@@ -54,7 +54,7 @@ public final class JmhCommand implements Callable<Integer> {
   /** Benchmarks of the default set measured by single shots. */
   static final List<Class<?>> SINGLE_SHOT = List.of(ReclaimBenchmark.class);
   /** Benchmarks outside the default set (run by name; BenchmarksTest runs them once too). */
-  static final List<Class<?>> EXTRA = List.of(SmallObjectBenchmark.class);
+  static final List<Class<?>> EXTRA = List.of(SmallObjectBenchmark.class, JCacheAccessExpiryBenchmark.class);
 
   @Spec
   CommandSpec spec;

@@ -29,6 +29,10 @@ import java.util.Set;
  *
  * <p>The new file gets the permissions of its directory without the x bits ({@link FileModes}), set on
  * the temp file before anything is written to it.
+ *
+ * <p>{@link #replace(Path, Contents, boolean) An unforced replacement} (for a file whose owner forces it later, or
+ * whose loss to an OS crash is harmless) skips both forces: a process kill still leaves the old file or the new
+ * one (the kernel keeps what was written), an OS crash may leave the old one, the new one, or a torn or empty one.
  */
 public final class AtomicFile {
   /** Suffix of the temp file beside the target ({@code NAME.tmp}); a crash may leave one behind. */
@@ -43,6 +47,11 @@ public final class AtomicFile {
   private AtomicFile() {}
 
   public static void replace(Path file, Contents contents) throws IOException {
+    replace(file, contents, true);
+  }
+
+  /** As {@link #replace(Path, Contents)}; without {@code force} nothing is forced to the device (see above). */
+  public static void replace(Path file, Contents contents, boolean force) throws IOException {
     Path tmp = file.resolveSibling(file.getFileName() + TEMP_SUFFIX);
     Set<PosixFilePermission> perms = FileModes.inDirectory(file.toAbsolutePath().getParent());
     if (Files.isRegularFile(tmp, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(tmp)) {
@@ -54,7 +63,9 @@ public final class AtomicFile {
       try (ch) {
         FileModes.trySet(tmp, perms); // exactly: past the umask
         contents.writeTo(ch);
-        ch.force(true);
+        if (force) {
+          ch.force(true);
+        }
       }
       try {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -70,7 +81,17 @@ public final class AtomicFile {
       }
       throw e;
     }
-    syncDirectory(file.toAbsolutePath().getParent()); // the rename itself survives an OS crash
+    if (force) {
+      syncDirectory(file.toAbsolutePath().getParent()); // the rename itself survives an OS crash
+    }
+  }
+
+  /** Forces {@code file} (replaced unforced before) and its directory's entries to the device. */
+  public static void sync(Path file) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      ch.force(true);
+    }
+    syncDirectory(file.toAbsolutePath().getParent());
   }
 
   /** Forces {@code dir}'s entries (creations, renames) to the device: fsync of the directory. */

@@ -1,6 +1,8 @@
 package io.hybridcache.core.engine;
 
 import com.github.benmanes.caffeine.cache.Cache;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -14,8 +16,8 @@ import java.util.function.Predicate;
  * change (Caffeine's {@code compute}); Caffeine's eviction listener counts what it evicts ({@link #evicted}, inside
  * the atomic removal). A group with a DRAM cap also has its versions queued in write order ({@link DramOrder}):
  * a version is queued after the change that installed it returned, and the stale slots are swept after a change
- * (the order's sweep made due by a leaving, in any group, run by the tier's next change), never inside a key's
- * change.
+ * (the order's sweep made due by a leaving, in any group, stepped by the tier's next changes, at most
+ * {@link DramOrder#SWEEP_STEP} slots each), never inside a key's change.
  * After a change that left the key's group over its cap, the calling thread (outside the key's change, as
  * Caffeine's own evictions run) evicts the group's oldest entries until it is within: each inside its own key's
  * atomic removal, only if DRAM still holds the queued version (so a newer put of the key is never evicted through
@@ -81,10 +83,30 @@ final class DramGroups {
     sweepDue();
   }
 
-  /** Runs the sweeps the write orders asked for ({@link DramOrder#left}); outside any key's change. */
-  void sweepDue() {
+  /**
+   * Steps the sweeps the write orders asked for ({@link DramOrder#left}), each by at most
+   * {@link DramOrder#SWEEP_STEP} slots; outside any key's change. Returns true if some are not done (queued again
+   * for the next change).
+   */
+  boolean sweepDue() {
+    List<DramOrder> again = null;
     for (DramOrder order; (order = due.poll()) != null; ) {
-      order.sweep(holds);
+      if (order.sweep(holds)) {
+        again = again == null ? new ArrayList<>(2) : again;
+        again.add(order);
+      }
+    }
+    if (again == null) {
+      return false;
+    }
+    due.addAll(again);
+    return true;
+  }
+
+  /** Steps the due sweeps until they are done ({@link DramTier#cleanUp}). */
+  void sweepAll() {
+    while (sweepDue()) {
+      // another step
     }
   }
 

@@ -20,14 +20,19 @@ import java.util.function.Predicate;
  * still holds that exact version, checked inside the key's atomic removal, so a newer version of the key is
  * never evicted through an older slot. The stale count is an estimate (an entry's leaving is told apart from its
  * install); when a leaving takes it past the live slots plus {@link #SWEEP_SLACK}, a sweep is due, run by the
- * next change of the DRAM tier (any group's: {@link DramGroups}) outside every key's change, one at a time. So the
- * queue stays within about twice the group's entries plus the slack, and a group that is no longer written (a
- * JCache namespace's earlier epoch) keeps at most the slack once its entries left DRAM. Memory: a slot and a queue node per entry of a capped group (about 50 bytes),
+ * next changes of the DRAM tier (any group's: {@link DramGroups}) outside every key's change, one sweeper at a time,
+ * each change visiting at most {@link #SWEEP_STEP} slots (a leaving of this group's entries made by another cache's
+ * put, a DRAM eviction or a deadline sweep, costs that put a bounded step, not the whole queue). So the queue stays
+ * within about twice the group's entries plus the slack and what the steps have not reached yet, and a group that
+ * is no longer written (a JCache namespace's earlier epoch) keeps at most the slack once its entries left DRAM and
+ * the steps went through. Memory: a slot and a queue node per entry of a capped group (about 50 bytes),
  * outside the DRAM budget's weights.
  */
 final class DramOrder {
   /** Stale slots tolerated beyond the live ones before a sweep. */
   static final int SWEEP_SLACK = 64;
+  /** Slots one change's sweep visits at most: a bounded cost on whichever caller runs it, the rest for the next. */
+  static final int SWEEP_STEP = 256;
 
   /** One installed version: its key and sequence. */
   record Slot(ByteKey key, long sequence) { }
@@ -38,6 +43,8 @@ final class DramOrder {
   private final AtomicBoolean sweeping = new AtomicBoolean();
   /** A sweep is due: {@link #left} returned true and it has not started yet. */
   private final AtomicBoolean sweepDue = new AtomicBoolean();
+  /** Where the sweep under way goes on, or null if none is. Guarded by {@code sweeping}. */
+  private Iterator<Slot> cursor;
 
   /**
    * A version of {@code key} entered DRAM: queued. Called after its key's change returned (the version is in the
@@ -77,31 +84,49 @@ final class DramOrder {
   }
 
   /**
-   * Drops the slots whose version left DRAM ({@code live} false: DRAM no longer holds that exact version), if a
-   * sweep is due; outside any key's change (an O(queue) scan). One at a time: a sweep made due while one runs is
-   * run by that one after it.
+   * Goes on with the sweep that drops the slots whose version left DRAM ({@code live} false: DRAM no longer holds
+   * that exact version), starting one if it is due: visits at most {@link #SWEEP_STEP} slots, outside any key's
+   * change, so a caller (maybe another group's: {@link DramGroups}) pays a bounded part of an O(queue) scan. One
+   * sweeper at a time; the sweep's place in the queue is kept between steps (the queue's weakly consistent
+   * iterator, handed from step to step through {@code sweeping}).
+   *
+   * @return true if a sweep is under way or due: the caller has this order stepped again after a later change
    */
-  void sweep(Predicate<Slot> live) {
-    while (sweepDue.get() && sweeping.compareAndSet(false, true)) {
-      try {
-        sweepDue.set(false);
-        dropStale(live);
-      } finally {
-        sweeping.set(false);
-      }
+  boolean sweep(Predicate<Slot> live) {
+    if (!sweeping.compareAndSet(false, true)) {
+      return false; // the sweeper reads sweepDue again once it lets go: a sweep asked for meanwhile is not lost
     }
+    boolean unfinished;
+    try {
+      unfinished = step(live);
+    } finally {
+      sweeping.set(false);
+    }
+    return unfinished || sweepDue.get();
   }
 
-  private void dropStale(Predicate<Slot> live) {
+  /** One step of the sweep; true if it is not done. Called holding {@code sweeping}. */
+  private boolean step(Predicate<Slot> live) {
+    if (cursor == null) {
+      if (!sweepDue.compareAndSet(true, false)) {
+        return false;
+      }
+      cursor = queue.iterator();
+    }
     int dropped = 0;
-    for (Iterator<Slot> it = queue.iterator(); it.hasNext(); ) {
-      if (!live.test(it.next())) {
-        it.remove();
+    for (int visited = 0; visited < SWEEP_STEP && cursor.hasNext(); visited++) {
+      if (!live.test(cursor.next())) {
+        cursor.remove();
         dropped++;
       }
     }
     int gone = dropped;
     queued.addAndGet(-gone);
     stale.updateAndGet(s -> Math.max(0, s - gone));
+    if (cursor.hasNext()) {
+      return true;
+    }
+    cursor = null;
+    return false;
   }
 }

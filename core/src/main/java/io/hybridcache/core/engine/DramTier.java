@@ -93,18 +93,22 @@ final class DramTier {
 
   /**
    * As {@link #compute(ByteKey, BiFunction)}; {@code expiredSeen[0]}, if given, is set before {@code f} runs when the
-   * key's entry was found expired (then {@code f} sees null: a flash copy behind it is that version or older).
+   * key's entry was found expired (then {@code f} sees null: a flash copy behind it is that version or older). The
+   * expired entry is told ({@link #expiredOut}) after {@code f} returns: if {@code f} throws, the change is undone
+   * and the entry stays with its deadline, to be told once by whatever takes it out next.
    */
   public DramEntry compute(ByteKey key, BiFunction<ByteKey, DramEntry, DramEntry> f, boolean[] expiredSeen) {
     BiFunction<ByteKey, DramEntry, DramEntry> fn = (k, old) -> {
-      DramEntry live = old;
-      if (old != null && old.expiredNow()) {
-        live = expiredOut(k, old);
-        if (expiredSeen != null) {
-          expiredSeen[0] = true;
-        }
+      boolean expired = old != null && old.expiredNow();
+      if (expired && expiredSeen != null) {
+        expiredSeen[0] = true;
       }
-      return tracked(k, live, f.apply(k, live));
+      DramEntry live = expired ? null : old;
+      DramEntry next = f.apply(k, live);
+      if (expired) { // told only once f returned: a change that throws leaves the entry, told later, once
+        expiredOut(k, old);
+      }
+      return tracked(k, live, next);
     };
     DramEntry after = groups == null ? map.compute(key, fn) : groups.change(key, fn, map::compute);
     sweepIfDue();
@@ -241,7 +245,7 @@ final class DramTier {
       // another batch
     }
     if (groups != null) {
-      groups.sweepDue(); // the write orders' sweeps its evictions made due
+      groups.sweepAll(); // the write orders' sweeps its evictions made due, to their end
     }
   }
 

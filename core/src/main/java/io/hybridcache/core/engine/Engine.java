@@ -294,18 +294,28 @@ final class Engine implements HybridCache {
    * the stats add them up, so a hot key's get writes one counter, not two). Call while reading ({@link #beginRead}).
    */
   private byte[] dramValue(ByteKey k, boolean count) {
-    DramEntry d = dram.get(k);
+    DramEntry d = liveInDram(k);
     if (d == null) {
-      return null;
-    }
-    if (d.expiredNow()) {
-      dram.expiredSeen(k, d); // told now, and a batch of other passed deadlines swept: a read-only workload too
       return null;
     }
     if (count) {
       counters.dramHits.increment();
     }
     return d.value();
+  }
+
+  /**
+   * {@code k}'s DRAM entry if it is live, else null; one found expired is told now ({@link DramTier#expiredSeen}:
+   * with a batch of other passed deadlines swept, so a read-only workload's expired entries leave too), by a get,
+   * a {@code containsKey} or a {@code readHead} alike.
+   */
+  private DramEntry liveInDram(ByteKey k) {
+    DramEntry d = dram.get(k);
+    if (d != null && d.expiredNow()) {
+      dram.expiredSeen(k, d);
+      return null;
+    }
+    return d;
   }
 
   private byte[] lookupFlash(byte[] key, ByteKey k, boolean count, boolean copy) {
@@ -645,8 +655,8 @@ final class Engine implements HybridCache {
     calls.enter();
     try {
       ByteKey k = new ByteKey(key);
-      DramEntry d = dram.get(k);
-      if (d != null && !d.expiredNow()) {
+      DramEntry d = liveInDram(k);
+      if (d != null) {
         return true;
       }
       return flash.lookup(k.hash64(), key) != null || small != null && small.get(key) != null;
@@ -668,8 +678,8 @@ final class Engine implements HybridCache {
     calls.enter();
     try {
       ByteKey k = new ByteKey(key);
-      DramEntry d = dram.get(k);
-      if (d != null && !d.expiredNow()) {
+      DramEntry d = liveInDram(k);
+      if (d != null) {
         return Arrays.copyOf(d.value(), Math.min(n, d.value().length));
       }
       byte[] head = flash.lookupHead(k.hash64(), key, n);

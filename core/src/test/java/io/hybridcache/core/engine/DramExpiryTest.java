@@ -241,4 +241,50 @@ class DramExpiryTest {
       assertEquals(1, c.stats().flashEntries(), "only the entry whose group may hold flash was written back");
     }
   }
+
+  /**
+   * A change that throws an Error after finding its key's DRAM entry expired (a fault inside the change, forced
+   * here by the change itself) leaves that entry told at most once: the next change of the key tells it, once.
+   */
+  @Test
+  void aChangeThatThrowsAfterFindingItsEntryExpiredTellsItOnce() {
+    List<ByteKey> expired = Collections.synchronizedList(new ArrayList<>());
+    DramTier tier = new DramTier(io.hybridcache.core.api.CacheConfig.MIB, (k, e, isExpired) -> {
+      if (isExpired) {
+        expired.add(k);
+      }
+    });
+    ByteKey k = new ByteKey(key(1));
+    long deadline = System.currentTimeMillis() + 20;
+    tier.compute(k, (kk, old) -> new DramEntry(value(1, 1, 100), true, 1, deadline));
+    passMillis(20);
+    AssertionError fault = new AssertionError("test: a fault inside the change");
+    assertEquals(fault, org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class,
+        () -> tier.compute(k, (kk, old) -> {
+          throw fault;
+        })));
+    tier.compute(k, (kk, old) -> {
+      assertNull(old, "the expired entry is not handed to the change");
+      return new DramEntry(value(1, 2, 100), true, 2, 0);
+    });
+    tier.cleanUp();
+    assertEquals(List.of(k), expired, "the expired entry told once");
+  }
+
+  /** containsKey and readHead that find a key's DRAM entry expired tell it EXPIRED, as a get does. */
+  @Test
+  void containsKeyAndReadHeadTellAnExpiredEntry() {
+    try (Engine c = open()) {
+      c.put(key(1), value(1, 1, 100), Duration.ofMillis(20));
+      passMillis(20);
+      assertFalse(c.containsKey(key(1)));
+      assertEquals(1, told(RemovalCause.EXPIRED).size(), "told by containsKey");
+      assertArrayEquals(key(1), told(RemovalCause.EXPIRED).get(0).key());
+      c.put(key(2), value(2, 1, 100), Duration.ofMillis(20));
+      passMillis(20);
+      assertNull(c.readHead(key(2), 8));
+      assertEquals(2, told(RemovalCause.EXPIRED).size(), "told by readHead");
+      assertArrayEquals(key(2), told(RemovalCause.EXPIRED).get(1).key());
+    }
+  }
 }

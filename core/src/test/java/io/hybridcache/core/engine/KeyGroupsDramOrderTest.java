@@ -70,4 +70,38 @@ class KeyGroupsDramOrderTest {
           "A's oldest entry (A-1) is still in DRAM after 3x its cap of newer puts: A's DRAM " + c.dramBytesOf(A));
     }
   }
+
+  /**
+   * A sweep of a capped group's write order made due by another group's caller (here the deadline sweep after B's
+   * puts takes A's expired entries out) is bounded on that caller: no change of B visits more than
+   * {@link DramOrder#SWEEP_STEP} of A's slots, and A's stale slots still all go.
+   */
+  @Test
+  void anotherGroupsCallerSweepsABoundedPartOfTheQueue() {
+    GroupBytes groups = new GroupBytes(KeyGroupsTest.caps(g -> g == A ? 64L << 20 : Long.MAX_VALUE,
+        g -> Long.MAX_VALUE));
+    DramTier tier = new DramTier(64L << 20, (k, e, expired) -> { }, groups);
+    int entries = 4000;
+    long deadline = System.currentTimeMillis() + 500; // past the fill, on a loaded machine too
+    for (int i = 0; i < entries; i++) {
+      long sequence = i + 1;
+      tier.compute(new ByteKey(key('A', i)), (k, old) -> new DramEntry(new byte[8], false, sequence, deadline));
+    }
+    assertTrue(System.currentTimeMillis() < deadline, "the fill outlasted A's TTL");
+    DramOrder order = groups.dramOrder(A, false);
+    assertEquals(entries, order.queued());
+    while (System.currentTimeMillis() <= deadline) { // A's entries' TTL must pass: the clock, not a handshake
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+    }
+    int largestStep = 0;
+    int before = order.queued();
+    for (int i = 0; i < 10_000 && order.queued() > DramOrder.SWEEP_SLACK; i++) {
+      long sequence = entries + i + 1;
+      tier.compute(new ByteKey(key('B', i)), (k, old) -> new DramEntry(new byte[8], false, sequence, 0));
+      largestStep = Math.max(largestStep, before - order.queued());
+      before = order.queued();
+    }
+    assertTrue(largestStep <= DramOrder.SWEEP_STEP, "one put of B swept " + largestStep + " of A's slots");
+    assertTrue(order.queued() <= DramOrder.SWEEP_SLACK, "A's slots left once its entries expired: " + order.queued());
+  }
 }

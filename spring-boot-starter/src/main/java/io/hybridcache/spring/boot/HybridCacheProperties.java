@@ -84,6 +84,12 @@ public class HybridCacheProperties {
   /** Whether the manager registers a JVM shutdown hook that closes it (default false). */
   private Boolean shutdownHook;
 
+  /**
+   * What an unclean stop keeps: PROCESS (default: warm after a process kill), POWER (also after a power loss: each
+   * invalidation and each clear forced to the device) or NONE (warm after a clean close only).
+   */
+  private String durability;
+
   /** Per-cache settings by cache name (a name with a dot in brackets: cache[com.example.Customer]). */
   private Map<String, Cache> cache = new LinkedHashMap<>();
 
@@ -229,6 +235,7 @@ public class HybridCacheProperties {
     put(p, ProviderProperties.CACHE_VERSION, cacheVersion);
     put(p, ProviderProperties.CLOSE_TIMEOUT, duration(closeTimeout));
     put(p, ProviderProperties.SHUTDOWN_HOOK, shutdownHook);
+    put(p, ProviderProperties.DURABILITY, durability);
     cache.forEach((name, settings) -> settings.addTo(p, name));
     return p;
   }
@@ -277,6 +284,8 @@ public class HybridCacheProperties {
   public void setCloseTimeout(Duration closeTimeout) { this.closeTimeout = closeTimeout; }
   public Boolean getShutdownHook() { return shutdownHook; }
   public void setShutdownHook(Boolean shutdownHook) { this.shutdownHook = shutdownHook; }
+  public String getDurability() { return durability; }
+  public void setDurability(String durability) { this.durability = durability; }
   public Map<String, Cache> getCache() { return cache; }
   public void setCache(Map<String, Cache> cache) { this.cache = cache; }
 }
