@@ -26,6 +26,7 @@ import javax.cache.configuration.FactoryBuilder;
 import javax.cache.configuration.MutableConfiguration;
 import javax.cache.expiry.ExpiryPolicy;
 import javax.cache.integration.CacheLoader;
+import javax.cache.integration.CacheLoaderException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -244,7 +245,7 @@ class Review37Test {
    * was re-entrant; Caffeine throws IllegalStateException("Recursive update"). It must fail, not hang.
    */
   @Test
-  void aLoaderThatReadsItsOwnKeyFailsInsteadOfHangingForEver() {
+  void aLoaderThatReadsItsOwnKeyFailsInsteadOfHangingForEver() throws Exception {
     try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
       MutableConfiguration<String, String> cfg = new MutableConfiguration<String, String>()
           .setTypes(String.class, String.class).setReadThrough(true)
@@ -258,8 +259,28 @@ class Review37Test {
           return e;
         }
       });
-      assertTimeoutPreemptively(Duration.ofSeconds(5), () -> f.get(),
+      Object got = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> f.get(),
           "a get whose loader reads its own key must return or throw");
+      assertRecursiveLoadFailure(got);
+      assertRecursiveLoadFailure(pool.submit(() -> { // the failed load left its flight: the next get fails alike
+        try {
+          return c.get("self");
+        } catch (RuntimeException e) {
+          return e;
+        }
+      }).get(5, TimeUnit.SECONDS));
+      assertEquals("v", c.get("inner-self"), "the loader's read of another key was served and stored");
     }
+  }
+
+  /**
+   * The outer get fails as JSR-107 has a loader's failure fail: a CacheLoaderException, here of the nested get's
+   * IllegalStateException naming the recursive load (as core's SingleFlight and Caffeine fail).
+   */
+  private static void assertRecursiveLoadFailure(Object got) {
+    assertTrue(got instanceof CacheLoaderException, "the outer get failed with a CacheLoaderException: " + got);
+    Throwable cause = ((Throwable) got).getCause();
+    assertTrue(cause instanceof IllegalStateException && cause.getMessage().contains("recursive load"),
+        "its cause names the recursive load: " + cause);
   }
 }
