@@ -737,7 +737,8 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(processor, "processor");
     long start = counts.start();
-    return ops.processing(key, ops.store().slot(key), (slot, now, events, frame) -> {
+    return ops.processing(key, ops.store().slot(key), (slot, lockedAt, events, frame) -> {
+      long now = lockedAt;
       while (true) {
         Stored<V> s = ops.live(key, slot, now, events);
         ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, s, ops::decoded,
@@ -753,8 +754,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
           counts.conditional(entry.stored() != null, start);
           throw new EntryProcessorException(e);
         }
-        if (frame.released && !EntryOps.same(s, slot.get())) {
-          continue; // a nested call let the lock go and the entry changed: run on what is there now
+        if (frame.released) { // a nested call let the lock go and waited: time passed, the entry may have changed
+          now = System.currentTimeMillis();
+          if (!EntryOps.same(s, slot.get()) || s != null && ops.expired(slot, s, now)) {
+            continue; // changed or expired meanwhile: run on what is there now, at this time
+          }
         }
         counts.conditional(entry.stored() != null, start); // an entry that did not decode is a miss
         if (s != null && entry.stored() == null) {
