@@ -79,7 +79,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     this.pool = pool;
     this.expiry = new Expiry(config.getExpiryPolicyFactory().create());
     this.integration = new Integration<>(config);
-    this.listeners = new Listeners<>(pool);
+    this.listeners = new Listeners<>(pool, statistics::backgroundFailure);
     this.counts = new Recorder(config, statistics);
     this.ops = new EntryOps<>(this, store, expiry, listeners, new Undecodables(name, counts.statistics()));
     for (CacheEntryListenerConfiguration<K, V> l : config.getCacheEntryListenerConfigurations()) {
@@ -295,29 +295,57 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       return;
     }
     pool.execute(() -> {
+      Throwable failure = null;
       try {
-        List<K> toLoad = new ArrayList<>();
-        for (K k : keys) {
-          if (replaceExistingValues || !holdsDecodable(k)) {
-            toLoad.add(k);
-          }
-        }
-        for (Map.Entry<K, V> e : integration.loadAll(toLoad).entrySet()) {
-          if (e.getKey() != null && e.getValue() != null) {
-            putLoaded(e.getKey(), e.getValue(), replaceExistingValues);
-          }
-        }
-        if (done != null) {
-          done.onCompletion();
-        }
+        loadNow(keys, replaceExistingValues);
       } catch (Throwable e) { // an Error of the loader too: the caller hears of it, the pool thread lives on
-        if (done != null) {
-          done.onException(e instanceof Exception ex ? ex : new CacheException(e));
-        } else {
-          LOG.warn("loadAll failed with no completion listener to tell", e);
-        }
+        failure = e;
       }
+      tell(done, failure);
     });
+  }
+
+  /** {@link #loadAll}'s work, on the pool: loads the keys asked for and stores what the loader returns. */
+  private void loadNow(Set<? extends K> keys, boolean replace) {
+    List<K> toLoad = new ArrayList<>();
+    for (K k : keys) {
+      if (replace || !holdsDecodable(k)) {
+        toLoad.add(k);
+      }
+    }
+    for (Map.Entry<K, V> e : integration.loadAll(toLoad).entrySet()) {
+      if (e.getKey() != null && e.getValue() != null) {
+        putLoaded(e.getKey(), e.getValue(), replace);
+      }
+    }
+  }
+
+  /**
+   * Tells {@code done} (null: none) how a {@link #loadAll} ended ({@code failure} null: it completed). A failure
+   * with no listener to tell, and a listener that throws, are logged and counted
+   * ({@link HybridCacheStatisticsMXBean#getBackgroundFailures()}): nobody else hears of them.
+   */
+  private void tell(CompletionListener done, Throwable failure) {
+    if (done == null) {
+      if (failure != null) {
+        backgroundFailure("a loadAll failed with no completion listener to tell", failure);
+      }
+      return;
+    }
+    try {
+      if (failure == null) {
+        done.onCompletion();
+      } else {
+        done.onException(failure instanceof Exception ex ? ex : new CacheException(failure));
+      }
+    } catch (Throwable e) { // an Error too: the pool thread lives on
+      backgroundFailure("the completion listener of a loadAll failed", e);
+    }
+  }
+
+  private void backgroundFailure(String what, Throwable e) {
+    LOG.warn("cache {}: {}", name, what, e);
+    counts.statistics().backgroundFailure();
   }
 
   /**
