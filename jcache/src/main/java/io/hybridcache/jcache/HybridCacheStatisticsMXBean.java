@@ -5,7 +5,7 @@ import javax.cache.management.CacheStatisticsMXBean;
 /**
  * A cache's JCache statistics ({@code javax.cache:type=CacheStatistics,...}, registered while statistics are
  * enabled) and what only this provider counts, per cache and whatever the statistics switch says: undecodable
- * values, oversized entries, hits by tier, evictions and rejections. Also
+ * values, oversized entries, hits by tier, evictions and rejections, background failures. Also
  * {@code cache.unwrap(HybridCacheStatisticsMXBean.class)}. The bytes a cache holds in each tier are counted for a
  * cache with a cap ({@link #getDramBytesHeld}, {@link #getFlashBytesHeld}; -1 without one); its entries, and the
  * bytes of a cache without a cap, are not counted per cache (the engine keeps them per engine).
@@ -73,4 +73,13 @@ public interface HybridCacheStatisticsMXBean extends CacheStatisticsMXBean {
    * {@link #getOversizedEntries()}). Counted whether statistics are enabled or not; {@link #clear()} resets it.
    */
   long getRejectedEntries();
+
+  /**
+   * Throwables on the provider's background threads that no caller hears of, each logged at WARN: an asynchronous
+   * listener that threw (an Error too; its later events still run), an asynchronous listener's events its manager's
+   * pool refused (shut down by a close racing a write: dropped, never thrown to the writer), a {@code loadAll} that
+   * failed with no completion listener, and a completion listener that threw. Counted whether statistics are enabled
+   * or not; {@link #clear()} resets it.
+   */
+  long getBackgroundFailures();
 }

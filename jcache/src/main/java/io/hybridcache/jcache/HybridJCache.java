@@ -79,7 +79,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     this.pool = pool;
     this.expiry = new Expiry(config.getExpiryPolicyFactory().create());
     this.integration = new Integration<>(config);
-    this.listeners = new Listeners<>(pool);
+    this.listeners = new Listeners<>(pool, statistics::backgroundFailure);
     this.counts = new Recorder(config, statistics);
     this.ops = new EntryOps<>(this, store, expiry, listeners, new Undecodables(name, counts.statistics()));
     for (CacheEntryListenerConfiguration<K, V> l : config.getCacheEntryListenerConfigurations()) {
@@ -154,27 +154,24 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   /**
    * A read-through load of missing {@code key}: the loader runs with no lock held, once for concurrent misses of
    * the key ({@link Loads}); its value is stored under the key's lock unless a write came first (then that
-   * value is returned: never one older than the last completed write).
+   * value is returned: never one older than the last completed write). A loader that reads its own key fails
+   * ({@link Loads}: a recursive load), and this load with it, as a {@code CacheLoaderException}.
    */
   private V load(K key, Store.Slot<V> slot) {
     Object id = slot.id();
     Loads.Joined joined = loads.join(id);
     if (!joined.leader()) {
+      if (joined.flight().ledBy(Thread.currentThread())) {
+        throw new IllegalStateException("cache " + name + ": the cache loader of key " + key
+            + " read that same key on its own thread (recursive load); it would wait for itself for ever");
+      }
       return joined.flight().await();
     }
     try {
       V loaded = integration.load(key);
       V result = ops.locked(key, slot, (sl, now, events) -> {
         try {
-          Stored<V> s = ops.live(key, sl, now, events);
-          V current = s == null ? null : ops.read(sl, s);
-          if (current != null) {
-            return current; // a put (or another load) stored first: it is newer than this load
-          }
-          if (loaded != null) {
-            ops.create(key, sl, loaded, now, events);
-          }
-          return loaded;
+          return storeLoaded(key, loaded, sl, now, events);
         } finally {
           loads.leave(id, joined.flight()); // with the store, under the lock: see Loads
         }
@@ -189,10 +186,27 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   }
 
   /**
+   * Stores {@code loaded} (null: nothing) under the key's lock unless the key holds a live value that decodes: a put
+   * (or another load) stored first, newer than this load, and that value is returned; else {@code loaded}.
+   */
+  private V storeLoaded(K key, V loaded, Store.Slot<V> slot, long now, Events<K, V> events) {
+    Stored<V> s = ops.live(key, slot, now, events);
+    V current = s == null ? null : ops.read(slot, s); // one that does not decode is removed: loaded over
+    if (current != null) {
+      return current;
+    }
+    if (loaded != null) {
+      ops.create(key, slot, loaded, now, events);
+    }
+    return loaded;
+  }
+
+  /**
    * The entries found, read with one batch read of the store ({@link Store#getAll}: one engine call, flash reads in
    * address order), each then checked as a {@link #get} checks its hit (expiry, access expiry, a value that does
    * not decode: a miss, removed); with read-through, the missing keys are loaded together
-   * ({@code CacheLoader.loadAll}).
+   * ({@code CacheLoader.loadAll}), each loaded value stored as {@link #load} stores it: a key a write stored during
+   * the load returns that write's value, never the older loaded one.
    */
   @Override
   public Map<K, V> getAll(Set<? extends K> keys) {
@@ -220,8 +234,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     if (integration.readThrough() && !missing.isEmpty()) {
       for (Map.Entry<K, V> e : integration.loadAll(missing).entrySet()) {
         if (e.getKey() != null && e.getValue() != null && keys.contains(e.getKey())) {
-          putLoaded(e.getKey(), e.getValue(), false);
-          result.put(e.getKey(), e.getValue());
+          result.put(e.getKey(), putLoaded(e.getKey(), e.getValue(), false));
         }
       }
     }
@@ -282,41 +295,71 @@ final class HybridJCache<K, V> implements Cache<K, V> {
       return;
     }
     pool.execute(() -> {
+      Throwable failure = null;
       try {
-        List<K> toLoad = new ArrayList<>();
-        for (K k : keys) {
-          if (replaceExistingValues || !holdsDecodable(k)) {
-            toLoad.add(k);
-          }
-        }
-        for (Map.Entry<K, V> e : integration.loadAll(toLoad).entrySet()) {
-          if (e.getKey() != null && e.getValue() != null) {
-            putLoaded(e.getKey(), e.getValue(), replaceExistingValues);
-          }
-        }
-        if (done != null) {
-          done.onCompletion();
-        }
+        loadNow(keys, replaceExistingValues);
       } catch (Throwable e) { // an Error of the loader too: the caller hears of it, the pool thread lives on
-        if (done != null) {
-          done.onException(e instanceof Exception ex ? ex : new CacheException(e));
-        } else {
-          LOG.warn("loadAll failed with no completion listener to tell", e);
-        }
+        failure = e;
       }
+      tell(done, failure);
     });
   }
 
-  /** A loaded entry: stored without write-through and without counting a put. */
-  private void putLoaded(K key, V value, boolean replace) {
-    ops.locked(key, (slot, now, events) -> {
-      Stored<V> s = replace ? ops.live(key, slot, now, events) : ops.present(key, slot, now, events);
-      if (s == null) {
-        ops.create(key, slot, value, now, events);
-      } else if (replace) {
-        ops.update(key, slot, s, value, now, events);
+  /** {@link #loadAll}'s work, on the pool: loads the keys asked for and stores what the loader returns. */
+  private void loadNow(Set<? extends K> keys, boolean replace) {
+    List<K> toLoad = new ArrayList<>();
+    for (K k : keys) {
+      if (replace || !holdsDecodable(k)) {
+        toLoad.add(k);
       }
-      return null;
+    }
+    for (Map.Entry<K, V> e : integration.loadAll(toLoad).entrySet()) {
+      if (e.getKey() != null && e.getValue() != null) {
+        putLoaded(e.getKey(), e.getValue(), replace);
+      }
+    }
+  }
+
+  /**
+   * Tells {@code done} (null: none) how a {@link #loadAll} ended ({@code failure} null: it completed). A failure
+   * with no listener to tell, and a listener that throws, are logged and counted
+   * ({@link HybridCacheStatisticsMXBean#getBackgroundFailures()}): nobody else hears of them.
+   */
+  private void tell(CompletionListener done, Throwable failure) {
+    if (done == null) {
+      if (failure != null) {
+        backgroundFailure("a loadAll failed with no completion listener to tell", failure);
+      }
+      return;
+    }
+    try {
+      if (failure == null) {
+        done.onCompletion();
+      } else {
+        done.onException(failure instanceof Exception ex ? ex : new CacheException(failure));
+      }
+    } catch (Throwable e) { // an Error too: the pool thread lives on
+      backgroundFailure("the completion listener of a loadAll failed", e);
+    }
+  }
+
+  private void backgroundFailure(String what, Throwable e) {
+    LOG.warn("cache {}: {}", name, what, e);
+    counts.statistics().backgroundFailure();
+  }
+
+  /**
+   * A loaded entry: stored without write-through and without counting a put, over a live one only if
+   * {@code replace}. Returns the key's value after it: {@code value}, or the live one it did not replace.
+   */
+  private V putLoaded(K key, V value, boolean replace) {
+    return ops.locked(key, (slot, now, events) -> {
+      Stored<V> s = replace ? ops.live(key, slot, now, events) : null;
+      if (s == null) {
+        return storeLoaded(key, value, slot, now, events);
+      }
+      ops.update(key, slot, s, value, now, events);
+      return value;
     });
   }
 
@@ -722,7 +765,8 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(processor, "processor");
     long start = counts.start();
-    return ops.processing(key, ops.store().slot(key), (slot, now, events, frame) -> {
+    return ops.processing(key, ops.store().slot(key), (slot, lockedAt, events, frame) -> {
+      long now = lockedAt;
       while (true) {
         Stored<V> s = ops.live(key, slot, now, events);
         ProcessorEntry<K, V> entry = new ProcessorEntry<>(key, s, ops::decoded,
@@ -738,8 +782,11 @@ final class HybridJCache<K, V> implements Cache<K, V> {
           counts.conditional(entry.stored() != null, start);
           throw new EntryProcessorException(e);
         }
-        if (frame.released && !EntryOps.same(s, slot.get())) {
-          continue; // a nested call let the lock go and the entry changed: run on what is there now
+        if (frame.released) { // a nested call let the lock go and waited: time passed, the entry may have changed
+          now = System.currentTimeMillis();
+          if (!EntryOps.same(s, slot.get()) || s != null && ops.expired(slot, s, now)) {
+            continue; // changed or expired meanwhile: run on what is there now, at this time
+          }
         }
         counts.conditional(entry.stored() != null, start); // an entry that did not decode is a miss
         if (s != null && entry.stored() == null) {

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One registered listener: its filter, whether it wants old values, and for an asynchronous one the
- * serial queue its events go through in order. Thread-safe.
+ * serial queue its events go through in order (whose failures are counted: {@link SerialExecutor}). Thread-safe.
  */
 final class ListenerRegistration<K, V> {
   private static final Logger LOG = LoggerFactory.getLogger(ListenerRegistration.class);
@@ -30,12 +30,16 @@ final class ListenerRegistration<K, V> {
   private final CacheEntryEventFilter<? super K, ? super V> filter;
   private final SerialExecutor async;
 
-  ListenerRegistration(CacheEntryListenerConfiguration<K, V> configuration, Executor pool) {
+  /**
+   * {@code failed} is called once per asynchronous delivery that threw or that the pool refused ({@link
+   * SerialExecutor}): no caller hears of those.
+   */
+  ListenerRegistration(CacheEntryListenerConfiguration<K, V> configuration, Executor pool, Runnable failed) {
     this.configuration = configuration;
     this.listener = configuration.getCacheEntryListenerFactory().create();
     Factory<CacheEntryEventFilter<? super K, ? super V>> f = configuration.getCacheEntryEventFilterFactory();
     this.filter = f == null ? null : f.create();
-    this.async = configuration.isSynchronous() ? null : new SerialExecutor(pool);
+    this.async = configuration.isSynchronous() ? null : new SerialExecutor(pool, failed);
   }
 
   CacheEntryListenerConfiguration<K, V> configuration() {
@@ -66,13 +70,7 @@ final class ListenerRegistration<K, V> {
     if (async == null) {
       call(mine);
     } else {
-      async.execute(() -> {
-        try {
-          call(mine);
-        } catch (Throwable e) { // an Error too: later events of this listener still run (SerialExecutor)
-          LOG.warn("an asynchronous cache entry listener failed", e);
-        }
-      });
+      async.execute(() -> call(mine)); // a failure, an Error too, is logged and counted; later events still run
     }
   }
 

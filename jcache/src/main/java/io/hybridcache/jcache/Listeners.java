@@ -11,9 +11,12 @@ import javax.cache.event.EventType;
 final class Listeners<K, V> {
   private final CopyOnWriteArrayList<ListenerRegistration<K, V>> registrations = new CopyOnWriteArrayList<>();
   private final Executor pool;
+  private final Runnable failed;
 
-  Listeners(Executor pool) {
+  /** Asynchronous listeners run on {@code pool}; {@code failed} counts their failures ({@link SerialExecutor}). */
+  Listeners(Executor pool, Runnable failed) {
     this.pool = pool;
+    this.failed = failed;
   }
 
   /** Registers {@code config}; false if an equal one is registered already. */
@@ -23,7 +26,7 @@ final class Listeners<K, V> {
         return false;
       }
     }
-    registrations.add(new ListenerRegistration<>(config, pool));
+    registrations.add(new ListenerRegistration<>(config, pool, failed));
     return true;
   }
 

@@ -14,6 +14,10 @@ import java.util.concurrent.ExecutionException;
  * step; any write that completed before the follower joined came before the step, and the leader, which
  * looks at the entry under the lock, returns that write's value (or stores after a remove). The follower's
  * call spans the step, so the step is its linearization point.
+ *
+ * <p>A loader that reads the key it is loading, on its own thread, would wait for its own flight for ever: such a
+ * read fails at once instead ({@link Flight#ledBy}: an {@code IllegalStateException} naming the recursive load, as
+ * core's {@code SingleFlight} and Caffeine fail), and so does the outer load.
  */
 final class Loads {
   private final ConcurrentHashMap<Object, Flight> flights = new ConcurrentHashMap<>();
@@ -21,6 +25,12 @@ final class Loads {
   /** One load of one key: its leader runs it, the followers {@link #await} it. */
   static final class Flight {
     private final CompletableFuture<Object> result = new CompletableFuture<>();
+    private final Thread leader = Thread.currentThread();
+
+    /** Whether {@code t} leads it (a read of the key by its own loader: waiting would never end). */
+    boolean ledBy(Thread t) {
+      return leader == t;
+    }
 
     void complete(Object value) {
       result.complete(value);

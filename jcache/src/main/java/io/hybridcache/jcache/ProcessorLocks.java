@@ -14,9 +14,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * its own unlock ({@link #unlock}); the processor's frame is marked {@link Frame#released}. Two threads each
  * inside a processor that call into each other's key therefore never wait for each other while holding a
  * lock: the classic lock-order deadlock cannot form. A processor whose lock was let go does not commit
- * blindly: the invoke compares its key's entry with the one the processor saw and, if another thread changed
- * it meanwhile, runs the processor again on the new entry (so a processor that nests into a contended key may
- * run more than once; its own entry's changes are still applied exactly once). A lock is waited for only
+ * blindly: the invoke reads the clock again, compares its key's entry with the one the processor saw and, if
+ * another thread changed it or it expired meanwhile, runs the processor again on the new entry at the new time (so
+ * a processor that nests into a contended key may run more than once; its own entry's changes are still applied
+ * exactly once, their expiry counted from after the wait). A lock is waited for only
  * while the thread holds no processor lock, and taken back by trying all of them and waiting with none held,
  * so no wait here is part of a cycle. Multi-key operations (putAll, removeAll(keys)) without a
  * writer lock one key at a time, as single-key operations do; with a writer, called from a processor, they keep

@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.LongAdder;
  * not a miss; puts count entries stored, removals entries removed), exposed as
  * {@code javax.cache:type=CacheStatistics}. Times are kept in nanoseconds and reported as average
  * microseconds. {@link #getUndecodableValues()}, {@link #getOversizedEntries()}, the hits by tier
- * ({@link #getDramHits()}, {@link #getFlashHits()}), {@link #getEvictedEntries()} and {@link #getRejectedEntries()}
- * are counted whether statistics are on or not. Thread-safe (adders: a hit adds to one striped cell, no lock).
+ * ({@link #getDramHits()}, {@link #getFlashHits()}), {@link #getEvictedEntries()}, {@link #getRejectedEntries()} and
+ * {@link #getBackgroundFailures()} are counted whether statistics are on or not. Thread-safe (adders: a hit adds to one striped cell, no lock).
  */
 final class Statistics implements HybridCacheStatisticsMXBean {
   private final LongAdder hits = new LongAdder();
@@ -25,6 +25,7 @@ final class Statistics implements HybridCacheStatisticsMXBean {
   private final LongAdder flashHits = new LongAdder();
   private final LongAdder evicted = new LongAdder();
   private final LongAdder rejected = new LongAdder();
+  private final LongAdder background = new LongAdder();
 
   void hits(long n) { hits.add(n); }
   void misses(long n) { misses.add(n); }
@@ -66,11 +67,13 @@ final class Statistics implements HybridCacheStatisticsMXBean {
   }
   /** An entry the engine would not store at all (a put no tier can hold, a key over the engine's limit). */
   void rejected() { rejected.increment(); }
+  /** A Throwable on a background thread that no caller hears of ({@link #getBackgroundFailures()}). */
+  void backgroundFailure() { background.increment(); }
 
   @Override
   public void clear() {
     for (LongAdder a : new LongAdder[] {hits, misses, puts, removals, evictions, getNanos, putNanos, removeNanos,
-        undecodable, oversized, dramHits, flashHits, evicted, rejected}) {
+        undecodable, oversized, dramHits, flashHits, evicted, rejected, background}) {
       a.reset();
     }
   }
@@ -92,6 +95,9 @@ final class Statistics implements HybridCacheStatisticsMXBean {
 
   @Override
   public long getUndecodableValues() { return undecodable.sum(); }
+
+  @Override
+  public long getBackgroundFailures() { return background.sum(); }
 
   @Override
   public long getCacheHits() { return hits.sum(); }

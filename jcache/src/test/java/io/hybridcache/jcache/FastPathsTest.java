@@ -266,6 +266,107 @@ class FastPathsTest {
     }
   }
 
+  /**
+   * Points (6d of the issue 37 review): A's processor of "k" (of a cache whose entries live 200 ms from their
+   * creation) calls a put of "l" in another cache, whose lock B's processor holds, so it lets "k"'s lock go and
+   * waits; C puts "k" then; B returns once C's entry has expired by the wall clock. The processor's entry is then
+   * applied (or, if the store still shows C's entry, the processor runs again): either way at the time after the
+   * wait, not at the time the invoke started. Here the engine drops C's expired entry (its own expiry), so the
+   * processor's creation of "k" is applied, normally without a run again; its expiry counts from after the wait.
+   */
+  @Test
+  void aProcessorsChangeAfterANestedWaitCountsItsExpiryFromAfterTheWait() throws Exception {
+    java.util.List<Long> endOfRuns = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.List<Boolean> runs = runAfterANestedWait(false, endOfRuns);
+    assertEquals(false, runs.get(runs.size() - 1), "the last run found no entry (C's had expired)");
+    assertTrue(createdExpiry >= endOfRuns.get(0) + 200, "the processor's entry expires at " + createdExpiry
+        + " (0: gone, created expired), 200 ms after the invoke started, not after the run that waited ended at "
+        + endOfRuns.get(0));
+  }
+
+  /**
+   * As {@link #aProcessorsChangeAfterANestedWaitCountsItsExpiryFromAfterTheWait}, with an EXPIRED listener (the
+   * store keeps C's expired entry findable, so the invoke sees "k" changed and runs the processor again): that run
+   * must read the clock again and find C's entry expired, not live as at the time the invoke started.
+   */
+  @Test
+  void aProcessorRunAgainAfterANestedWaitReadsTheClockAgain() throws Exception {
+    java.util.List<Long> endOfRuns = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.List<Boolean> runs = runAfterANestedWait(true, endOfRuns);
+    assertEquals(java.util.List.of(false, false), runs,
+        "the run after the nested wait saw C's entry, expired by then, as live");
+    assertTrue(createdExpiry >= endOfRuns.get(0) + 200, "the processor's entry expires at " + createdExpiry
+        + ", 200 ms after the invoke started, not after the run that waited ended at " + endOfRuns.get(0));
+  }
+
+  /** The stored expiry of "k" right after the invoke of {@link #runAfterANestedWait}. */
+  private long createdExpiry;
+
+  /**
+   * Whether each run of A's processor found "k"; {@code endOfRuns}: the wall clock at the end of each run (the first
+   * one's is after the wait).
+   */
+  private java.util.List<Boolean> runAfterANestedWait(boolean expiredListener, java.util.List<Long> endOfRuns)
+      throws Exception {
+    try (CacheManager m = TestManagers.open(new HybridCachingProvider(), dir)) {
+      MutableConfiguration<String, String> cfg = new MutableConfiguration<String, String>()
+          .setTypes(String.class, String.class).setExpiryPolicyFactory(javax.cache.expiry.CreatedExpiryPolicy
+              .factoryOf(new javax.cache.expiry.Duration(TimeUnit.MILLISECONDS, 200)));
+      if (expiredListener) {
+        cfg.addCacheEntryListenerConfiguration(new MutableCacheEntryListenerConfiguration<>(
+            FactoryBuilder.factoryOf(ExpiredListener.class), null, false, true));
+      }
+      Cache<String, String> c = m.createCache("short", cfg);
+      Cache<String, String> other = m.createCache("other", new MutableConfiguration<String, String>()
+          .setTypes(String.class, String.class));
+      @SuppressWarnings("unchecked")
+      HybridJCache<String, String> inner = c.unwrap(HybridJCache.class);
+      CountDownLatch aInside = new CountDownLatch(1);
+      CountDownLatch bInside = new CountDownLatch(1);
+      CountDownLatch cPut = new CountDownLatch(1);
+      java.util.List<Boolean> runs = new java.util.concurrent.CopyOnWriteArrayList<>();
+      assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+        Future<?> b = pool.submit(() -> other.invoke("l", (entry, args) -> {
+          bInside.countDown();
+          await(cPut);
+          long expiresAt = inner.storedExpiry("k");
+          while (System.currentTimeMillis() <= expiresAt) {
+            Thread.onSpinWait(); // time passing, not synchronization: C's entry expires by the wall clock
+          }
+          return null;
+        }));
+        Future<?> a = pool.submit(() -> c.invoke("k", (entry, args) -> {
+          runs.add(entry.exists());
+          if (runs.size() == 1) {
+            aInside.countDown();
+            await(bInside);
+          }
+          other.put("l", "x"); // the first run: B holds "l", so "k"'s lock is let go while it waits
+          entry.setValue("a");
+          endOfRuns.add(System.currentTimeMillis());
+          return null;
+        }));
+        await(aInside);
+        c.put("k", "fresh"); // waits for "k"'s lock: A lets it go once it waits for "l"
+        cPut.countDown();
+        b.get();
+        a.get();
+      }, "the interleaving did not finish");
+      createdExpiry = inner.storedExpiry("k");
+      return runs;
+    }
+  }
+
+  /** An EXPIRED listener that does nothing: with it the store keeps expired entries findable. */
+  public static final class ExpiredListener implements javax.cache.event.CacheEntryExpiredListener<String, String>,
+      Serializable {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void onExpired(Iterable<CacheEntryEvent<? extends String, ? extends String>> events) {
+    }
+  }
+
   private static void await(CountDownLatch l) {
     try {
       if (!l.await(5, TimeUnit.SECONDS)) {

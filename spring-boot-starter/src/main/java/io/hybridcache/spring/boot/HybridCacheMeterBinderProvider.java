@@ -28,6 +28,9 @@ import org.springframework.cache.jcache.JCacheCache;
  *   <li>{@code hybridcache.jcache.cache.evictions}: the cache's entries the engine evicted from both tiers;
  *   <li>{@code hybridcache.jcache.cache.rejections}: the cache's entries the engine refused to keep (DRAM evictions
  *       flash did not take, writes not stored);
+ *   <li>{@code hybridcache.jcache.background.failures}: Throwables on the provider's background threads no caller
+ *       hears of (asynchronous listeners that threw or whose events the closing pool refused, {@code loadAll}
+ *       failures with no completion listener, completion listeners that threw);
  *   <li>{@code hybridcache.jcache.held.bytes}, tagged {@code tier} {@code dram} or {@code flash}: the bytes a
  *       cache with a cap ({@code cache[NAME].dram-bytes} or {@code flash-bytes}, or {@code cache[default]}'s)
  *       holds now in each tier ({@link HybridCacheStatisticsMXBean#getDramBytesHeld()}, {@link
@@ -70,6 +73,9 @@ public class HybridCacheMeterBinderProvider extends JCacheCacheMeterBinderProvid
           own, "The cache's entries the engine evicted from both tiers");
       counter(registry, "hybridcache.jcache.cache.rejections", stats, HybridCacheStatisticsMXBean::getRejectedEntries,
           own, "The cache's entries the engine refused to keep (DRAM evictions flash did not take, writes not stored)");
+      counter(registry, "hybridcache.jcache.background.failures", stats,
+          HybridCacheStatisticsMXBean::getBackgroundFailures, own, "Throwables on background threads no caller hears of"
+              + " (asynchronous listeners, loadAll with no completion listener)");
       if (stats.getDramBytesHeld() >= 0) { // a cache with a cap: the engine counts its bytes
         held(registry, stats, HybridCacheStatisticsMXBean::getDramBytesHeld, own.and("tier", "dram"));
         held(registry, stats, HybridCacheStatisticsMXBean::getFlashBytesHeld, own.and("tier", "flash"));

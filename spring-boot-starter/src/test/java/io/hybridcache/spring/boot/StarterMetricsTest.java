@@ -114,6 +114,48 @@ class StarterMetricsTest {
         });
   }
 
+  /** An asynchronous listener that throws for every event but key -1's, which it tells of. */
+  public static final class FailingListener
+      implements javax.cache.event.CacheEntryCreatedListener<Object, Object>, java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+    static final java.util.concurrent.CountDownLatch TOLD = new java.util.concurrent.CountDownLatch(1);
+
+    @Override
+    public void onCreated(Iterable<javax.cache.event.CacheEntryEvent<? extends Object, ? extends Object>> events) {
+      for (javax.cache.event.CacheEntryEvent<? extends Object, ? extends Object> e : events) {
+        if (!e.getKey().equals(-1)) {
+          throw new IllegalStateException("the listener fails for " + e.getKey());
+        }
+        TOLD.countDown();
+      }
+    }
+  }
+
+  /**
+   * An asynchronous listener that throws, on the manager's pool: {@code hybridcache.jcache.background.failures} of
+   * its cache counts it (statistics off); the listener's events run in order, so once it was told of the last put
+   * the failure of the first was counted.
+   */
+  @Test
+  void aBackgroundFailureIsAMeterOfItsCache() {
+    metered()
+        .withPropertyValues("hybridcache.jcache.cache.items.key-type=java.lang.Integer")
+        .run(context -> {
+          assertNull(context.getStartupFailure());
+          MeterRegistry registry = context.getBean(MeterRegistry.class);
+          Cache items = context.getBean(JCacheCacheManager.class).getCache("items");
+          assertEquals(0, perCache(registry, "hybridcache.jcache.background.failures", "items", null));
+          @SuppressWarnings("unchecked")
+          javax.cache.Cache<Object, Object> jcache = (javax.cache.Cache<Object, Object>) items.getNativeCache();
+          jcache.registerCacheEntryListener(new javax.cache.configuration.MutableCacheEntryListenerConfiguration<>(
+              javax.cache.configuration.FactoryBuilder.factoryOf(FailingListener.class), null, false, false));
+          items.put(1, "v");
+          items.put(-1, "v");
+          assertTrue(FailingListener.TOLD.await(10, java.util.concurrent.TimeUnit.SECONDS), "told of -1");
+          assertEquals(1, perCache(registry, "hybridcache.jcache.background.failures", "items", null));
+        });
+  }
+
   private static double perCache(MeterRegistry registry, String name, String cache, String tier) {
     var search = registry.get(name).tag("cache", cache).tag("cache.manager", "cacheManager");
     return (tier == null ? search : search.tag("tier", tier)).functionCounter().count();
