@@ -57,6 +57,8 @@ final class EntryOps<K, V> {
   private final AccessDeadlines access = new AccessDeadlines();
   private final Population population = new Population();
   private final boolean accessMayExtend;
+  /** The store tells each eviction's expiry time ({@link Store#evictionExpiries}): {@link #evicted} is counted. */
+  private final boolean evictionExpiries;
 
   EntryOps(Cache<K, V> source, Store<K, V> store, Expiry expiry, Listeners<K, V> listeners,
       Undecodables undecodables) {
@@ -66,6 +68,7 @@ final class EntryOps<K, V> {
     this.listeners = listeners;
     this.undecodables = undecodables;
     this.accessMayExtend = expiry.mayExtendOnAccess();
+    this.evictionExpiries = store.evictionExpiries(population::removed);
   }
 
   // ---- lock-free reads
@@ -107,7 +110,7 @@ final class EntryOps<K, V> {
     locked(key, slot, (sl, n, events) -> {
       Stored<V> cur = sl.get();
       if (same(cur, s)) {
-        setExpiry(sl, cur, at);
+        setExpiry(sl, cur, at, n);
       }
       return null;
     });
@@ -311,7 +314,7 @@ final class EntryOps<K, V> {
     }
     slot.put(value, at);
     access.forget(slot.id());
-    population.added(at);
+    population.added(at, now);
     if (events.wants(EventType.CREATED)) {
       events.add(EventType.CREATED, key, value, null);
     }
@@ -325,7 +328,7 @@ final class EntryOps<K, V> {
   void putBlind(Store.Slot<V> slot, V value, boolean counted) {
     slot.put(value, Stored.ETERNAL);
     if (counted) {
-      population.added(Stored.ETERNAL);
+      population.addedEternal();
     }
   }
 
@@ -335,7 +338,7 @@ final class EntryOps<K, V> {
     access.forget(slot.id());
     if (at != old.expireAt()) {
       population.removed(old.expireAt());
-      population.added(at);
+      population.added(at, now);
     }
     if (events.wants(EventType.UPDATED)) {
       events.add(EventType.UPDATED, key, value, old(old));
@@ -357,12 +360,12 @@ final class EntryOps<K, V> {
     population.removed(s.expireAt());
   }
 
-  /** Rewrites version {@code s} with expiry time {@code at} (its lock held). */
-  private void setExpiry(Store.Slot<V> slot, Stored<V> s, long at) {
+  /** Rewrites version {@code s} with expiry time {@code at} at {@code now} (its lock held). */
+  private void setExpiry(Store.Slot<V> slot, Stored<V> s, long at, long now) {
     slot.setExpiry(s, at);
     access.forget(slot.id());
     population.removed(s.expireAt());
-    population.added(at);
+    population.added(at, now);
   }
 
   /** Removes stored version {@code s} that did not decode ({@link #decoded} found it so), counted and logged. */
@@ -380,7 +383,7 @@ final class EntryOps<K, V> {
     long current = deadline(slot, s);
     long at = expiry.onAccess(now, current);
     if (at != current && !access.record(slot.id(), s, at, now)) {
-      setExpiry(slot, s, at);
+      setExpiry(slot, s, at, now);
     }
   }
 
@@ -390,9 +393,14 @@ final class EntryOps<K, V> {
     population.clear();
   }
 
-  /** The engine evicted one of the cache's entries. */
+  /**
+   * The engine evicted one of the cache's entries: its expiry unknown, unless the store told it already
+   * ({@link Store#evictionExpiries}: then nothing more to count).
+   */
   void evicted() {
-    population.evicted();
+    if (!evictionExpiries) {
+      population.evicted();
+    }
   }
 
   /** The estimated number of live entries at {@code now} ({@link Population}). */

@@ -6,19 +6,23 @@ import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /**
  * Store-by-reference: the caller's objects in a heap map, never copied, never on flash (the spec allows
  * sharing references only within one JVM's heap). Bounded: at most {@code maxEntries} entries
  * ({@code cache.NAME.max-entries}, default {@link CacheSettings#DEFAULT_MAX_ENTRIES}; {@code Long.MAX_VALUE}:
- * none), the least valuable evicted first (Caffeine's W-TinyLFU), each eviction counted for the cache. An
+ * none), the least valuable evicted first (Caffeine's W-TinyLFU), each eviction counted for the cache, with the
+ * evicted entry's expiry time ({@link #evictionExpiries}: the cache's removal estimate, {@link Population}). An
  * entry with an expiry time is purged {@link ValueStore#ENGINE_TTL_SLACK} past it if nobody reads it, while a
  * read before that still finds it and the cache reports it expired, as for a store-by-value entry.
  * Maintenance runs on the writing thread (no pool). Thread-safe.
  */
 final class ReferenceStore<K, V> implements Store<K, V> {
   private final Cache<K, Stored<V>> map;
+  /** Told each evicted entry's expiry time ({@link #evictionExpiries}); set once, before the store is used. */
+  private volatile LongConsumer expiries = at -> { };
 
   /**
    * @param nanoTime the clock purging runs by ({@code System::nanoTime}; a test's own)
@@ -32,9 +36,16 @@ final class ReferenceStore<K, V> implements Store<K, V> {
     Caffeine<K, Stored<V>> typed = base.expireAfter(new PurgeAfterExpiry<K, V>());
     this.map = typed.<K, Stored<V>>evictionListener((k, v, cause) -> {
       if (cause == RemovalCause.SIZE) {
+        expiries.accept(v.expireAt());
         evicted.run();
       }
     }).build();
+  }
+
+  @Override
+  public boolean evictionExpiries(LongConsumer expiries) {
+    this.expiries = expiries;
+    return true;
   }
 
   /** Purges a stored entry {@link ValueStore#ENGINE_TTL_SLACK} past its expiry time; an eternal one never. */

@@ -3,6 +3,7 @@ package io.hybridcache.jcache;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.LongConsumer;
 
 /**
  * Where a JCache cache keeps its entries: a namespace of the shared engine (store-by-value,
@@ -33,6 +34,15 @@ interface Store<K, V> {
       found.add(s.get());
     }
     return found;
+  }
+
+  /**
+   * Has {@code expiries} told the stored expiry time of each entry this store evicts for its bound, before the
+   * cache is told of the eviction; false if the store cannot tell it (a value store: the engine's eviction hook
+   * gives keys only, no value, no device read). Called once, before the store is used.
+   */
+  default boolean evictionExpiries(LongConsumer expiries) {
+    return false;
   }
 
   /** Drops every entry at once (a value store moves to a new namespace epoch: no scan). */

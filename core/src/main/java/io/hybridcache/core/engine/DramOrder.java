@@ -1,5 +1,7 @@
 package io.hybridcache.core.engine;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,14 +20,16 @@ import java.util.function.Predicate;
  * it: a sweep that looked up a version still being installed would judge its slot stale and drop it, and that
  * entry would never be a cap's eviction), and taken from the head by any thread; a slot is evicted only if DRAM
  * still holds that exact version, checked inside the key's atomic removal, so a newer version of the key is
- * never evicted through an older slot. The stale count is an estimate (an entry's leaving is told apart from its
+ * never evicted through an older slot. A slot leaves the counts once: its taker claims it ({@link Slot#claim}), the
+ * head's poll or the sweeper whose iterator returned it (the two can hold the same slot at once; the queue's
+ * {@code Iterator.remove} does not tell whether it removed anything), and whichever loses lets it go uncounted. The stale count is an estimate (an entry's leaving is told apart from its
  * install); when a leaving takes it past the live slots plus {@link #SWEEP_SLACK}, a sweep is due, run by the
  * next changes of the DRAM tier (any group's: {@link DramGroups}) outside every key's change, one sweeper at a time,
  * each change visiting at most {@link #SWEEP_STEP} slots (a leaving of this group's entries made by another cache's
  * put, a DRAM eviction or a deadline sweep, costs that put a bounded step, not the whole queue). So the queue stays
  * within about twice the group's entries plus the slack and what the steps have not reached yet, and a group that
  * is no longer written (a JCache namespace's earlier epoch) keeps at most the slack once its entries left DRAM and
- * the steps went through. Memory: a slot and a queue node per entry of a capped group (about 50 bytes),
+ * the steps went through. Memory: a slot and a queue node per entry of a capped group (about 56 bytes),
  * outside the DRAM budget's weights.
  */
 final class DramOrder {
@@ -34,8 +38,46 @@ final class DramOrder {
   /** Slots one change's sweep visits at most: a bounded cost on whichever caller runs it, the rest for the next. */
   static final int SWEEP_STEP = 256;
 
-  /** One installed version: its key and sequence. */
-  record Slot(ByteKey key, long sequence) { }
+  /** One installed version: its key and sequence, and whether a taker has claimed it (identity, not a value). */
+  static final class Slot {
+    private static final VarHandle CLAIMED;
+
+    static {
+      try {
+        CLAIMED = MethodHandles.lookup().findVarHandle(Slot.class, "claimed", boolean.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private final ByteKey key;
+    private final long sequence;
+    @SuppressWarnings("unused") // through CLAIMED
+    private volatile boolean claimed;
+
+    Slot(ByteKey key, long sequence) {
+      this.key = key;
+      this.sequence = sequence;
+    }
+
+    ByteKey key() {
+      return key;
+    }
+
+    long sequence() {
+      return sequence;
+    }
+
+    /** True for the one taker (the head's poll or the sweeper) that takes this slot out of the counts. */
+    boolean claim() {
+      return CLAIMED.compareAndSet(this, false, true);
+    }
+
+    @Override
+    public String toString() {
+      return "Slot[" + key + ", " + sequence + "]";
+    }
+  }
 
   private final ConcurrentLinkedQueue<Slot> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
@@ -64,13 +106,15 @@ final class DramOrder {
     return s > queued.get() - s + SWEEP_SLACK && sweepDue.compareAndSet(false, true);
   }
 
-  /** Takes the oldest slot, or null if none. */
+  /** Takes the oldest slot, or null if none; skips a slot the sweeper claimed (it counted it dropped). */
   Slot oldest() {
-    Slot s = queue.poll();
-    if (s != null) {
-      queued.decrementAndGet();
+    for (Slot s = queue.poll(); s != null; s = queue.poll()) {
+      if (s.claim()) {
+        queued.decrementAndGet();
+        return s;
+      }
     }
-    return s;
+    return null;
   }
 
   /** A slot {@link #oldest} returned was stale (its version had left DRAM). */
@@ -115,7 +159,8 @@ final class DramOrder {
     }
     int dropped = 0;
     for (int visited = 0; visited < SWEEP_STEP && cursor.hasNext(); visited++) {
-      if (!live.test(cursor.next())) {
+      Slot s = cursor.next();
+      if (!live.test(s) && s.claim()) { // not claimed: a cap's eviction polled it meanwhile and counted it
         cursor.remove();
         dropped++;
       }
