@@ -709,8 +709,8 @@ final class HybridJCache<K, V> implements Cache<K, V> {
   /**
    * Removes every entry, telling writer, listeners and statistics. With no writer and no listener for removed
    * or expired entries it is {@link #clear()} (a new namespace epoch, no scan, no device read), and the
-   * statistics count as removals the cache's estimated live entries ({@link Population}: exact while every put
-   * read what it replaced and nothing was evicted or survived a restart; expired entries are not counted).
+   * statistics count as removals the cache's estimated live entries ({@link Population}: when it is exact and how
+   * it errs otherwise is stated there and in jcache.md; expired entries are not counted).
    * Otherwise it scans this cache's keys ({@link Store#keys()}) and removes them in batches of
    * {@link #REMOVE_ALL_BATCH} (one key at a time without a writer), each batch under its own keys' locks only.
    */
