@@ -97,7 +97,7 @@ public final class MapCache implements HybridCache {
     long h = hits.get();
     return new CacheStats(g, h, 0, g - h, 0, 0, 0, 0, puts.get(), removes.get(), map.size(), 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, false,
-        0, 0, 0, 0, 0, 0, "", 0, 0, 0, false, 0,
+        0, 0, 0, 0, 0, 0, "", 0, 0, 0, false, 0, 0,
         io.hybridcache.core.api.SmallObjectStats.OFF);
   }
 

@@ -8,7 +8,9 @@ import javax.cache.management.CacheStatisticsMXBean;
  * values, oversized entries, hits by tier, evictions and rejections, background failures. Also
  * {@code cache.unwrap(HybridCacheStatisticsMXBean.class)}. The bytes a cache holds in each tier are counted for a
  * cache with a cap ({@link #getDramBytesHeld}, {@link #getFlashBytesHeld}; -1 without one); its entries, and the
- * bytes of a cache without a cap, are not counted per cache (the engine keeps them per engine).
+ * bytes of a cache without a cap, are not counted per cache (the engine keeps them per engine). {@link #clear()}
+ * resets the figures this MXBean shows; the provider's own counts go on as totals that only grow
+ * ({@link HybridCacheCounts}, {@code cache.unwrap(HybridCacheCounts.class)}), which monitoring counters read.
  */
 public interface HybridCacheStatisticsMXBean extends CacheStatisticsMXBean {
   /**

@@ -1085,7 +1085,8 @@ final class HybridJCache<K, V> implements Cache<K, V> {
    * This cache ({@code HybridJCache}), its configuration ({@code HybridCacheConfiguration} or any
    * {@code Configuration} type it is), its statistics ({@link HybridCacheStatisticsMXBean}: the JCache counts
    * while statistics are enabled; the provider's own, undecodable and oversized entries, hits by tier, evictions and
-   * rejections, always), or for a store-by-value cache the
+   * rejections, always; their totals, which its {@code clear()} does not reset, as {@link HybridCacheCounts}), or for
+   * a store-by-value cache the
    * manager's shared engine ({@link HybridCache}: its keys carry the cache's namespace prefix).
    */
   @Override
@@ -1093,7 +1094,7 @@ final class HybridJCache<K, V> implements Cache<K, V> {
     if (clazz.isInstance(this)) {
       return clazz.cast(this);
     }
-    if (clazz == HybridCacheStatisticsMXBean.class) {
+    if (clazz == HybridCacheStatisticsMXBean.class || clazz == HybridCacheCounts.class) {
       return clazz.cast(counts.statistics());
     }
     FrozenConfiguration<K, V> copy = new FrozenConfiguration<>(config);

@@ -8,9 +8,11 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code javax.cache:type=CacheStatistics}. Times are kept in nanoseconds and reported as average
  * microseconds. {@link #getUndecodableValues()}, {@link #getOversizedEntries()}, the hits by tier
  * ({@link #getDramHits()}, {@link #getFlashHits()}), {@link #getEvictedEntries()}, {@link #getRejectedEntries()} and
- * {@link #getBackgroundFailures()} are counted whether statistics are on or not. Thread-safe (adders: a hit adds to one striped cell, no lock).
+ * {@link #getBackgroundFailures()} are counted whether statistics are on or not, and also as totals that
+ * {@link #clear()} does not reset ({@link HybridCacheCounts}: each MXBean figure is its total less the total at the
+ * last clear, a {@link ClearableCount}). Thread-safe (adders: a hit adds to one striped cell, no lock).
  */
-final class Statistics implements HybridCacheStatisticsMXBean {
+final class Statistics implements HybridCacheStatisticsMXBean, HybridCacheCounts {
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
   private final LongAdder puts = new LongAdder();
@@ -19,13 +21,13 @@ final class Statistics implements HybridCacheStatisticsMXBean {
   private final LongAdder getNanos = new LongAdder();
   private final LongAdder putNanos = new LongAdder();
   private final LongAdder removeNanos = new LongAdder();
-  private final LongAdder undecodable = new LongAdder();
-  private final LongAdder oversized = new LongAdder();
-  private final LongAdder dramHits = new LongAdder();
-  private final LongAdder flashHits = new LongAdder();
-  private final LongAdder evicted = new LongAdder();
-  private final LongAdder rejected = new LongAdder();
-  private final LongAdder background = new LongAdder();
+  private final ClearableCount undecodable = new ClearableCount();
+  private final ClearableCount oversized = new ClearableCount();
+  private final ClearableCount dramHits = new ClearableCount();
+  private final ClearableCount flashHits = new ClearableCount();
+  private final ClearableCount evicted = new ClearableCount();
+  private final ClearableCount rejected = new ClearableCount();
+  private final ClearableCount background = new ClearableCount();
 
   void hits(long n) { hits.add(n); }
   void misses(long n) { misses.add(n); }
@@ -72,32 +74,61 @@ final class Statistics implements HybridCacheStatisticsMXBean {
 
   @Override
   public void clear() {
-    for (LongAdder a : new LongAdder[] {hits, misses, puts, removals, evictions, getNanos, putNanos, removeNanos,
-        undecodable, oversized, dramHits, flashHits, evicted, rejected, background}) {
+    for (LongAdder a : new LongAdder[] {hits, misses, puts, removals, evictions, getNanos, putNanos, removeNanos}) {
       a.reset();
+    }
+    clearOwnCounts();
+  }
+
+  /** Starts the MXBean's readings of the provider's own counts anew; their totals go on. */
+  private void clearOwnCounts() {
+    for (ClearableCount c : new ClearableCount[] {undecodable, oversized, dramHits, flashHits, evicted, rejected,
+        background}) {
+      c.clear();
     }
   }
 
   @Override
-  public long getOversizedEntries() { return oversized.sum(); }
+  public long undecodableValues() { return undecodable.total(); }
 
   @Override
-  public long getDramHits() { return dramHits.sum(); }
+  public long oversizedEntries() { return oversized.total(); }
 
   @Override
-  public long getFlashHits() { return flashHits.sum(); }
+  public long dramHits() { return dramHits.total(); }
 
   @Override
-  public long getEvictedEntries() { return evicted.sum(); }
+  public long flashHits() { return flashHits.total(); }
 
   @Override
-  public long getRejectedEntries() { return rejected.sum(); }
+  public long evictedEntries() { return evicted.total(); }
 
   @Override
-  public long getUndecodableValues() { return undecodable.sum(); }
+  public long rejectedEntries() { return rejected.total(); }
 
   @Override
-  public long getBackgroundFailures() { return background.sum(); }
+  public long getOversizedEntries() { return oversized.sinceClear(); }
+
+  @Override
+  public long getDramHits() { return dramHits.sinceClear(); }
+
+  @Override
+  public long getFlashHits() { return flashHits.sinceClear(); }
+
+  @Override
+  public long getEvictedEntries() { return evicted.sinceClear(); }
+
+  @Override
+  public long getRejectedEntries() { return rejected.sinceClear(); }
+
+  @Override
+  public long getUndecodableValues() { return undecodable.sinceClear(); }
+
+  @Override
+  public long getBackgroundFailures() { return background.sinceClear(); }
+
+  @Override
+  public long backgroundFailures() { return background.total(); }
 
   @Override
   public long getCacheHits() { return hits.sum(); }

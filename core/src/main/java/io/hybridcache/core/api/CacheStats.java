@@ -63,6 +63,8 @@ package io.hybridcache.core.api;
  *     durability NONE
  * @param outOfMemoryMisses lookups that missed because the JVM had no direct memory left for a read buffer
  *     (an {@link OutOfMemoryError} there is this miss, never an error out of {@code get}), in either engine
+ * @param capRejected evictions refused because their key group (a JCache cache with a {@code flash-bytes} cap) was at
+ *     its flash cap ({@link CacheConfig#keyGroups()}); the group pays with its own entries
  * @param smallObjects the small-object engine's own figures ({@link SmallObjectStats#OFF} when it is off);
  *     flashHits, misses, deviceReads, devicePagesRead, bufferHits, flashEntries, indexMemoryBytes, bytesAdmitted,
  *     flushBytesWritten, reclaimEvicted, cascadeWaits, queueRejected, entriesDropped and outOfMemoryMisses above
@@ -112,7 +114,16 @@ public record CacheStats(
     long checkpointFailures,
     boolean nextUncleanOpenCold,
     long outOfMemoryMisses,
+    long capRejected,
     SmallObjectStats smallObjects) {
+
+  /**
+   * DRAM evictions that left the cache because flash refused them: the sum of the refusals by reason
+   * (admission, queue, too large, degraded, index full, cap).
+   */
+  public long refusedEvictions() {
+    return admissionRejected + queueRejected + tooLargeRejected + degradedRejected + indexFullRejected + capRejected;
+  }
 
   public double hitRatioDram() {
     return gets == 0 ? 0 : (double) dramHits / gets;

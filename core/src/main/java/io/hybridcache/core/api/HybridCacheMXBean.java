@@ -45,6 +45,8 @@ public interface HybridCacheMXBean {
   long getSegmentsDropped();
   long getEntriesDropped();
   long getIndexFullRejected();
+  /** {@link CacheStats#capRejected()}. */
+  long getCapRejected();
   long getFlashIndexDrops();
   long getInterruptedReads();
   /** The newest fault with its cause, or "" if none since open. */
@@ -57,6 +59,8 @@ public interface HybridCacheMXBean {
   /** See {@link CacheStats#nextUncleanOpenCold()}. */
   boolean isNextUncleanOpenCold();
 
+  /** {@link CacheStats#refusedEvictions()}. */
+  long getRefusedEvictions();
   double getHitRatioDram();
   double getHitRatioFlash();
   double getHitRatio();

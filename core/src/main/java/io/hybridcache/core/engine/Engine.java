@@ -1003,7 +1003,7 @@ final class Engine implements HybridCache {
         c.indexFullRejected.sum(),
         c.flashIndexDrops.sum(), c.interruptedReads.sum(), flash.lastFault(), c.devicePagesRead.sum() + so.deviceReads(),
         c.checkpoints.sum(), c.checkpointFailures.sum(), flash.nextUncleanOpenCold(),
-        c.outOfMemoryMisses.sum() + so.outOfMemoryMisses(), so);
+        c.outOfMemoryMisses.sum() + so.outOfMemoryMisses(), c.groupCapRejected.sum(), so);
   }
 
   @Override

@@ -90,6 +90,7 @@ final class StatsMXBean implements HybridCacheMXBean {
   @Override public long getSegmentsDropped() { return stats.get().segmentsDropped(); }
   @Override public long getEntriesDropped() { return stats.get().entriesDropped(); }
   @Override public long getIndexFullRejected() { return stats.get().indexFullRejected(); }
+  @Override public long getCapRejected() { return stats.get().capRejected(); }
   @Override public long getFlashIndexDrops() { return stats.get().flashIndexDrops(); }
   @Override public long getInterruptedReads() { return stats.get().interruptedReads(); }
   @Override public String getLastFault() { return stats.get().lastFault(); }
@@ -99,6 +100,7 @@ final class StatsMXBean implements HybridCacheMXBean {
   @Override public boolean isNextUncleanOpenCold() { return stats.get().nextUncleanOpenCold(); }
   @Override public long getOutOfMemoryMisses() { return stats.get().outOfMemoryMisses(); }
 
+  @Override public long getRefusedEvictions() { return stats.get().refusedEvictions(); }
   @Override public double getHitRatioDram() { return stats.get().hitRatioDram(); }
   @Override public double getHitRatioFlash() { return stats.get().hitRatioFlash(); }
   @Override public double getHitRatio() { return stats.get().hitRatio(); }

@@ -88,6 +88,7 @@ final class FlashMeters {
     m.counter(r, "hybridcache.flash.rejected", rejected, null, s -> s.tooLargeRejected(), "reason", "too_large");
     m.counter(r, "hybridcache.flash.rejected", rejected, null, s -> s.degradedRejected(), "reason", "degraded");
     m.counter(r, "hybridcache.flash.rejected", rejected, null, s -> s.indexFullRejected(), "reason", "index_full");
+    m.counter(r, "hybridcache.flash.rejected", rejected, null, s -> s.capRejected(), "reason", "cap");
     m.counter(r, "hybridcache.flash.cascade.waits",
         "flash writes that waited for room (a free write buffer or a segment slot)", null, s -> s.cascadeWaits());
 

@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  *       {@code cache.gets{result=hit|miss}});
  *   <li>{@code cache.puts}, {@code cache.removals} (function counters);
  *   <li>{@code cache.evictions{tier=dram}}: DRAM evictions that left the cache because flash refused
- *       them (the sum of {@code hybridcache.flash.rejected}); {@code {tier=flash}}: live entries reclaim
+ *       them ({@link CacheStats#refusedEvictions()}, the sum of {@code hybridcache.flash.rejected} over its reasons); {@code {tier=flash}}: live entries reclaim
  *       dropped. An eviction from DRAM to flash is no eviction from the cache;
  *   <li>{@code cache.size{tier=dram|flash}}: entries per tier (gauges; an entry promoted from flash
  *       counts in both);
@@ -109,16 +109,11 @@ public final class HybridCacheMetrics implements MeterBinder {
     m.counter(registry, "cache.removals", "The number of entries removed by the caller", null, CacheStats::removes);
     String evictions = "Entries that left the cache: DRAM evictions flash refused (dram), live entries reclaim dropped"
         + " (flash)";
-    m.counter(registry, "cache.evictions", evictions, null, HybridCacheMetrics::refusedEvictions, "tier", "dram");
+    m.counter(registry, "cache.evictions", evictions, null, CacheStats::refusedEvictions, "tier", "dram");
     m.counter(registry, "cache.evictions", evictions, null, CacheStats::reclaimEvicted, "tier", "flash");
     String size = "The number of entries in a tier of this cache";
     m.gauge(registry, "cache.size", size, null, CacheStats::dramEntries, "tier", "dram");
     m.gauge(registry, "cache.size", size, null, CacheStats::flashEntries, "tier", "flash");
     FlashMeters.bind(m, registry);
-  }
-
-  private static double refusedEvictions(CacheStats s) {
-    return (double) s.admissionRejected() + s.queueRejected() + s.tooLargeRejected() + s.degradedRejected()
-        + s.indexFullRejected();
   }
 }

@@ -110,7 +110,7 @@ class HybridCacheMetricsTest {
     assertEquals(s.removes(), value(registry, "cache.removals"));
     assertEquals(10, s.removes());
     assertEquals(s.admissionRejected() + s.queueRejected() + s.tooLargeRejected() + s.degradedRejected()
-        + s.indexFullRejected(), value(registry, "cache.evictions", "tier", "dram"));
+        + s.indexFullRejected() + s.capRejected(), value(registry, "cache.evictions", "tier", "dram"));
     assertEquals(s.reclaimEvicted(), value(registry, "cache.evictions", "tier", "flash"));
     assertEquals(s.dramEntries(), value(registry, "cache.size", "tier", "dram"));
     assertEquals(s.flashEntries(), value(registry, "cache.size", "tier", "flash"));
@@ -150,6 +150,25 @@ class HybridCacheMetricsTest {
       }
     }
     assertEquals(List.of(), missing, "CacheStats fields no meter shows");
+  }
+
+  /**
+   * An eviction refused because its key group was at its flash cap left the cache as much as one refused for any
+   * other reason: it is a {@code hybridcache.flash.rejected} of its own reason and a {@code cache.evictions{tier=dram}}.
+   */
+  @Test
+  void anEvictionRefusedForAGroupsFlashCapIsARejectionAndADramEviction() throws Exception {
+    var cs = CacheStats.class.getRecordComponents();
+    int cap = 0;
+    while (!cs[cap].getName().equals("capRejected")) {
+      cap++;
+    }
+    CacheStats s = onlyOne(cap, 4242L);
+    MeterRegistry registry = bound(() -> s);
+    assertEquals(4242, value(registry, "hybridcache.flash.rejected", "reason", "cap"));
+    assertEquals(4242, registry.get("hybridcache.flash.rejected").functionCounters().stream()
+        .mapToDouble(FunctionCounter::count).sum(), "the reasons add up to the refusals");
+    assertEquals(4242, value(registry, "cache.evictions", "tier", "dram"));
   }
 
   @Test

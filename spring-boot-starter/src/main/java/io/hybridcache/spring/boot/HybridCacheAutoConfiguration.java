@@ -82,8 +82,7 @@ public class HybridCacheAutoConfiguration {
     return new BeanPostProcessor() {
       @Override
       public Object postProcessBeforeInitialization(Object bean, String beanName) throws BeansException {
-        if (bean.getClass() == JCacheCacheManager.class && ((JCacheCacheManager) bean).getCacheManager() != null
-            && ((JCacheCacheManager) bean).getCacheManager().getCachingProvider() instanceof HybridCachingProvider) {
+        if (bean.getClass() == JCacheCacheManager.class && ours(((JCacheCacheManager) bean).getCacheManager())) {
           return new RetrievingJCacheCacheManager((JCacheCacheManager) bean, SingletonSupplier.of(() ->
               beanFactory.containsBean(TASK_EXECUTOR) ? beanFactory.getBean(TASK_EXECUTOR, Executor.class)
                   : ForkJoinPool.commonPool()));
@@ -91,6 +90,14 @@ public class HybridCacheAutoConfiguration {
         return bean;
       }
     };
+  }
+
+  /**
+   * True if {@code manager} is one of this provider's: what the retrieve support, the Hibernate hand-over, the
+   * health indicator and the meters check, since an application may make its own manager bean of another provider.
+   */
+  static boolean ours(javax.cache.CacheManager manager) {
+    return manager != null && manager.getCachingProvider() instanceof HybridCachingProvider;
   }
 
   /** Hibernate's second-level cache on Spring's JCache manager (see the class comment). */
@@ -113,7 +120,7 @@ public class HybridCacheAutoConfiguration {
           return;
         }
         javax.cache.CacheManager manager = managers.getIfUnique();
-        if (manager != null && manager.getCachingProvider() instanceof HybridCachingProvider) {
+        if (ours(manager)) {
           p.put(HIBERNATE_CACHE_MANAGER, manager);
         }
       };

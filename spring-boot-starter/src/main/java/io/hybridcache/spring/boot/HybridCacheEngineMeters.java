@@ -23,9 +23,11 @@ import javax.cache.CacheManager;
  *       both); {@code hybridcache.jcache.bytes{tier=dram|flash}}: the bytes DRAM accounts for, and live bytes on
  *       flash (gauges);
  *   <li>{@code hybridcache.jcache.evictions{tier=dram}}: DRAM evictions that left the cache because flash refused
- *       them, {@code {tier=flash}}: live entries reclaim dropped for room (an eviction from DRAM to flash is none);
- *   <li>{@code hybridcache.jcache.rejections{reason=admission|queue|too-large|degraded|index-full}}: DRAM
- *       evictions not written to flash, by reason;
+ *       them ({@link CacheStats#refusedEvictions()}: the sum of the rejections over their reasons),
+ *       {@code {tier=flash}}: live entries reclaim dropped for room (an eviction from DRAM to flash is none);
+ *   <li>{@code hybridcache.jcache.rejections{reason=admission|queue|too_large|degraded|index_full|cap}}: DRAM
+ *       evictions not written to flash, by reason ({@code cap}: the evicted entry's cache was at its own
+ *       {@code flash-bytes} cap); the reason values are core's {@code hybridcache.flash.rejected}'s;
  *   <li>{@code hybridcache.jcache.degraded}: 1 while the flash tier is out of service, else 0.
  * </ul>
  *
@@ -34,7 +36,9 @@ import javax.cache.CacheManager;
  * holds ({@code hybridcache.jcache.held.bytes{tier=dram|flash}}); entries, and the bytes of a cache without a cap,
  * are not kept per cache. Each read takes a fresh {@link HybridCache#stats()}
  * snapshot (a scrape reads a few dozen adders per meter); after the manager closes the meters read NaN. The
- * meters hold the manager weakly, as Micrometer's do. Thread-safe: stateless.
+ * meters hold the manager weakly, as Micrometer's do. Only a manager of this provider is metered
+ * ({@link HybridCacheMetricsAutoConfiguration}); a read of a manager that does not unwrap to its engine is NaN.
+ * Thread-safe: stateless.
  */
 public class HybridCacheEngineMeters implements MeterBinder {
   private final CacheManager manager;
@@ -56,21 +60,17 @@ public class HybridCacheEngineMeters implements MeterBinder {
     gauge(registry, "hybridcache.jcache.bytes", bytes, BaseUnits.BYTES, CacheStats::flashLiveBytes, "tier", "flash");
     String evictions = "Entries that left the caches: DRAM evictions flash refused (dram), live entries reclaim dropped"
         + " (flash)";
-    counter(registry, "hybridcache.jcache.evictions", evictions, HybridCacheEngineMeters::refused, "tier", "dram");
+    counter(registry, "hybridcache.jcache.evictions", evictions, CacheStats::refusedEvictions, "tier", "dram");
     counter(registry, "hybridcache.jcache.evictions", evictions, CacheStats::reclaimEvicted, "tier", "flash");
     String rejections = "DRAM evictions not written to flash, by reason";
     counter(registry, "hybridcache.jcache.rejections", rejections, CacheStats::admissionRejected, "reason", "admission");
     counter(registry, "hybridcache.jcache.rejections", rejections, CacheStats::queueRejected, "reason", "queue");
-    counter(registry, "hybridcache.jcache.rejections", rejections, CacheStats::tooLargeRejected, "reason", "too-large");
+    counter(registry, "hybridcache.jcache.rejections", rejections, CacheStats::tooLargeRejected, "reason", "too_large");
     counter(registry, "hybridcache.jcache.rejections", rejections, CacheStats::degradedRejected, "reason", "degraded");
-    counter(registry, "hybridcache.jcache.rejections", rejections, CacheStats::indexFullRejected, "reason", "index-full");
+    counter(registry, "hybridcache.jcache.rejections", rejections, CacheStats::indexFullRejected, "reason", "index_full");
+    counter(registry, "hybridcache.jcache.rejections", rejections, CacheStats::capRejected, "reason", "cap");
     gauge(registry, "hybridcache.jcache.degraded", "1 while the flash tier is out of service, else 0", null,
         s -> s.degraded() ? 1 : 0);
-  }
-
-  private static double refused(CacheStats s) {
-    return (double) s.admissionRejected() + s.queueRejected() + s.tooLargeRejected() + s.degradedRejected()
-        + s.indexFullRejected();
   }
 
   private void counter(MeterRegistry registry, String name, String description, ToDoubleFunction<CacheStats> f,
@@ -85,14 +85,18 @@ public class HybridCacheEngineMeters implements MeterBinder {
         .tag("uri", String.valueOf(manager.getURI())).register(registry);
   }
 
-  /** {@code f} of a fresh snapshot of {@code m}'s engine; NaN once {@code m} is closed. */
+  /**
+   * {@code f} of a fresh snapshot of {@code m}'s engine; NaN once {@code m} is closed, or if {@code m} will not give
+   * its engine (a scrape never throws: Micrometer would log it on every scrape and drop the whole scrape in some
+   * registries).
+   */
   private static double read(CacheManager m, ToDoubleFunction<CacheStats> f) {
     if (m.isClosed()) {
       return Double.NaN;
     }
     try {
       return f.applyAsDouble(m.unwrap(HybridCache.class).stats());
-    } catch (IllegalStateException closedMeanwhile) {
+    } catch (RuntimeException closedMeanwhileOrNotOurs) {
       return Double.NaN;
     }
   }

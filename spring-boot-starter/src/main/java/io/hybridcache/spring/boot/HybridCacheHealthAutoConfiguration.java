@@ -14,7 +14,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * The actuator's {@code hybridcache} health indicator ({@link HybridCacheHealthIndicator}) for Spring's JCache
  * manager, when actuator's health support is on the class path and the manager is hybridcache's
- * ({@code management.health.hybridcache.enabled=false} turns it off).
+ * ({@code management.health.hybridcache.enabled=false} turns it off). The manager bean may be the application's
+ * own, of another provider (Spring Boot's cache support then uses it as it is): which provider made it is known
+ * only once it exists, so the bean method checks it and makes no indicator for another provider's manager.
  */
 @AutoConfiguration(after = CacheAutoConfiguration.class)
 @ConditionalOnClass({HybridCachingProvider.class, HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
@@ -23,9 +25,10 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean(javax.cache.CacheManager.class)
 @ConditionalOnEnabledHealthIndicator("hybridcache")
 public class HybridCacheHealthAutoConfiguration {
+  /** The indicator, or none (a null bean, which Spring leaves out of the health contributors) for another provider's manager. */
   @Bean
   @ConditionalOnMissingBean(name = "hybridcacheHealthIndicator")
   HybridCacheHealthIndicator hybridcacheHealthIndicator(javax.cache.CacheManager manager) {
-    return new HybridCacheHealthIndicator(manager);
+    return HybridCacheAutoConfiguration.ours(manager) ? new HybridCacheHealthIndicator(manager) : null;
   }
 }

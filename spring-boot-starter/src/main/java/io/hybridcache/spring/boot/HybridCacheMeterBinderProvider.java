@@ -1,5 +1,6 @@
 package io.hybridcache.spring.boot;
 
+import io.hybridcache.jcache.HybridCacheCounts;
 import io.hybridcache.jcache.HybridCacheStatisticsMXBean;
 import io.hybridcache.jcache.HybridCachingProvider;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -38,8 +39,9 @@ import org.springframework.cache.jcache.JCacheCache;
  *       nothing for it).
  * </ul>
  *
- * All but the last are function counters over {@link HybridCacheStatisticsMXBean} (its {@code get...} figures:
- * striped counts the cache keeps on its hit and eviction paths); the held bytes are gauges. The hits, evictions and
+ * All but the last are function counters over {@link HybridCacheCounts} (the totals of
+ * {@link HybridCacheStatisticsMXBean}'s own figures: striped counts the cache keeps on its hit and eviction paths,
+ * which the MXBean's {@code clear()} does not reset, so a counter never goes back); the held bytes are gauges. The hits, evictions and
  * rejections are under {@code hybridcache.jcache.cache.} because the manager's {@code hybridcache.jcache.evictions}
  * and {@code rejections} ({@link HybridCacheEngineMeters}) carry other tag keys ({@code uri}, {@code tier},
  * {@code reason}), and a registry such as Prometheus' requires one set of tag keys per name. A cache's entries are
@@ -57,24 +59,24 @@ public class HybridCacheMeterBinderProvider extends JCacheCacheMeterBinderProvid
       return jcache;
     }
     HybridCacheStatisticsMXBean stats = nativeCache.unwrap(HybridCacheStatisticsMXBean.class);
+    HybridCacheCounts totals = nativeCache.unwrap(HybridCacheCounts.class);
     return registry -> {
       jcache.bindTo(registry);
       Tags own = Tags.of(tags).and("cache", cache.getName());
-      counter(registry, "hybridcache.jcache.undecodable", stats, HybridCacheStatisticsMXBean::getUndecodableValues,
+      counter(registry, "hybridcache.jcache.undecodable", totals, HybridCacheCounts::undecodableValues,
           own, "Stored values that did not decode (read as a miss and removed)");
-      counter(registry, "hybridcache.jcache.oversized", stats, HybridCacheStatisticsMXBean::getOversizedEntries,
+      counter(registry, "hybridcache.jcache.oversized", totals, HybridCacheCounts::oversizedEntries,
           own, "Writes of entries the engine could not keep as asked (DRAM only, flash only or not stored)");
       String hits = "Hits of get and getAll by the tier that served them";
-      counter(registry, "hybridcache.jcache.cache.hits", stats, HybridCacheStatisticsMXBean::getDramHits,
+      counter(registry, "hybridcache.jcache.cache.hits", totals, HybridCacheCounts::dramHits,
           own.and("tier", "dram"), hits);
-      counter(registry, "hybridcache.jcache.cache.hits", stats, HybridCacheStatisticsMXBean::getFlashHits,
+      counter(registry, "hybridcache.jcache.cache.hits", totals, HybridCacheCounts::flashHits,
           own.and("tier", "flash"), hits);
-      counter(registry, "hybridcache.jcache.cache.evictions", stats, HybridCacheStatisticsMXBean::getEvictedEntries,
+      counter(registry, "hybridcache.jcache.cache.evictions", totals, HybridCacheCounts::evictedEntries,
           own, "The cache's entries the engine evicted from both tiers");
-      counter(registry, "hybridcache.jcache.cache.rejections", stats, HybridCacheStatisticsMXBean::getRejectedEntries,
+      counter(registry, "hybridcache.jcache.cache.rejections", totals, HybridCacheCounts::rejectedEntries,
           own, "The cache's entries the engine refused to keep (DRAM evictions flash did not take, writes not stored)");
-      counter(registry, "hybridcache.jcache.background.failures", stats,
-          HybridCacheStatisticsMXBean::getBackgroundFailures, own, "Throwables on background threads no caller hears of"
+      counter(registry, "hybridcache.jcache.background.failures", totals, HybridCacheCounts::backgroundFailures, own, "Throwables on background threads no caller hears of"
               + " (asynchronous listeners, loadAll with no completion listener)");
       if (stats.getDramBytesHeld() >= 0) { // a cache with a cap: the engine counts its bytes
         held(registry, stats, HybridCacheStatisticsMXBean::getDramBytesHeld, own.and("tier", "dram"));
@@ -90,8 +92,8 @@ public class HybridCacheMeterBinderProvider extends JCacheCacheMeterBinderProvid
         .register(registry);
   }
 
-  private static void counter(MeterRegistry registry, String name, HybridCacheStatisticsMXBean stats,
-      ToDoubleFunction<HybridCacheStatisticsMXBean> count, Tags tags, String description) {
-    FunctionCounter.builder(name, stats, count).tags(tags).description(description).register(registry);
+  private static void counter(MeterRegistry registry, String name, HybridCacheCounts totals,
+      ToDoubleFunction<HybridCacheCounts> count, Tags tags, String description) {
+    FunctionCounter.builder(name, totals, count).tags(tags).description(description).register(registry);
   }
 }

@@ -17,7 +17,9 @@ import org.springframework.context.annotation.Bean;
  * ({@link HybridCacheMeterBinderProvider}, bound by Spring Boot's {@code CacheMetricsRegistrar} beside
  * Micrometer's JCache meters) and per engine ({@link HybridCacheEngineMeters}, a {@code MeterBinder} bean that
  * Spring Boot binds to every registry). Ordered before Spring Boot's cache metrics so that its registrar finds
- * the provider (Spring Boot makes its own JCache provider only when there is none).
+ * the provider (Spring Boot makes its own JCache provider only when there is none). The manager bean may be the
+ * application's own, of another provider: the engine meters are then not made (the bean method checks the
+ * manager's provider), and the per-cache provider gives that provider's caches Micrometer's meters only.
  */
 @AutoConfiguration(after = CacheAutoConfiguration.class, before = CacheMetricsAutoConfiguration.class)
 @ConditionalOnClass({HybridCachingProvider.class, MeterRegistry.class, JCacheCacheMeterBinderProvider.class,
@@ -31,8 +33,9 @@ public class HybridCacheMetricsAutoConfiguration {
     return new HybridCacheMeterBinderProvider();
   }
 
+  /** The engine's meters, or none (a null bean, which Spring leaves out of the binders) for another provider's manager. */
   @Bean
   HybridCacheEngineMeters hybridCacheEngineMeters(javax.cache.CacheManager manager) {
-    return new HybridCacheEngineMeters(manager);
+    return HybridCacheAutoConfiguration.ours(manager) ? new HybridCacheEngineMeters(manager) : null;
   }
 }

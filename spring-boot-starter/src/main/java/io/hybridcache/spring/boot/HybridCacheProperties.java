@@ -48,10 +48,13 @@ public class HybridCacheProperties {
   /** Flash budget shared by the manager's caches (default 1GB, at least 6 segments). */
   private DataSize flashBytes;
 
-  /** Flash segment size (default flash-bytes / 16 up to 64MB; a multiple of 4KB from 64KB to 128MB). */
+  /**
+   * Flash segment size (a multiple of 4KB from 64KB to 128MB). Default: the log engine's share of flash-bytes
+   * (flash-bytes less small-object-share of it) / 16, rounded down to 4KB, at least 64KB and at most 64MB.
+   */
   private DataSize segmentBytes;
 
-  /** Flash write buffer size (default 1MB, at most segment-bytes / 4; a multiple of 4KB). */
+  /** Flash write buffer size (a multiple of 4KB; default 1MB, or segment-bytes / 4 rounded down to 4KB if smaller). */
   private DataSize writeBufferBytes;
 
   /** Direct I/O on the flash files (default true; false on tmpfs). */
@@ -90,7 +93,12 @@ public class HybridCacheProperties {
    */
   private String durability;
 
-  /** Per-cache settings by cache name (a name with a dot in brackets: cache[com.example.Customer]). */
+  /**
+   * Per-cache settings by cache name (a name with a dot in brackets: cache[com.example.Customer]), cache.NAME.SETTING:
+   * key-type, value-type, key-codec, value-codec, expire-after-write, expire-after-access, statistics, management,
+   * store-by-reference, max-entries, clear-on-start, warm, dram-bytes, flash-bytes. cache[default]'s dram-bytes and
+   * flash-bytes apply to every cache that sets none.
+   */
   private Map<String, Cache> cache = new LinkedHashMap<>();
 
   /** One cache's settings ({@code hybridcache.jcache.cache.NAME.*}). */
