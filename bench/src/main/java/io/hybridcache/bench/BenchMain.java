@@ -76,7 +76,7 @@ public final class BenchMain implements Runnable {
   public static int execute(String... args) {
     // Before any Chronicle class loads (FACTS.md): no usage analytics.
     System.setProperty("chronicle.analytics.disable", "true");
-    CommandLine cl = new CommandLine(new BenchMain());
+    CommandLine cl = commandLine();
     cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> {
       PrintWriter err = cmd.getErr();
       err.println("error: " + describe(ex));
@@ -92,6 +92,11 @@ public final class BenchMain implements Runnable {
     return cl.execute(args);
   }
 
+  /** The command line with every subcommand (tests: their usage messages). */
+  static CommandLine commandLine() {
+    return new CommandLine(new BenchMain());
+  }
+
   /** Message of {@code t} with its causes, e.g. "cannot open: x; caused by UnsupportedOperationException: y". */
   public static String describe(Throwable t) {
     StringBuilder sb = new StringBuilder(String.valueOf(t.getMessage() != null ? t.getMessage() : t.toString()));
@@ -104,7 +109,8 @@ public final class BenchMain implements Runnable {
   @Override
   public void run() {
     // No subcommand: show the usage and fail as a usage error.
-    throw new CommandLine.ParameterException(spec.commandLine(), "missing command: choose ycsb, limits, catalog or jmh");
+    throw new CommandLine.ParameterException(spec.commandLine(),
+        "missing command: choose one of " + String.join(", ", spec.subcommands().keySet()));
   }
 
   /** The version from the jar manifest, or "dev" when run from classes. */

@@ -1,8 +1,14 @@
 package io.hybridcache.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 class BenchMainTest {
   @Test
@@ -30,5 +36,26 @@ class BenchMainTest {
     assertEquals(BenchMain.OK, BenchMain.execute("placement", "--help"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("placement", "--utilization", "1.5", "--trace", "x.csv"));
     assertEquals(BenchMain.USAGE, BenchMain.execute("placement", "--victim", "lru", "--trace", "x.csv"));
+  }
+
+  /**
+   * Every subcommand's help renders as written: picocli formats option descriptions as format strings, so a bare
+   * {@code %} (e.g. "60% of") makes it print a WARN to standard error and show the raw text.
+   */
+  @Test
+  void everySubcommandsHelpRendersWithoutAFormatWarning() {
+    PrintStream err = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      for (Map.Entry<String, CommandLine> sub : BenchMain.commandLine().getSubcommands().entrySet()) {
+        String usage = sub.getValue().getUsageMessage();
+        String warned = captured.toString(StandardCharsets.UTF_8);
+        assertFalse(warned.contains("picocli WARN"), sub.getKey() + "'s help: " + warned);
+        assertFalse(usage.isEmpty(), sub.getKey());
+      }
+    } finally {
+      System.setErr(err);
+    }
   }
 }

@@ -97,7 +97,7 @@ public final class RollingRestartCommand implements Callable<Integer> {
   long rowCache = 8L << 20;
 
   @Option(names = "--flash", paramLabel = "SIZE", converter = Sizes.Converter.class,
-      description = "hybridcache's flash tier per node, on this machine's disk (default: 192MiB, about 60% of the data"
+      description = "hybridcache's flash tier per node, on this machine's disk (default: 192MiB, about 60%% of the data"
           + " set)")
   long flash = 192L << 20;
 

@@ -62,7 +62,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "placement", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
         "Lifetime placement: YCSB workloads with the write trace on, each trace replayed through the FTL",
-        "simulator with 1 stream, static, DSM and FileStream streams at 80% and 90% device utilization.",
+        "simulator with 1 stream, static, DSM and FileStream streams at 80%% and 90%% device utilization.",
         "Prints mapper, utilization, device_waf, app_wa, total_wa per workload; the data directory is wiped first."})
 public final class PlacementCommand implements Callable<Integer> {
   static final List<String> MAPPERS = List.of("single", "static", "dsm", "filestream", "oracle");
