@@ -29,7 +29,6 @@ import javax.cache.configuration.MutableConfiguration;
 import javax.cache.event.CacheEntryEvent;
 import javax.cache.event.CacheEntryExpiredListener;
 import javax.cache.expiry.CreatedExpiryPolicy;
-import javax.cache.expiry.ExpiryPolicy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -257,7 +256,7 @@ class PutPathTest {
   // ---- putAll locks one key at a time
 
   /** An hour's creation expiry whose first creation (under a key's lock) waits for the test, once armed. */
-  public static final class GatedExpiry implements ExpiryPolicy, Serializable {
+  public static final class GatedExpiry extends CreationOnlyExpiry {
     private static final long serialVersionUID = 1L;
     static final AtomicBoolean ARMED = new AtomicBoolean();
     static volatile CountDownLatch inside = new CountDownLatch(1);
@@ -280,16 +279,6 @@ class PutPathTest {
         }
       }
       return javax.cache.expiry.Duration.ONE_HOUR;
-    }
-
-    @Override
-    public javax.cache.expiry.Duration getExpiryForAccess() {
-      return null;
-    }
-
-    @Override
-    public javax.cache.expiry.Duration getExpiryForUpdate() {
-      return null;
     }
   }
 

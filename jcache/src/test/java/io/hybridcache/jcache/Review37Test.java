@@ -24,7 +24,6 @@ import javax.cache.Cache;
 import javax.cache.CacheManager;
 import javax.cache.configuration.FactoryBuilder;
 import javax.cache.configuration.MutableConfiguration;
-import javax.cache.expiry.ExpiryPolicy;
 import javax.cache.integration.CacheLoader;
 import javax.cache.integration.CacheLoaderException;
 import org.junit.jupiter.api.AfterEach;
@@ -107,7 +106,7 @@ class Review37Test {
   // ---- 2. Population's per-second counters are never removed: memory grows with time/distinct expiry seconds
 
   /** Creation expiry one more second each call: the distinct expiry seconds a long-running cache sees over time. */
-  public static final class GrowingExpiry implements ExpiryPolicy, Serializable {
+  public static final class GrowingExpiry extends CreationOnlyExpiry {
     private static final long serialVersionUID = 1L;
     static final AtomicInteger SECONDS = new AtomicInteger();
 
@@ -116,16 +115,6 @@ class Review37Test {
     @Override
     public javax.cache.expiry.Duration getExpiryForCreation() {
       return new javax.cache.expiry.Duration(TimeUnit.SECONDS, 60 + SECONDS.incrementAndGet());
-    }
-
-    @Override
-    public javax.cache.expiry.Duration getExpiryForAccess() {
-      return null;
-    }
-
-    @Override
-    public javax.cache.expiry.Duration getExpiryForUpdate() {
-      return null;
     }
   }
 
