@@ -183,6 +183,7 @@ public final class RowCacheSettings {
     Parser v = new Parser(file, values);
     String dir = v.required("directory");
     long flashBytes = v.size("flash_size", "1GiB");
+    int writeBuffers = (int) Math.min(Integer.MAX_VALUE, v.count("write_buffers", DEFAULT_WRITE_BUFFERS));
     CacheConfig.Builder b = CacheConfig.builder(v.path("directory", dir))
         .name(v.text("name", "cassandra-row-cache"))
         .flashBytes(flashBytes)
@@ -191,7 +192,11 @@ public final class RowCacheSettings {
         .writeBufferBytes(v.intSize("write_buffer_size", "1MiB"))
         // more than the library's 4: with no wait (below) the buffers are all that absorbs a burst of
         // evictions while the device writes
-        .writeBuffers((int) Math.min(Integer.MAX_VALUE, v.count("write_buffers", DEFAULT_WRITE_BUFFERS)))
+        .writeBuffers(writeBuffers)
+        // four classes' worth whatever the row cache's size (cassandra.md), not the library's derived
+        // sixteenth of the DRAM tier: the same burst room at every row_cache_size
+        .writeBuffersTotal((int) Math.min(CacheConfig.MAX_BUFFERS,
+            (long) CacheConfig.DEFAULT_WRITE_BUFFER_CLASSES * writeBuffers))
         .directIo(v.bool("direct_io", true))
         .indexType(v.index())
         .admission(v.admission())

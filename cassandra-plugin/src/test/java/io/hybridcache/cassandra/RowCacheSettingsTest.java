@@ -64,6 +64,7 @@ class RowCacheSettingsTest {
     assertEquals("rc1", c.name());
     assertEquals(5000, c.expectedEntries());
     assertEquals(8, c.writeBuffers());
+    assertEquals(32, c.writeBuffersTotal(), "four classes' worth, not the library's sixteenth of the 32 MiB tier");
     assertTrue(s.warmStart());
     assertTrue(s.classPerTable());
 

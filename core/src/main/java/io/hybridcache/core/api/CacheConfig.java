@@ -99,8 +99,13 @@ public final class CacheConfig {
   public static final int MAX_STREAMS = 64;
   /** Default {@link Builder#writeBuffers}: one filling and up to three device writes in flight per class. */
   public static final int DEFAULT_WRITE_BUFFERS = 4;
-  /** The derived {@link Builder#writeBuffersTotal}: this many classes' worth of {@link #writeBuffers()}. */
+  /** The derived {@link Builder#writeBuffersTotal} is at most this many classes' worth of {@link #writeBuffers()}. */
   public static final int DEFAULT_WRITE_BUFFER_CLASSES = 4;
+  /**
+   * The derived {@link Builder#writeBuffersTotal} holds at most {@code dramBytes} / this (and at least one
+   * class's {@link #writeBuffers()}): write buffers are DRAM beside the DRAM tier, kept proportionate to it.
+   */
+  public static final int WRITE_BUFFERS_DRAM_DIVISOR = 16;
   /** Default {@link Builder#readBuffers}: device reads in flight at once (a queue depth) before one waits. */
   public static final int DEFAULT_READ_BUFFERS = 64;
   /** Most {@link Builder#writeBuffersTotal} and {@link Builder#readBuffers} allowed. */
@@ -163,7 +168,7 @@ public final class CacheConfig {
     this.writeBuffers = b.writeBuffers;
     this.writeBuffersTotalSetting = b.writeBuffersTotal;
     this.writeBuffersTotal = b.writeBuffersTotal > 0 ? b.writeBuffersTotal
-        : DEFAULT_WRITE_BUFFER_CLASSES * b.writeBuffers;
+        : derivedWriteBuffersTotal(b.dramBytes, b.writeBufferBytes, b.writeBuffers);
     this.readBuffers = b.readBuffers;
     this.cascadeWait = b.cascadeWait;
     this.admission = b.admission;
@@ -287,6 +292,17 @@ public final class CacheConfig {
     return share <= 0 ? 0 : Device.roundDown((long) (flashBytes * share));
   }
 
+  /**
+   * The {@link #writeBuffersTotal()} a configuration gets unless set: as many buffers as {@code dramBytes} /
+   * {@value #WRITE_BUFFERS_DRAM_DIVISOR} holds, at least {@code writeBuffers} (one class at full depth) and
+   * at most {@value #DEFAULT_WRITE_BUFFER_CLASSES} x {@code writeBuffers}. At the defaults (1 MiB buffers, 4 a
+   * class): 4 buffers up to a 64 MiB DRAM tier (the default), one more a 16 MiB beyond, 16 from 256 MiB.
+   */
+  public static int derivedWriteBuffersTotal(long dramBytes, long writeBufferBytes, int writeBuffers) {
+    long fits = dramBytes / WRITE_BUFFERS_DRAM_DIVISOR / Math.max(1, writeBufferBytes);
+    return (int) Math.max(writeBuffers, Math.min((long) DEFAULT_WRITE_BUFFER_CLASSES * writeBuffers, fits));
+  }
+
   /** The rule of {@link #segmentBytes()} for a log engine of {@code logBytes} and this write buffer. */
   public static long derivedSegmentBytes(long logBytes, long writeBufferBytes) {
     long target = Long.highestOneBit(Math.max(1, logBytes / DERIVED_SEGMENTS));
@@ -328,8 +344,9 @@ public final class CacheConfig {
    * Write buffers of all lifetime classes together, made as needed and shared: the direct memory of the
    * write path is at most this many times {@link #writeBufferBytes()} (plus 4 KiB each) however many
    * classes write. A class that needs one while all are in use takes the one of the class that appended
-   * least recently (its entries are written first). {@value #DEFAULT_WRITE_BUFFER_CLASSES} x
-   * {@link #writeBuffers()} unless set.
+   * least recently (its entries are written first). Unless set, {@link #derivedWriteBuffersTotal}: in
+   * proportion to {@link #dramBytes()}, between {@link #writeBuffers()} and {@value
+   * #DEFAULT_WRITE_BUFFER_CLASSES} x {@link #writeBuffers()}.
    */
   public int writeBuffersTotal() { return writeBuffersTotal; }
   /**
@@ -528,7 +545,7 @@ public final class CacheConfig {
     public Builder writeBuffers(int v) { writeBuffers = v; return this; }
     /**
      * Write buffers of all classes together, 2..{@value CacheConfig#MAX_BUFFERS}; 0 (the default) derives
-     * {@value CacheConfig#DEFAULT_WRITE_BUFFER_CLASSES} x writeBuffers.
+     * them from dramBytes ({@link CacheConfig#derivedWriteBuffersTotal}).
      */
     public Builder writeBuffersTotal(int v) { writeBuffersTotal = v; return this; }
     /**

@@ -251,4 +251,34 @@ class MemoryBoundTest {
       }
     }
   }
+
+  /**
+   * Issue 38: at the default configuration the write buffers are DRAM beside the DRAM tier, so they are kept
+   * to a sixteenth of it: eight classes holding a filling buffer each make four 1 MiB buffers, not eight
+   * (the earlier default allowed sixteen whatever the DRAM tier, 16.1 MiB beside a 64 MiB one).
+   */
+  @Test
+  void atTheDefaultsTheWriteBuffersOfEightClassesStayWithinASixteenthOfTheDramTier() {
+    int classes = 8;
+    CacheConfig config = CacheConfig.builder(dir).flashBytes(512 * CacheConfig.MIB).build();
+    long sixteenth = config.dramBytes() / CacheConfig.WRITE_BUFFERS_DRAM_DIVISOR;
+    try (Engine c = TestCaches.open(config)) {
+      for (int k = 0; k < classes; k++) {
+        LifetimeClass lc = LifetimeClass.named(LifetimeClass.FIRST_CALLER_ID + k, "table-" + k);
+        for (int i = 0; i < 100; i++) { // 40 KB a class: each holds a partly filled 1 MiB buffer
+          int n = k * 1000 + i;
+          c.put(key(n), value(n, 1, VALUE), lc);
+        }
+      }
+      c.writeBackAndDropDram();
+      long buffers = c.flashTier().writeBufferMemory() / (config.writeBufferBytes() + Device.ALIGNMENT);
+      assertTrue(buffers <= sixteenth / config.writeBufferBytes(), classes + " classes made " + buffers
+          + " write buffers of " + config.writeBufferBytes() + " B beside a DRAM tier of " + config.dramBytes()
+          + " B; at most a sixteenth of it (" + sixteenth + " B) is allowed");
+      for (int k = 0; k < classes; k++) {
+        int n = k * 1000 + 99;
+        assertArrayEquals(value(n, 1, VALUE), c.get(key(n)), "class " + k + "'s last entry reads back");
+      }
+    }
+  }
 }
