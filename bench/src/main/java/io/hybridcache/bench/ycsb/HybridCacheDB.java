@@ -47,7 +47,8 @@ import site.ycsb.WorkloadException;
  * cleanup writes the cache's {@link CacheStats} as JSON), {@value #CODEC} (raw|catalog, default raw),
  * {@value #WRITE_TRACE} (device write trace file, appended), {@value #TRIM_RECLAIMED} (true|false),
  * {@value #VICTIM_POLICY} (greedy|cost-benefit|fifo), {@value #WRITE_BUFFERS} (write buffers per
- * lifetime class, 2..64), {@value #CASCADE_WAIT_MS} (how long a dirty eviction waits for flash room, 0..10000;
+ * lifetime class, 2..64), {@value #WRITE_BUFFERS_TOTAL} (of all classes, 2..4096; default derived from the
+ * DRAM tier), {@value #CASCADE_WAIT_MS} (how long a dirty eviction waits for flash room, 0..10000;
  * default the library's, 50), {@value #REINSERTION_BUDGET} (bytes reclaim may reinsert per byte admitted;
  * Infinity for no budget), {@value #SMALL_OBJECT_SHARE}, {@value #SMALL_OBJECT_MAX_BYTES} and
  * {@value #SMALL_OBJECT_LOG_SHARE} (the small-object engine, off by default),
@@ -86,6 +87,8 @@ public class HybridCacheDB extends DB {
   public static final String JMX = PREFIX + "jmx";
   public static final String STATS_FILE = PREFIX + "stats.file";
   public static final String WRITE_BUFFERS = PREFIX + "write.buffers";
+  /** Write buffers of all classes together ({@code CacheConfig.writeBuffersTotal}; default: derived). */
+  public static final String WRITE_BUFFERS_TOTAL = PREFIX + "write.buffers.total";
   public static final String CASCADE_WAIT_MS = PREFIX + "cascade.wait.ms";
   public static final String ADMISSION = PREFIX + "admission";
   /** raw (names inline, {@link RecordCodec}) or catalog (schema catalogue, {@link RecordFormat#catalog}). */
@@ -115,8 +118,8 @@ public class HybridCacheDB extends DB {
   /** The section of the preload's lines on stdout. */
   public static final String PRELOAD_SECTION = "PRELOAD";
   private static final Set<String> KNOWN = Set.of(DIR, DRAM_BYTES, FLASH_BYTES, SEGMENT_BYTES,
-      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, WRITE_BUFFERS, CASCADE_WAIT_MS,
-      ADMISSION, CODEC, WRITE_TRACE, TRIM_RECLAIMED, STREAM_MAPPER, STREAMS, PLACEMENT_EPOCH, TABLE_CLASSES,
+      WRITE_BUFFER_BYTES, DIRECT_IO, INDEX, EXPECTED_ENTRIES, JMX, STATS_FILE, WRITE_BUFFERS, WRITE_BUFFERS_TOTAL,
+      CASCADE_WAIT_MS, ADMISSION, CODEC, WRITE_TRACE, TRIM_RECLAIMED, STREAM_MAPPER, STREAMS, PLACEMENT_EPOCH, TABLE_CLASSES,
       VICTIM_POLICY, REINSERTION_BUDGET, SMALL_OBJECT_SHARE, SMALL_OBJECT_MAX_BYTES, SMALL_OBJECT_LOG_SHARE,
       PRELOAD, PRELOAD_STATS_FILE);
   private static final String DEFAULT_TABLE = "usertable";
@@ -364,6 +367,9 @@ public class HybridCacheDB extends DB {
     }
     if ((v = p.getProperty(WRITE_BUFFERS)) != null) {
       b.writeBuffers(toInt(WRITE_BUFFERS, Long.parseLong(v.trim())));
+    }
+    if ((v = p.getProperty(WRITE_BUFFERS_TOTAL)) != null) {
+      b.writeBuffersTotal(toInt(WRITE_BUFFERS_TOTAL, Long.parseLong(v.trim())));
     }
     if ((v = p.getProperty(CASCADE_WAIT_MS)) != null) {
       b.cascadeWait(Duration.ofMillis(Long.parseLong(v.trim())));

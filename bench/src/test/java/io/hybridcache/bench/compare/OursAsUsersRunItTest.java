@@ -64,9 +64,28 @@ class OursAsUsersRunItTest {
     long expected = 50_000;
     try (KvStore s = StoreType.HYBRIDCACHE.open(new StoreSettings(dir, budget, 256L << 20, expected, 1_100))) {
       CacheConfig defaults = CacheConfig.builder(dir).name("compare").flashBytes(256L << 20).build();
-      long tier = budget - OurDramBudget.heapIndexCharge(expected) - OurDramBudget.bufferBytes(defaults);
+      CacheConfig atBudget = defaults.toBuilder().dramBytes(budget).build();
+      long tier = budget - OurDramBudget.heapIndexCharge(expected) - OurDramBudget.bufferBytes(atBudget);
       CacheConfig expectedConfig = defaults.toBuilder().dramBytes(tier).build();
       assertEquals(expectedConfig.toString(), configOf(s).toString(), "every setting but the sizes is the default");
+    }
+  }
+
+  /**
+   * Issue 38's review: the write buffers are charged at the total the budget derives, and the cache keeps
+   * that total, though the smaller tier alone would derive fewer (192 MiB: 12 buffers charged; a tier of
+   * about 179 MiB derives 11), so what it runs with is what it was charged for.
+   */
+  @Test
+  void theCacheKeepsTheWriteBuffersItsBudgetWasChargedFor() throws Exception {
+    long budget = 192L << 20;
+    long expected = 50_000;
+    try (KvStore s = StoreType.HYBRIDCACHE.open(new StoreSettings(dir, budget, 256L << 20, expected, 1_100))) {
+      CacheConfig c = configOf(s);
+      assertEquals(12, c.writeBuffersTotal(), "a sixteenth of the 192 MiB budget in 1 MiB buffers");
+      assertEquals(11, CacheConfig.derivedWriteBuffersTotal(c.dramBytes(), c.writeBufferBytes(), c.writeBuffers()),
+          "what the tier alone would derive");
+      assertEquals(budget - OurDramBudget.heapIndexCharge(expected) - 12L * ((1L << 20) + 4096), c.dramBytes());
     }
   }
 

@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * must return every value, our hybrid cache most, a DRAM-only one may miss; none returns a wrong value).
  */
 class StoreContractTest {
-  /** Enough for ours' default write buffers (16 MiB) and index beside a DRAM tier, as the comparison charges them. */
+  /** Enough for ours' default write buffers (8 MiB) and index beside a DRAM tier, as the comparison charges them. */
   private static final long BUDGET = 24L << 20;
   @TempDir
   Path dir;

@@ -159,6 +159,10 @@ class HybridCacheDBTest {
     p.setProperty(HybridCacheDB.CASCADE_WAIT_MS, "50");
     CacheConfig c = HybridCacheDB.configFrom(p);
     assertEquals(Duration.ofMillis(50), c.cascadeWait());
+    assertEquals(8, c.writeBuffersTotal(), "derived: a sixteenth of 16 MiB is 4 of 256 KiB, two classes' 4 at least");
+    p.setProperty(HybridCacheDB.WRITE_BUFFERS_TOTAL, "16");
+    assertEquals(16, HybridCacheDB.configFrom(p).writeBuffersTotal());
+    p.remove(HybridCacheDB.WRITE_BUFFERS_TOTAL);
     assertEquals(16L << 20, c.dramBytes());
     assertEquals(512L << 20, c.flashBytes());
     assertEquals(16 << 20, c.segmentBytes());

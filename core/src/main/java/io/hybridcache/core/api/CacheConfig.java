@@ -102,8 +102,15 @@ public final class CacheConfig {
   /** The derived {@link Builder#writeBuffersTotal} is at most this many classes' worth of {@link #writeBuffers()}. */
   public static final int DEFAULT_WRITE_BUFFER_CLASSES = 4;
   /**
-   * The derived {@link Builder#writeBuffersTotal} holds at most {@code dramBytes} / this (and at least one
-   * class's {@link #writeBuffers()}): write buffers are DRAM beside the DRAM tier, kept proportionate to it.
+   * The derived {@link Builder#writeBuffersTotal} is at least this many classes' worth of {@link
+   * #writeBuffers()}: every cache writes two, FRESH (evictions) and SURVIVOR (reclaim's reinsertion). With
+   * fewer, one class's writes in flight would hold every buffer and the two would take each other's
+   * filling buffer at every switch behind a busy device (a padded page and a wait each time).
+   */
+  public static final int MIN_WRITE_BUFFER_CLASSES = 2;
+  /**
+   * The derived {@link Builder#writeBuffersTotal} is {@code dramBytes} / this in whole buffers, within the
+   * bounds below: write buffers are DRAM beside the DRAM tier, kept proportionate to it.
    */
   public static final int WRITE_BUFFERS_DRAM_DIVISOR = 16;
   /** Default {@link Builder#readBuffers}: device reads in flight at once (a queue depth) before one waits. */
@@ -293,14 +300,16 @@ public final class CacheConfig {
   }
 
   /**
-   * The {@link #writeBuffersTotal()} a configuration gets unless set: as many buffers as {@code dramBytes} /
-   * {@value #WRITE_BUFFERS_DRAM_DIVISOR} holds, at least {@code writeBuffers} (one class at full depth) and
-   * at most {@value #DEFAULT_WRITE_BUFFER_CLASSES} x {@code writeBuffers}. At the defaults (1 MiB buffers, 4 a
-   * class): 4 buffers up to a 64 MiB DRAM tier (the default), one more a 16 MiB beyond, 16 from 256 MiB.
+   * The {@link #writeBuffersTotal()} a configuration gets unless set: as many whole buffers as {@code
+   * dramBytes} / {@value #WRITE_BUFFERS_DRAM_DIVISOR} holds, at least {@value #MIN_WRITE_BUFFER_CLASSES} x
+   * {@code writeBuffers} (FRESH and SURVIVOR at full depth) and at most {@value #DEFAULT_WRITE_BUFFER_CLASSES}
+   * x {@code writeBuffers}. At the defaults (1 MiB buffers, 4 a class): 8 buffers up to a 128 MiB DRAM tier
+   * (the default 64 MiB included), one more a 16 MiB beyond, 16 from 256 MiB.
    */
   public static int derivedWriteBuffersTotal(long dramBytes, long writeBufferBytes, int writeBuffers) {
     long fits = dramBytes / WRITE_BUFFERS_DRAM_DIVISOR / Math.max(1, writeBufferBytes);
-    return (int) Math.max(writeBuffers, Math.min((long) DEFAULT_WRITE_BUFFER_CLASSES * writeBuffers, fits));
+    return (int) Math.max((long) MIN_WRITE_BUFFER_CLASSES * writeBuffers,
+        Math.min((long) DEFAULT_WRITE_BUFFER_CLASSES * writeBuffers, fits));
   }
 
   /** The rule of {@link #segmentBytes()} for a log engine of {@code logBytes} and this write buffer. */
@@ -345,7 +354,7 @@ public final class CacheConfig {
    * write path is at most this many times {@link #writeBufferBytes()} (plus 4 KiB each) however many
    * classes write. A class that needs one while all are in use takes the one of the class that appended
    * least recently (its entries are written first). Unless set, {@link #derivedWriteBuffersTotal}: in
-   * proportion to {@link #dramBytes()}, between {@link #writeBuffers()} and {@value
+   * proportion to {@link #dramBytes()}, between {@value #MIN_WRITE_BUFFER_CLASSES} and {@value
    * #DEFAULT_WRITE_BUFFER_CLASSES} x {@link #writeBuffers()}.
    */
   public int writeBuffersTotal() { return writeBuffersTotal; }

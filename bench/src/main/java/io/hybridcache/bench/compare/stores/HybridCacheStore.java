@@ -14,7 +14,8 @@ import java.util.Locale;
  * This library in the comparison, as its users run it: the default configuration (the compact index,
  * no JVM flags, default segment size, buffers, cascade wait, direct I/O and small-object setting), with
  * only the sizes set: the DRAM tier is the budget less what {@link OurDramBudget} charges for the index
- * and the write buffers, the flash tier the disk room. Thread-safe (the cache is).
+ * and the write buffers (the total the budget derives, which the cache then keeps), the flash tier the disk
+ * room. Thread-safe (the cache is).
  */
 public class HybridCacheStore implements KvStore {
   private final HybridCache cache;
@@ -29,7 +30,9 @@ public class HybridCacheStore implements KvStore {
     CacheConfig sizes = config(s, index, s.dramBytes());
     indexCharge = OurDramBudget.indexCharge(sizes, index, s.expectedEntries());
     bufferCharge = OurDramBudget.bufferBytes(sizes);
-    cache = HybridCache.open(config(s, index, OurDramBudget.dramTier(s.dramBytes(), indexCharge + bufferCharge)));
+    // the write buffers it was charged for: the total derived from the smaller tier could be fewer
+    cache = HybridCache.open(config(s, index, OurDramBudget.dramTier(s.dramBytes(), indexCharge + bufferCharge))
+        .toBuilder().writeBuffersTotal(sizes.writeBuffersTotal()).build());
   }
 
   /** The default configuration with the comparison's sizes (and the Chronicle index's sizing if chosen). */
