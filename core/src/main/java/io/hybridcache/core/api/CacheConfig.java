@@ -354,7 +354,7 @@ public final class CacheConfig {
    * write path is at most this many times {@link #writeBufferBytes()} (plus 4 KiB each) however many
    * classes write. A class that needs one while all are in use takes the one of the class that appended
    * least recently (its entries are written first). Unless set, {@link #derivedWriteBuffersTotal}: in
-   * proportion to {@link #dramBytes()}, between {@value #MIN_WRITE_BUFFER_CLASSES} and {@value
+   * proportion to {@link #dramBytes()}, between {@value #MIN_WRITE_BUFFER_CLASSES} x and {@value
    * #DEFAULT_WRITE_BUFFER_CLASSES} x {@link #writeBuffers()}.
    */
   public int writeBuffersTotal() { return writeBuffersTotal; }

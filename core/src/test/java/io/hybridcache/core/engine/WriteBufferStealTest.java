@@ -29,13 +29,16 @@ import org.junit.jupiter.api.Timeout;
  * writeBuffers} in all (the first version of the derivation: 4 and 4), FRESH, its writes in flight behind a
  * busy device, held every buffer, and the two took each other's filling buffer at every switch: a padded
  * page for one small entry and a wait under the writer's lock each time (40 waits and 41 pages for 40
- * entries of 107 B). The test fails with that total and passes at the default ({@link
+ * entries of 107 B in the review's run). The test fails with that total and passes at the default ({@link
  * CacheConfig#MIN_WRITE_BUFFER_CLASSES} classes' worth at least).
  *
- * <p>Deterministic: the device completes a write only when the writer waits for room (a saturated device,
- * the steady state of a write-bound cache), one write per wait.
+ * <p>The device completes a write only while the writer waits for room (a saturated device, the steady
+ * state of a write-bound cache). What is deterministic: with one class's worth in all, the first SURVIVOR
+ * append finds every buffer made and FRESH's writes unfinished, so it waits; with two classes' worth it never
+ * waits. How many later switches wait depends on when the polling thread sees a wait end, so the negative
+ * test asserts one wait, not one per switch.
  */
-@Timeout(60)
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class WriteBufferStealTest {
   private static final int SEGMENT = 256 * 1024;
   private static final int BUFFER = 16 * 1024;
@@ -59,7 +62,7 @@ class WriteBufferStealTest {
   @Test
   void withOneClasssWorthInAllTheyTakeEachOthersBuffers() throws Exception {
     Result r = run(DEFAULTS.writeBuffers(), DEFAULTS.writeBuffers());
-    assertTrue(r.waits >= SWITCHES, r.toString());
+    assertTrue(r.waits >= 1, r.toString());
   }
 
   /** With four classes' worth (the bound before issue 38): no steal, no wait. */
@@ -125,9 +128,11 @@ class WriteBufferStealTest {
           failure.set(t);
         }
       }, "appender");
+      appender.setDaemon(true); // a regression that blocks it must not keep the fork alive after the timeout
       appender.start();
       long released = 0;
-      while (appender.isAlive()) { // the device: one write done per wait for room
+      // the device: one write done per wait for room, until the appender is done (or the timeout interrupts)
+      while (appender.isAlive() && !Thread.currentThread().isInterrupted()) {
         if (writer.waitsForRoom() && completed.get() >= released) {
           permits.release();
           released++;
