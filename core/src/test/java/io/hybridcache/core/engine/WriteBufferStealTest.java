@@ -1,5 +1,7 @@
 package io.hybridcache.core.engine;
 
+import static io.hybridcache.core.engine.TestCaches.key;
+import static io.hybridcache.core.engine.TestCaches.value;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -13,7 +15,6 @@ import io.hybridcache.core.device.ForwardingDevice;
 import io.hybridcache.core.device.MemoryDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -168,22 +169,11 @@ class WriteBufferStealTest {
     return p;
   }
 
-  private static byte[] key(int n) {
-    return String.format("k%06d", n).getBytes(StandardCharsets.UTF_8);
-  }
-
   private static byte[] big(int n) {
-    return fill(new byte[1000], n);
+    return value(n, 1, 1000);
   }
 
   private static byte[] small(int n) {
-    return fill(new byte[60], n);
-  }
-
-  private static byte[] fill(byte[] v, int n) {
-    for (int j = 0; j < v.length; j++) {
-      v[j] = (byte) (n * 31 + j);
-    }
-    return v;
+    return value(n, 1, 60);
   }
 }

@@ -30,9 +30,11 @@ public class HybridCacheStore implements KvStore {
     CacheConfig sizes = config(s, index, s.dramBytes());
     indexCharge = OurDramBudget.indexCharge(sizes, index, s.expectedEntries());
     bufferCharge = OurDramBudget.bufferBytes(sizes);
-    // the write buffers it was charged for: the total derived from the smaller tier could be fewer
-    cache = HybridCache.open(config(s, index, OurDramBudget.dramTier(s.dramBytes(), indexCharge + bufferCharge))
-        .toBuilder().writeBuffersTotal(sizes.writeBuffersTotal()).build());
+    // the sizes' configuration with the smaller tier, keeping the write buffers it was charged for (the
+    // smaller tier alone could derive fewer)
+    cache = HybridCache.open(sizes.toBuilder()
+        .dramBytes(OurDramBudget.dramTier(s.dramBytes(), indexCharge + bufferCharge))
+        .writeBuffersTotal(sizes.writeBuffersTotal()).build());
   }
 
   /** The default configuration with the comparison's sizes (and the Chronicle index's sizing if chosen). */
